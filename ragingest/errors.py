@@ -1,0 +1,46 @@
+"""One exception type per failure kind; each names the file and a reason a user can act on."""
+
+from __future__ import annotations
+
+
+class RagIngestError(Exception):
+    """Base class of ragingest's own errors."""
+
+
+class FileError(RagIngestError):
+    """A file could not be ingested. The run goes on with the other files."""
+
+    kind = "failed"
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class UnreadableFileError(FileError):
+    kind = "unreadable"
+
+
+class UnsupportedFormatError(FileError):
+    kind = "unsupported"
+
+
+class FileTooLargeError(FileError):
+    kind = "too_large"
+
+
+class ParseError(FileError):
+    kind = "parse_failed"
+
+
+class EmptyDocumentError(FileError):
+    kind = "empty"
+
+
+class CollectionMismatchError(RagIngestError):
+    """The collection was built with another model or other splitter settings."""
+
+
+class LockedError(RagIngestError):
+    """Another run is writing to the same collection."""

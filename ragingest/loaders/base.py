@@ -1,0 +1,102 @@
+"""What every loader shares: the document shape, file checks and document-level metadata.
+
+A loaded document is a LangChain ``Document`` whose ``page_content`` is normalized Markdown
+(``\\n`` line ends, no BOM) and whose metadata holds the document keys of ``ragingest.schema``
+plus, where the format has pages, ``_page_map`` (sorted ``[(offset, page), ...]``; keys with a
+leading underscore are never stored in Chroma).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langchain_core.document_loaders import BaseLoader
+from langchain_core.documents import Document
+
+from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
+from ragingest.schema import short_hash
+
+MAX_FILE_BYTES = 32 * 1024 * 1024  # larger files are refused: bounded time and memory
+
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def detect_language(text: str, sample: int = 20_000) -> str:
+    head = text[:sample]
+    cyrillic, latin = len(_CYRILLIC.findall(head)), len(_LATIN.findall(head))
+    if cyrillic + latin == 0:
+        return "und"
+    return "ru" if cyrillic >= 0.3 * (cyrillic + latin) else "en"
+
+
+def normalize_text(text: str) -> str:
+    """The normalized form offsets refer to: no BOM, ``\\n`` line ends, no NUL characters."""
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise UnreadableFileError(path, f"cannot stat the file: {exc.strerror or exc}") from exc
+    if size > max_bytes:
+        raise FileTooLargeError(
+            path,
+            f"{size / 2**20:.1f} MiB is over the {max_bytes / 2**20:.0f} MiB limit "
+            "(raise it with --max-file-mb)",
+        )
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UnreadableFileError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+
+
+def file_metadata(path: Path, root: Path | None, text: str, **extra: Any) -> dict[str, Any]:
+    """Document-level metadata; ``extra`` (title, doc_date, ...) wins where given."""
+    try:
+        source = path.relative_to(root).as_posix() if root else path.name
+    except ValueError:
+        source = path.name
+    mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC)
+    metadata: dict[str, Any] = {
+        "source": source,
+        "title": path.stem,
+        "file_type": path.suffix.lower().lstrip("."),
+        "doc_date": mtime.isoformat(timespec="seconds"),
+        "language": detect_language(text),
+        "doc_id": short_hash(source),
+    }
+    metadata.update({k: v for k, v in extra.items() if v not in (None, "")})
+    metadata["_title_from_name"] = not extra.get("title")
+    return metadata
+
+
+class FileLoader(BaseLoader):
+    """Base of the file loaders: ``lazy_load`` yields the documents of one file or raises a
+    ``FileError`` naming it. Subclasses implement ``_documents``."""
+
+    suffixes: tuple[str, ...] = ()
+
+    def __init__(
+        self, path: str | Path, root: str | Path | None = None, max_bytes: int = MAX_FILE_BYTES
+    ) -> None:
+        self.path = Path(path)
+        self.root = Path(root) if root else None
+        self.max_bytes = max_bytes
+
+    def lazy_load(self) -> Iterator[Document]:
+        produced = False
+        for document in self._documents():
+            if document.page_content.strip():
+                produced = True
+                yield document
+        if not produced:
+            raise EmptyDocumentError(self.path, "no text found in the file")
+
+    def _documents(self) -> Iterator[Document]:
+        raise NotImplementedError

@@ -1,0 +1,44 @@
+"""The typed chunk every splitter returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Strategy = str  # "heading" | "paragraph" | "recursive" | "fixed" | "table" (+ content types)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk of a document.
+
+    Invariant: ``text == document[start_index:end_index]``. ``token_count`` is the size of
+    ``text`` in the splitter's unit. ``embed_text`` is what gets embedded: the heading
+    breadcrumb (when not already at the start of ``text``) followed by ``text``.
+    """
+
+    text: str
+    start_index: int
+    end_index: int
+    token_count: int
+    headings: tuple[tuple[int, str], ...]  # (level, title) from the top down
+    title: str
+    strategy: Strategy
+    embed_text: str
+    oversized: bool = False  # a whole table/code block over the size limit, kept whole
+
+    @property
+    def breadcrumb(self) -> tuple[str, ...]:
+        return breadcrumb(self.title, self.headings)
+
+    @property
+    def section_path(self) -> str:
+        return " > ".join(self.breadcrumb)
+
+
+def breadcrumb(title: str, headings: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
+    """``Title > Section > Subsection``; an H1 equal to the title is not repeated."""
+    parts = [title] if title else []
+    for _level, heading in headings:
+        if not parts or heading != parts[-1]:
+            parts.append(heading)
+    return tuple(parts)

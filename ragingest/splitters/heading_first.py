@@ -1,0 +1,307 @@
+"""Heading-first splitting (seed 003): structure → sections → size normalization.
+
+Contract, for ``split_chunks(text)``:
+
+1. Structure: Markdown ATX headings outside code fences. With none, the text is one body
+   split by paragraphs (strategy ``paragraph``).
+2. Sections start at every heading of level ≤ ``max(split_levels)`` (default H2/H3); the first
+   H1 is the document title (metadata and breadcrumb); deeper headings stay inside a section.
+3. Sizes, in the measure's units: a section over the budget is cut by paragraphs, then lines,
+   sentences, words (``packing.pack``), with ``chunk_overlap`` only between pieces of that one
+   section (strategy ``recursive``; ``paragraph`` for heading-less text). Then a piece under
+   ``min_chunk_size`` merges into a neighbour (same parent section first, then the next, then
+   the previous) while the result fits, so a small document of tiny sections is one chunk.
+   Tables and fenced code are never cut; one over budget is its own chunk, ``oversized``.
+
+Every chunk satisfies ``text == document[start_index:end_index]`` with no leading or trailing
+whitespace, and every non-whitespace character lies in some chunk. When ``max_embed_tokens``
+is set, every ``embed_text`` (breadcrumb + text) fits in it, checked with exact token counts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_text_splitters import TextSplitter
+
+from ragingest.splitters.chunk import Chunk, breadcrumb
+from ragingest.splitters.measure import Measure, SpanCounter, Unit
+from ragingest.splitters.packing import pack
+from ragingest.splitters.structure import Heading, Structure, analyze
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CHUNK_SIZE = 1000  # seed 003: split sections over ~1000 tokens
+DEFAULT_MIN_CHUNK_SIZE = 100  # seed 003: merge pieces under ~100 tokens
+DEFAULT_OVERLAP_RATIO = 0.15  # seed 003: overlap 15 % of the chunk size
+_MIN_BUDGET = 8
+
+
+@dataclass
+class _Piece:
+    start: int
+    end: int
+    headings: tuple[tuple[int, str], ...]
+    strategy: str
+    section: int  # index of the section it was cut from
+    oversized: bool = False
+
+
+class HeadingFirstSplitter(TextSplitter):
+    """LangChain ``TextSplitter`` for seed 003's heading-first strategy (see module docstring)."""
+
+    def __init__(
+        self,
+        chunk_size: int | None = None,
+        chunk_overlap: int | None = None,
+        min_chunk_size: int = DEFAULT_MIN_CHUNK_SIZE,
+        *,
+        unit: Unit = "tokens",
+        tokenizer: Any = None,
+        model: str | None = None,
+        max_embed_tokens: int | None = None,
+        split_levels: Sequence[int] = (2, 3),
+        context_prefix: bool = True,
+        title: str = "",
+        **kwargs: Any,
+    ) -> None:
+        if unit == "tokens" and tokenizer is None:
+            from ragingest.vectorstore.models import load_model_info
+
+            info = load_model_info(model)
+            tokenizer = info.tokenizer
+            max_embed_tokens = max_embed_tokens or info.max_embed_tokens
+        size = chunk_size or DEFAULT_CHUNK_SIZE
+        if unit == "tokens" and max_embed_tokens and size > max_embed_tokens:
+            if chunk_size is not None:
+                log.warning(
+                    "chunk_size %d is over the model's limit; capped at %d tokens so no "
+                    "embedded text is truncated",
+                    size,
+                    max_embed_tokens,
+                )
+            size = max_embed_tokens
+        overlap = round(size * DEFAULT_OVERLAP_RATIO) if chunk_overlap is None else chunk_overlap
+        if not 0 <= overlap < size:
+            raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
+        if min_chunk_size < 0:
+            raise ValueError("min_chunk_size must be >= 0")
+        super().__init__(chunk_size=size, chunk_overlap=overlap, **kwargs)
+        self.min_chunk_size = min_chunk_size
+        self.measure = Measure(unit, tokenizer)
+        self.token_measure = Measure("tokens", tokenizer) if tokenizer is not None else None
+        self.max_embed_tokens = max_embed_tokens
+        self.split_levels = tuple(sorted(split_levels))
+        self.context_prefix = context_prefix
+        self.title = title
+
+    # -- LangChain interface -------------------------------------------------------------
+    def split_text(self, text: str) -> list[str]:
+        return [chunk.text for chunk in self.split_chunks(text)]
+
+    def create_documents(
+        self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+    ) -> list[Document]:
+        from ragingest.schema import breadcrumb_title, chunk_metadata
+
+        documents: list[Document] = []
+        for i, text in enumerate(texts):
+            base = dict(metadatas[i]) if metadatas else {}
+            chunks = self.split_chunks(text, title=breadcrumb_title(base))
+            for index, chunk in enumerate(chunks):
+                metadata = chunk_metadata(base, chunk, index, len(chunks))
+                documents.append(Document(page_content=chunk.text, metadata=metadata))
+        return documents
+
+    # -- the algorithm -------------------------------------------------------------------
+    def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        structure = analyze(text)
+        counter = self.measure.index(text)
+        boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
+        doc_title = next((h.title for h in structure.headings if h.level == 1), "")
+        doc_title = doc_title or title or self.title
+        pieces: list[_Piece] = []
+        for index, (start, end, headings, heading) in enumerate(_sections(text, boundaries)):
+            strategy = "heading" if boundaries else "paragraph"
+            pieces.extend(
+                self._cut_section(
+                    text,
+                    start,
+                    end,
+                    headings,
+                    heading,
+                    strategy,
+                    index,
+                    doc_title,
+                    counter,
+                    structure,
+                )
+            )
+        pieces = self._merge_small(pieces, text, counter, doc_title)
+        chunks = [self._to_chunk(text, piece, doc_title, structure) for piece in pieces]
+        return self._fit_model(text, chunks, structure, doc_title)
+
+    def _budget(self, doc_title: str, headings: tuple[tuple[int, str], ...]) -> int:
+        """Chunk size for a section: ``chunk_size`` minus what its breadcrumb costs the model."""
+        if self.max_embed_tokens is None or self.token_measure is None:
+            return self._chunk_size
+        prefix = self._prefix(doc_title, headings, "")
+        cost = self.token_measure.exact([prefix])[0] if prefix else 0
+        limit = self.max_embed_tokens - cost
+        if self.measure.unit == "tokens":
+            return max(_MIN_BUDGET, min(self._chunk_size, limit))
+        return self._chunk_size
+
+    def _cut_section(
+        self,
+        text: str,
+        start: int,
+        end: int,
+        headings: tuple[tuple[int, str], ...],
+        heading: Heading | None,
+        strategy: str,
+        index: int,
+        doc_title: str,
+        counter: SpanCounter,
+        structure: Structure,
+    ) -> list[_Piece]:
+        budget = self._budget(doc_title, headings)
+        spans = pack(text, start, end, budget, self._chunk_overlap, counter, structure)
+        if len(spans) > 1 and strategy == "heading":
+            strategy = "recursive"
+        pieces = []
+        for s, e in spans:
+            block = next((b for b in structure.blocks if b.start <= s and e <= b.end + 1), None)
+            kind = "table" if block and block.kind == "table" else strategy
+            too_big = counter.count(s, e) > budget
+            pieces.append(_Piece(s, e, headings, kind, index, oversized=too_big and bool(block)))
+        return pieces
+
+    def _merge_small(
+        self, pieces: list[_Piece], text: str, counter: SpanCounter, doc_title: str
+    ) -> list[_Piece]:
+        if self.min_chunk_size <= 0:
+            return pieces
+        pieces = list(pieces)
+        i = 0
+        while i < len(pieces):
+            piece = pieces[i]
+            if piece.oversized or counter.count(piece.start, piece.end) >= self.min_chunk_size:
+                i += 1
+                continue
+            options = []
+            for j in (i + 1, i - 1):
+                if not 0 <= j < len(pieces) or pieces[j].oversized:
+                    continue
+                a, b = sorted((i, j))
+                merged = _merge(pieces[a], pieces[b])
+                if counter.count(merged.start, merged.end) <= self._budget(
+                    doc_title, merged.headings
+                ):
+                    same_parent = _parent(pieces[i].headings) == _parent(pieces[j].headings)
+                    options.append((not same_parent, j != i + 1, j, merged))
+            if not options:
+                i += 1
+                continue
+            _, _, j, merged = min(options, key=lambda o: o[:3])
+            a = min(i, j)
+            pieces[a : a + 2] = [merged]
+            i = a
+        return pieces
+
+    def _prefix(self, doc_title: str, headings: tuple[tuple[int, str], ...], body: str) -> str:
+        """Breadcrumb parts not already written at the start of ``body``."""
+        if not self.context_prefix:
+            return ""
+        parts = list(breadcrumb(doc_title, headings))
+        first_line = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
+        if parts and first_line == parts[-1]:
+            parts.pop()
+        return " > ".join(parts)
+
+    def _to_chunk(self, text: str, piece: _Piece, doc_title: str, structure: Structure) -> Chunk:
+        body = text[piece.start : piece.end]
+        prefix = self._prefix(doc_title, piece.headings, body)
+        return Chunk(
+            text=body,
+            start_index=piece.start,
+            end_index=piece.end,
+            token_count=0,
+            headings=piece.headings,
+            title=doc_title,
+            strategy=piece.strategy,
+            embed_text=f"{prefix}\n{body}" if prefix else body,
+            oversized=piece.oversized,
+        )
+
+    def _fit_model(
+        self, text: str, chunks: list[Chunk], structure: Structure, doc_title: str
+    ) -> list[Chunk]:
+        """Exact sizes; re-cut any chunk whose embedded text is over the model's limit."""
+        sizes = self.measure.exact([c.text for c in chunks])
+        chunks = [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
+        if self.max_embed_tokens is None or self.token_measure is None:
+            return chunks
+        embedded = self.token_measure.exact([c.embed_text for c in chunks])
+        out: list[Chunk] = []
+        for chunk, n in zip(chunks, embedded, strict=True):
+            if n <= self.max_embed_tokens or chunk.oversized:
+                out.append(chunk)
+                continue
+            out.extend(self._recut(text, chunk, n, structure, doc_title))
+        return out
+
+    def _recut(
+        self, text: str, chunk: Chunk, embedded: int, structure: Structure, doc_title: str
+    ) -> list[Chunk]:
+        counter = self.token_measure.index(text)  # type: ignore[union-attr]
+        budget = counter.count(chunk.start_index, chunk.end_index) - (
+            embedded - self.max_embed_tokens  # type: ignore[operator]
+        )
+        budget = max(_MIN_BUDGET, budget - 4)
+        spans = pack(text, chunk.start_index, chunk.end_index, budget, 0, counter, structure)
+        pieces = [_Piece(s, e, chunk.headings, chunk.strategy, 0) for s, e in spans]
+        return self._fit_model(
+            text,
+            [self._to_chunk(text, p, doc_title, structure) for p in pieces],
+            structure,
+            doc_title,
+        )
+
+
+def _sections(
+    text: str, boundaries: list[Heading]
+) -> Iterable[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]]:
+    """(start, end, heading path, own heading) for the preamble and each section."""
+    starts = [h.start for h in boundaries]
+    if not starts or text[: starts[0]].strip():
+        yield 0, starts[0] if starts else len(text), (), None
+    stack: list[tuple[int, str]] = []
+    for i, heading in enumerate(boundaries):
+        stack = [entry for entry in stack if entry[0] < heading.level]
+        stack.append((heading.level, heading.title))
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        yield heading.start, end, tuple(stack), heading
+
+
+def _parent(headings: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
+    return headings[:-1]
+
+
+def _merge(a: _Piece, b: _Piece) -> _Piece:
+    common: list[tuple[int, str]] = []
+    for x, y in zip(a.headings, b.headings, strict=False):
+        if x != y:
+            break
+        common.append(x)
+    same_section = a.section == b.section
+    strategy = (
+        a.strategy
+        if same_section and a.strategy == b.strategy
+        else ("paragraph" if a.strategy == "paragraph" else "heading")
+    )
+    return _Piece(a.start, b.end, tuple(common), strategy, a.section)

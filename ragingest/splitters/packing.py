@@ -1,0 +1,171 @@
+"""Cut one span of text into pieces of at most ``budget`` units, at the strongest boundaries.
+
+Written by hand because ``RecursiveCharacterTextSplitter`` returns strings, not offsets, and
+re-measures every candidate piece; here sizes come from one ``SpanCounter`` per document.
+
+Contract: ``pack(text, start, end, budget, overlap, counter, structure)`` returns
+``[(start, end), ...]`` covering every non-whitespace character of ``text[start:end]``, each
+piece starting and ending on non-whitespace, in order. Boundaries are tried strongest first:
+blank line, line, sentence, word, then unit (token/char). A piece never cuts an atomic block
+(table, fenced code); a block bigger than ``budget`` becomes a piece of its own. Consecutive
+pieces share about ``overlap`` units, taken at sentence or word starts; overlap is never
+taken from inside an atomic block, nor across a heading line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+
+from ragingest.splitters.measure import SpanCounter
+from ragingest.splitters.sentences import sentence_starts
+from ragingest.splitters.structure import Structure
+
+PARAGRAPH, LINE, SENTENCE, WORD, UNIT = 4, 3, 2, 1, 0
+
+_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*(?=\S)")
+_LINE = re.compile(r"\n[ \t]*(?=\S)")
+_WORD = re.compile(r"\s+(?=\S)")
+_NON_SPACE = re.compile(r"\S")
+
+
+def _candidates(text: str, start: int, end: int, structure: Structure) -> dict[int, int]:
+    """Unit-start offsets in ``(start, end)`` mapped to boundary strength (no word level)."""
+    cuts: dict[int, int] = {}
+    for pattern, strength in ((_LINE, LINE), (_PARAGRAPH, PARAGRAPH)):
+        for m in pattern.finditer(text, start, end):
+            cuts[m.end()] = strength
+    for pos in sentence_starts(text, start, end):
+        cuts.setdefault(pos, SENTENCE)
+    for block in structure.blocks:
+        if block.end <= start or block.start >= end:
+            continue
+        for pos in [p for p in cuts if block.start < p < block.end]:
+            del cuts[pos]
+        for edge in (block.start, block.end):
+            first = _NON_SPACE.search(text, edge, end)
+            if first and start < first.start() < end:
+                cuts[first.start()] = PARAGRAPH
+    return {p: s for p, s in cuts.items() if start < p < end}
+
+
+def _fine_candidates(
+    text: str, start: int, end: int, counter: SpanCounter, structure: Structure
+) -> dict[int, int]:
+    """Word starts, then unit starts, for a stretch with no coarser boundary that fits."""
+    if structure.block_at(start) or any(b.start <= start < b.end for b in structure.blocks):
+        return {}
+    cuts = {m.end(): WORD for m in _WORD.finditer(text, start, end) if m.end() < end}
+    for pos in counter.boundaries(start + 1, end):
+        cuts.setdefault(pos, UNIT)
+    return cuts
+
+
+def pack(
+    text: str,
+    start: int,
+    end: int,
+    budget: int,
+    overlap: int,
+    counter: SpanCounter,
+    structure: Structure,
+) -> list[tuple[int, int]]:
+    first = _NON_SPACE.search(text, start, end)
+    if not first:
+        return []
+    start = first.start()
+    end = start + len(text[start:end].rstrip())
+    if counter.count(start, end) <= budget:
+        return [(start, end)]
+    barriers = [h.start for h in structure.headings if start < h.start < end]
+    cuts = _candidates(text, start, end, structure)
+    positions = sorted(cuts)
+    # Refine stretches between coarse cuts that are still over budget.
+    edges = [start, *positions, end]
+    for a, b in itertools.pairwise(edges):
+        if counter.count(a, b) > budget:
+            cuts.update(_fine_candidates(text, a, b, counter, structure))
+    positions = sorted(cuts)
+    return _greedy(text, start, end, budget, overlap, counter, cuts, positions, barriers)
+
+
+def _greedy(
+    text: str,
+    start: int,
+    end: int,
+    budget: int,
+    overlap: int,
+    counter: SpanCounter,
+    cuts: dict[int, int],
+    positions: list[int],
+    barriers: list[int],
+) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    piece_start = start
+    while True:
+        first = _NON_SPACE.search(text, piece_start, end)
+        if not first:
+            return pieces
+        piece_start = first.start()
+        if counter.count(piece_start, end) <= budget:
+            pieces.append((piece_start, _trim_end(text, piece_start, end)))
+            return pieces
+        cut = _best_cut(piece_start, end, budget, counter, cuts, positions)
+        pieces.append((piece_start, _trim_end(text, piece_start, cut)))
+        floor = max([piece_start, *(b for b in barriers if b < cut)])
+        next_start = _overlap_start(floor, cut, overlap, counter, cuts, positions)
+        if next_start < cut and _best_cut(next_start, end, budget, counter, cuts, positions) <= cut:
+            next_start = cut  # overlap would leave no room to move forward
+        piece_start = next_start
+
+
+def _best_cut(
+    piece_start: int,
+    end: int,
+    budget: int,
+    counter: SpanCounter,
+    cuts: dict[int, int],
+    positions: list[int],
+) -> int:
+    """The strongest boundary among those that keep the piece within budget, preferring the
+    later half of the piece; the first boundary after ``piece_start`` if none fits."""
+    lo = bisect.bisect_right(positions, piece_start)
+    fitting: list[int] = []
+    for i in range(lo, len(positions)):
+        pos = positions[i]
+        if counter.count(piece_start, pos) > budget:
+            break
+        fitting.append(pos)
+    if not fitting:
+        return positions[lo] if lo < len(positions) else end
+    half = budget / 2
+    late = [p for p in fitting if counter.count(piece_start, p) >= half] or fitting
+    strongest = max(cuts[p] for p in late)
+    return max(p for p in late if cuts[p] == strongest)
+
+
+def _overlap_start(
+    piece_start: int,
+    cut: int,
+    overlap: int,
+    counter: SpanCounter,
+    cuts: dict[int, int],
+    positions: list[int],
+) -> int:
+    """Earliest sentence-or-stronger start (else word start) after ``piece_start`` whose tail
+    up to ``cut`` fits in ``overlap``; ``cut`` itself when nothing fits."""
+    if overlap <= 0:
+        return cut
+    lo = bisect.bisect_right(positions, piece_start)
+    hi = bisect.bisect_left(positions, cut)
+    inside = [p for p in positions[lo:hi] if counter.count(p, cut) <= overlap]
+    for minimum in (SENTENCE, WORD):
+        good = [p for p in inside if cuts[p] >= minimum]
+        if good:
+            return good[0]
+    return cut
+
+
+def _trim_end(text: str, start: int, end: int) -> int:
+    return start + len(text[start:end].rstrip())

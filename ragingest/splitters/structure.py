@@ -1,0 +1,101 @@
+"""Stage 1 of heading-first (seed 003): find the structure of a Markdown text.
+
+Written by hand because LangChain's ``MarkdownHeaderTextSplitter`` rewrites whitespace and
+returns no offsets, and the splitters promise exact ``[start, end)`` spans.
+
+Contract: ``analyze(text)`` returns the ATX headings (outside fenced code) and the atomic blocks
+(fenced code, Markdown tables) that no boundary may cut, all with exact offsets into ``text``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+@dataclass(frozen=True)
+class Heading:
+    start: int  # offset of the heading line
+    end: int  # offset just after the heading line (its newline included)
+    level: int
+    title: str
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int
+    kind: str  # "code" | "table"
+
+
+@dataclass
+class Structure:
+    headings: list[Heading] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+
+    def block_at(self, pos: int) -> Block | None:
+        """The atomic block strictly containing ``pos`` (a cut at ``pos`` would split it)."""
+        for block in self.blocks:
+            if block.start < pos < block.end:
+                return block
+        return None
+
+
+def _lines(text: str) -> list[tuple[int, int, str]]:
+    """(start, end_with_newline, line_without_newline) for every line."""
+    out: list[tuple[int, int, str]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        out.append((pos, pos + len(line), body))
+        pos += len(line)
+    return out
+
+
+def analyze(text: str) -> Structure:
+    structure = Structure()
+    lines = _lines(text)
+    i = 0
+    while i < len(lines):
+        start, end, body = lines[i]
+        fence = _FENCE.match(body)
+        if fence:
+            marker = fence.group(1)
+            j = i + 1
+            while j < len(lines) and not lines[j][2].lstrip().startswith(marker):
+                j += 1
+            last = min(j, len(lines) - 1)
+            structure.blocks.append(Block(start, lines[last][1], "code"))
+            i = last + 1
+            continue
+        if _is_table_start(lines, i):
+            j = i + 1
+            while j < len(lines) and "|" in lines[j][2] and lines[j][2].strip():
+                j += 1
+            structure.blocks.append(Block(start, lines[j - 1][1], "table"))
+            i = j
+            continue
+        heading = _HEADING.match(body)
+        if heading and heading.group(2):
+            structure.headings.append(Heading(start, end, len(heading.group(1)), heading.group(2)))
+        i += 1
+    return structure
+
+
+def _is_table_start(lines: list[tuple[int, int, str]], i: int) -> bool:
+    body = lines[i][2]
+    if "|" not in body:
+        return False
+    if i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][2]) and "-" in lines[i + 1][2]:
+        return True
+    # a run of pipe rows without a rule line (e.g. converted from other formats)
+    return (
+        bool(_TABLE_ROW.match(body))
+        and i + 1 < len(lines)
+        and bool(_TABLE_ROW.match(lines[i + 1][2]))
+    )

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# README command (1): set up, ingest examples/ into ./chroma_db (collection "examples"), ask.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 ANONYMIZED_TELEMETRY=False
+.venv/bin/ragingest ingest examples --persist-dir ./chroma_db --collection examples \
+  --report ./chroma_db/last_run.json
+.venv/bin/ragingest query "На сколько дней выдают альбом с красной наклейкой?" \
+  --persist-dir ./chroma_db --collection examples -k 3

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Create .venv in the repo root and install ragingest with pinned versions, offline-safe.
+# torch==2.13.0 goes first: it is the CPU wheel on disk; a looser spec pulls a CUDA build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+pip_install() { .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@"; }
+pip_install torch==2.13.0
+pip_install -r requirements.lock
+pip_install --no-deps -e .

@@ -1,0 +1,44 @@
+"""Shared fixtures: the golden memo, the real model info (built once per session)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+GOLDEN = SHARED / "golden"
+DATA = Path(__file__).resolve().parent / "data"
+EXAMPLES = ROOT / "examples"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
+def memo_path() -> Path:
+    """The memo from ../shared/golden, or the copy in tests/data when shared/ is absent."""
+    shared = GOLDEN / "library_memo.md"
+    return shared if shared.exists() else DATA / "library_memo.md"
+
+
+@pytest.fixture(scope="session")
+def memo() -> str:
+    return memo_path().read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def golden() -> dict:
+    shared = GOLDEN / "library_memo.expected.json"
+    path = shared if shared.exists() else DATA / "library_memo.expected.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def e5_info():
+    from ragingest.vectorstore.models import load_model_info
+
+    return load_model_info("intfloat/multilingual-e5-small")

@@ -1,0 +1,134 @@
+"""Property tests of the heading-first contracts on generated Markdown (hypothesis)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragingest.splitters import HeadingFirstSplitter
+from ragingest.splitters.structure import analyze
+
+WORDS = (
+    "правило исключение срок выдачи альбом книга читатель заявка продление фонд "
+    "rule exception loan period album reader request 14 3 т. е. г. ст. 2024"
+).split()
+
+word = st.sampled_from(WORDS)
+sentence = st.lists(word, min_size=1, max_size=25).map(lambda ws: " ".join(ws).capitalize() + ".")
+paragraph = st.lists(sentence, min_size=1, max_size=12).map(" ".join)
+heading = st.tuples(st.integers(1, 4), st.lists(word, min_size=1, max_size=4)).map(
+    lambda t: "#" * t[0] + " " + " ".join(t[1]).capitalize()
+)
+table = st.lists(st.lists(word, min_size=2, max_size=2), min_size=1, max_size=12).map(
+    lambda rows: "\n".join(["| a | b |", "|---|---|", *(f"| {r[0]} | {r[1]} |" for r in rows)])
+)
+code = st.lists(word, min_size=1, max_size=40).map(lambda ws: "```\n" + " ".join(ws) + "\n```")
+listing = st.lists(sentence, min_size=1, max_size=6).map(
+    lambda items: "\n".join(f"- {i}" for i in items)
+)
+block = st.one_of(paragraph, paragraph, heading, heading, table, code, listing)
+markdown = st.lists(block, min_size=1, max_size=30).flatmap(
+    lambda blocks: st.lists(
+        st.sampled_from(["\n", "\n\n", "\n\n\n"]), min_size=len(blocks), max_size=len(blocks)
+    ).map(lambda seps: "".join(b + s for b, s in zip(blocks, seps, strict=True)))
+)
+sizes = st.sampled_from([(24, 0, 0), (40, 6, 10), (80, 12, 20), (200, 30, 100)])
+
+LIMIT = 72  # a small model limit, so the limit is really exercised
+
+
+def _splitter(e5_info, size, overlap, minimum):
+    return HeadingFirstSplitter(
+        size, overlap, minimum, tokenizer=e5_info.tokenizer, max_embed_tokens=LIMIT
+    )
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(text=markdown, size=sizes)
+def test_contracts_hold_on_generated_markdown(e5_info, text, size):
+    splitter = _splitter(e5_info, *size)
+    chunks = splitter.split_chunks(text)
+    structure = analyze(text)
+    covered = bytearray(len(text))
+    for chunk in chunks:
+        # offsets exact, no edge whitespace
+        assert text[chunk.start_index : chunk.end_index] == chunk.text
+        assert chunk.text == chunk.text.strip() and chunk.text
+        covered[chunk.start_index : chunk.end_index] = b"\x01" * len(chunk.text)
+    # every non-whitespace character is in some chunk
+    for i, char in enumerate(text):
+        if not char.isspace():
+            assert covered[i], f"character {i} {char!r} is in no chunk"
+    # embedded text within the model's limit, except whole tables/code flagged oversized
+    counts = splitter.token_measure.exact([c.embed_text for c in chunks])
+    for chunk, count in zip(chunks, counts, strict=True):
+        if count > LIMIT:
+            assert chunk.oversized
+            assert any(
+                b.start <= chunk.start_index and chunk.end_index <= b.end for b in structure.blocks
+            )
+    # overlap only between pieces of one section, never across a heading
+    heading_starts = [h.start for h in structure.headings]
+    for left, right in itertools.pairwise(chunks):
+        assert left.start_index < right.start_index
+        if right.start_index < left.end_index:
+            assert not any(right.start_index <= h < left.end_index for h in heading_starts)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(text=markdown)
+def test_tables_and_code_are_never_cut(e5_info, text):
+    chunks = _splitter(e5_info, 24, 4, 0).split_chunks(text)
+    for block in analyze(text).blocks:
+        body = text[block.start : block.end].strip()
+        holders = [
+            c
+            for c in chunks
+            if c.start_index
+            <= block.start
+            + (len(text[block.start : block.end]) - len(text[block.start : block.end].lstrip()))
+            and c.end_index >= block.start + len(text[block.start : block.end].rstrip())
+        ]
+        assert holders, f"block {body[:30]!r} is cut"
+
+
+def test_min_chunk_size_zero_keeps_every_section_apart(e5_info):
+    text = "# T\n\n## A\none.\n\n## B\ntwo.\n\n### C\nthree.\n"
+    chunks = HeadingFirstSplitter(200, 0, 0, tokenizer=e5_info.tokenizer).split_chunks(text)
+    assert [c.text for c in chunks] == ["# T", "## A\none.", "## B\ntwo.", "### C\nthree."]
+    assert [c.section_path for c in chunks] == ["T", "T > A", "T > B", "T > B > C"]
+    assert chunks[3].embed_text == "T > B\n### C\nthree."
+
+
+def test_small_sections_merge_into_one_chunk(e5_info):
+    text = "# T\n\n## A\none.\n\n## B\ntwo.\n\n### C\nthree.\n"
+    chunks = HeadingFirstSplitter(200, 0, 100, tokenizer=e5_info.tokenizer).split_chunks(text)
+    assert [(c.start_index, c.end_index) for c in chunks] == [(0, len(text) - 1)]
+
+
+def test_long_section_is_cut_with_heading_breadcrumb_and_overlap(e5_info):
+    body = " ".join(f"Предложение номер {i} о сроке выдачи." for i in range(120))
+    text = f"# Регламент\n\n## Выдача\n{body}\n\n## Продление\nКороткий раздел.\n"
+    chunks = HeadingFirstSplitter(120, 20, 0, tokenizer=e5_info.tokenizer).split_chunks(text)
+    pieces = [c for c in chunks if c.headings and c.headings[-1][1] == "Выдача"]
+    assert len(pieces) > 3
+    assert pieces[0].text.startswith("## Выдача")
+    for piece in pieces[1:]:
+        assert piece.embed_text.startswith("Регламент > Выдача\n")
+        assert piece.strategy == "recursive"
+        assert re.match(r"Предложение номер \d+", piece.text)  # starts on a sentence
+    overlaps = [a.end_index - b.start_index for a, b in itertools.pairwise(pieces)]
+    assert all(o > 0 for o in overlaps)
+    last = chunks[-1]
+    assert last.text == "## Продление\nКороткий раздел." and last.start_index > pieces[-1].end_index
