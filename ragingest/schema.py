@@ -45,9 +45,34 @@ SCHEMA: dict[str, Field] = {
     "oversized": Field(bool, "splitter", "a whole table/code block over the size limit"),
     "chunk_id": Field(str, "splitter", "sha256 of doc_id, span and content_hash, 16 hex"),
     "content_hash": Field(str, "splitter", "sha256 of the chunk text, 16 hex digits"),
+    "parent_id": Field(str, "splitter", "sha256 of doc_id and parent span, 16 hex digits"),
+    "parent_start": Field(int, "splitter", "start of the parent section (parent expansion)"),
+    "parent_end": Field(int, "splitter", "end (exclusive) of the parent section"),
     "page_start": Field(int, "loader/splitter", "first page of the chunk", required=False),
     "page_end": Field(int, "loader/splitter", "last page of the chunk", required=False),
+    # content types (issue 3): filled by the loader of that kind of file, absent elsewhere
+    "content_type": Field(str, "splitter", "document|faq|email|catalogue|ticket|paragraph", False),
+    "author": Field(str, "loader", "author from the file's properties", required=False),
+    "pages": Field(int, "loader", "page (slide) count of a paged format", required=False),
+    "subject": Field(str, "loader", "e-mail subject", required=False),
+    "from": Field(str, "loader", "e-mail sender, 'Name <address>'", required=False),
+    "to": Field(str, "loader", "e-mail recipients", required=False),
+    "date": Field(str, "loader", "e-mail date, ISO 8601", required=False),
+    "message_id": Field(str, "loader", "e-mail Message-ID without <>", required=False),
+    "in_reply_to": Field(str, "loader", "e-mail In-Reply-To id", required=False),
+    "thread_id": Field(str, "loader", "first References id, else In-Reply-To, else own", False),
+    "ticket_id": Field(str, "loader", "ticket id from a ticket export", required=False),
+    "status": Field(str, "loader", "ticket status", required=False),
+    "priority": Field(str, "loader", "ticket priority", required=False),
+    "created_at": Field(str, "loader", "ticket creation date as exported", required=False),
+    "updated_at": Field(str, "loader", "ticket last update/close date as exported", False),
+    "row": Field(int, "loader", "catalogue card: its row (1 = first after the header)", False),
+    "sheet": Field(str, "loader", "catalogue card: its sheet (multi-sheet XLSX)", False),
 }
+# Catalogue cards also carry each numeric column as int/float metadata under its header,
+# lower-cased with non-word runs as '_' («Цена, ₽» → 'цена'), plus 'price'/'area'/'weight'
+# for «цена»/«стоимость», «площадь», «вес» (so `--where price<=5000` filters); headers that
+# collide with a key above get a 'field_' prefix. Cleaning counts are in the run report.
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
@@ -99,6 +124,12 @@ def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: in
         oversized=chunk.oversized,
         content_hash=content_hash,
         chunk_id=short_hash(metadata["doc_id"], chunk.start_index, chunk.end_index, content_hash),
+    )
+    parent_start, parent_end = chunk.parent_span
+    metadata.update(
+        parent_id=short_hash(metadata["doc_id"], "parent", parent_start, parent_end),
+        parent_start=parent_start,
+        parent_end=parent_end,
     )
     page_map = document.get("_page_map")
     if page_map:

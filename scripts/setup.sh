@@ -7,7 +7,19 @@ PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-pip_install() { .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@"; }
+# (this machine's pip config names find-links folders that may not exist: drop that noise)
+pip_install() {
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@" \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+}
 pip_install torch==2.13.0
 pip_install -r requirements.lock
 pip_install --no-deps -e .
+# headless Chromium for the tests that open the HTML report and inspector (Debian "chromium")
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo -n"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+      --no-install-recommends chromium; } >/dev/null 2>&1 \
+    || echo "setup: could not install chromium; the browser tests will be skipped" >&2
+fi

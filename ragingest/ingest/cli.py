@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from ragingest.errors import RagIngestError
 
@@ -14,6 +15,9 @@ EPILOG = """examples:
   ragingest ingest docs/ --persist-dir ./chroma_db --collection kb
   ragingest query "На сколько дней выдают альбом?" --persist-dir ./chroma_db --collection kb
   ragingest inspect memo.md --strategy fixed --unit chars --chunk-size 120 --contains "три дня"
+  ragingest watch docs/ --persist-dir ./chroma_db --collection kb --interval 10m
+  ragingest status --persist-dir ./chroma_db --collection kb
+  ragingest evaluate --corpus eval/corpora --questions eval/questions.csv --html report.html
 """
 
 
@@ -30,13 +34,13 @@ def _split_args(parser: argparse.ArgumentParser) -> None:
         "--chunk-size",
         type=_positive,
         default=None,
-        help="largest chunk (default: 1000 tokens, capped at the model's limit)",
+        help="largest chunk (default: 200 tokens, capped at the model's limit)",
     )
     group.add_argument(
         "--chunk-overlap",
         type=_positive,
         default=None,
-        help="overlap between pieces of one long section (default 15%% of size)",
+        help="overlap between pieces of one long section (default 0)",
     )
     group.add_argument(
         "--min-chunk-size",
@@ -67,33 +71,33 @@ def build_parser() -> argparse.ArgumentParser:
         "ingest",
         help="load, split, embed and store files",
         description="Ingest files and folders into a collection. Re-running "
-        "skips unchanged chunks and removes stale ones.",
+        "skips unchanged files and chunks and removes stale ones. Exit 0: all went in; "
+        "1: some files failed; 2: usage error or model/settings mismatch; 3: another run "
+        "is writing the collection.",
     )
-    ing.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    _store_args(ing)
-    _split_args(ing)
-    ing.add_argument(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="only files matching (repeatable), e.g. '*.md'",
-    )
-    ing.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="skip files matching (repeatable)",
-    )
-    ing.add_argument("--max-file-mb", type=float, default=32, help="refuse larger files")
-    ing.add_argument(
-        "--no-context-prefix",
-        action="store_true",
-        help="embed the chunk text alone, without its heading breadcrumb",
-    )
+    _ingest_args(ing)
     ing.add_argument("--report", metavar="FILE", help="write the JSON run report here")
-    ing.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    wat = sub.add_parser(
+        "watch",
+        help="re-run ingest whenever the files change",
+        description="Ingest now, then check the files every --interval and ingest again "
+        "when any is new, changed or gone. Takes every ingest option.",
+    )
+    _ingest_args(wat)
+    wat.add_argument(
+        "--interval", default="10m", help="time between checks: 30s, 10m, 1h (default 10m)"
+    )
+    wat.add_argument(
+        "--max-runs", type=_positive, default=0, help="stop after N ingest runs (default: never)"
+    )
+
+    sts = sub.add_parser(
+        "status", help="chunk and file counts, model, settings and last run of a collection"
+    )
+    _store_args(sts)
+    sts.add_argument("--run-log", metavar="FILE", help="the run log (default: in --persist-dir)")
+    sts.add_argument("--json", action="store_true", help="print JSON")
 
     qry = sub.add_parser("query", help="search a collection")
     qry.add_argument("text", help="the question")
@@ -111,7 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     ins = sub.add_parser("inspect", help="show how a file is cut (no embedding)")
     ins.add_argument("file")
-    ins.add_argument("--strategy", choices=("heading", "fixed", "recursive"), default="heading")
+    ins.add_argument(
+        "--strategy",
+        choices=("heading", "semantic", "fixed", "recursive"),
+        default="heading",
+        help="heading-first (default); semantic: heading-first with topic-shift boundaries "
+        "for text without structure (embeds sentences); fixed windows; LangChain recursive",
+    )
     ins.add_argument("--unit", choices=("tokens", "chars", "words"), default="tokens")
     _split_args(ins)
     ins.add_argument(
@@ -122,16 +132,157 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the chunks holding this text whole (repeatable)",
     )
     ins.add_argument("--json", action="store_true", help="print JSON")
+    ins.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write the boundary figure: chunks on a 0…length scale, overlaps hatched, "
+        "the --contains sentences marked",
+    )
+
+    _evaluate_args(sub)
     return parser
+
+
+def _evaluate_args(sub: Any) -> None:
+    ev = sub.add_parser(
+        "evaluate",
+        help="score chunking configurations on a question set (recall, precision, IoU, ...)",
+        description="Cut every corpus file with each configuration, put all chunks in a fresh "
+        "Chroma collection, retrieve the top k for every question and score the hits against "
+        "the reference excerpts (Chroma's chunking metrics). The default configuration and "
+        "LangChain's RecursiveCharacterTextSplitter baseline (same tokenizer) are always in.",
+    )
+    ev.add_argument("--corpus", required=True, type=Path, help="folder of .md/.txt files")
+    ev.add_argument(
+        "--questions",
+        required=True,
+        type=Path,
+        help="CSV or JSONL: question, references (JSON [{content,start_index,end_index}]), "
+        "corpus_id (file name without suffix)",
+    )
+    ev.add_argument("--model", default=None, help="embedding model (default: the product's)")
+    ev.add_argument("-k", type=int, default=5, help="hits per question (default 5)")
+    ev.add_argument(
+        "--sweep",
+        nargs="+",
+        default=[],
+        metavar="AXIS=V1,V2",
+        help="grid of configurations: strategy=heading,semantic,recursive,fixed "
+        "chunk_size=N,.. chunk_overlap=N,.. min_chunk_size=N,.. context_prefix=on,off",
+    )
+    ev.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="one more configuration, e.g. heading:size=128,overlap=0,min=32 (repeatable)",
+    )
+    ev.add_argument(
+        "--baseline-size",
+        type=_positive,
+        default=None,
+        help="chunk size of the recursive baseline (default: the default's chunk size)",
+    )
+    ev.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="no model: chunk statistics and precision_omega only",
+    )
+    ev.add_argument(
+        "--cache", metavar="FILE", help="keep embeddings in this SQLite file across runs"
+    )
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    ev.add_argument("--html", metavar="REPORT.html", help="write an HTML report with plots")
+    ev.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    from ragingest.vectorstore.server import add_server_args
+
+    add_server_args(ev)
 
 
 def _store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--persist-dir", required=True, type=Path, help="Chroma directory")
     parser.add_argument("--collection", required=True, help="collection name")
+    from ragingest.vectorstore.server import add_server_args
+
+    add_server_args(parser)
 
 
-def _cmd_ingest(args: argparse.Namespace) -> int:
-    from ragingest.ingest.pipeline import IngestOptions, SplitSettings, ingest
+def _ingest_args(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ingest``, shared by ``watch``."""
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    _store_args(parser)
+    _split_args(parser)
+    parser.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching (repeatable), e.g. '*.md'",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip files matching (repeatable)",
+    )
+    parser.add_argument("--max-file-mb", type=float, default=32, help="refuse larger files")
+    parser.add_argument(
+        "--no-context-prefix",
+        action="store_true",
+        help="embed the chunk text alone, without its heading breadcrumb",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    group = parser.add_argument_group("re-indexing")
+    group.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="when the model or splitter settings differ from the collection's, rebuild it "
+        "into a new collection swapped in when complete (without it such a run is refused)",
+    )
+    group.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait for another run writing the collection instead of failing (exit 3)",
+    )
+    group.add_argument(
+        "--batch-size",
+        type=_positive,
+        default=256,
+        metavar="N",
+        help="chunks written per batch, whole files (default 256)",
+    )
+    group.add_argument(
+        "--run-log",
+        type=Path,
+        metavar="FILE",
+        help="append one JSON line per run here (default: ragingest_runs.jsonl in --persist-dir)",
+    )
+    engine = parser.add_argument_group("engine")
+    engine.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local (default) or ray: load/split as Ray Data map tasks, embed in an actor pool",
+    )
+    engine.add_argument(
+        "--ray-address",
+        metavar="HOST:PORT",
+        help="a running Ray cluster (default: start a local Ray runtime on 127.0.0.1)",
+    )
+    engine.add_argument(
+        "--ray-actors",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="embedding actors, 0.5 CPU each (default: one per CPU of the cluster)",
+    )
+
+
+def _ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
+    """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
+    is missing."""
+    from ragingest.ingest.pipeline import IngestOptions, SplitSettings
 
     split = SplitSettings(
         chunk_size=args.chunk_size,
@@ -142,8 +293,8 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         print(f"ragingest: no such file or folder: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    options = IngestOptions(
+        return None
+    return IngestOptions(
         persist_dir=args.persist_dir,
         collection=args.collection,
         model=args.model,
@@ -152,12 +303,63 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         exclude=args.exclude,
         max_file_bytes=int(args.max_file_mb * 2**20),
         progress=not args.no_progress,
+        write_batch_size=max(1, args.batch_size),
+        rebuild=args.rebuild,
+        wait=args.wait,
+        run_log=args.run_log,
+        engine=args.engine,
+        ray_address=args.ray_address,
+        ray_actors=args.ray_actors or None,
     )
-    report = ingest(args.paths, options)
+
+
+EXIT_LOCKED = 3  # another run is writing the collection
+
+
+def _cmd_ingest(args: argparse.Namespace) -> int:
+    from ragingest.errors import LockedError
+    from ragingest.ingest.pipeline import ingest
+
+    options = _ingest_options(args)
+    if options is None:
+        return 2
+    try:
+        report = ingest(args.paths, options)
+    except LockedError as exc:
+        print(f"ragingest: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
     if args.report:
         report.write(args.report)
     print(report.summary())
     return report.exit_code
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from ragingest.ingest.watch import parse_interval, watch
+
+    interval = parse_interval(args.interval)
+    options = _ingest_options(args)
+    if options is None:
+        return 2
+
+    def show(report) -> None:
+        print(report.summary(), flush=True)
+
+    try:
+        return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from ragingest.ingest.status import collection_status, render
+
+    status = collection_status(args.persist_dir, args.collection, args.run_log)
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+    else:
+        print(render(status))
+    return 0
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
@@ -180,7 +382,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from ragingest.ingest.inspect import inspect_file, make_splitter, render_text
+    from ragingest.ingest.inspect import inspect_document, make_splitter, render_text
 
     splitter = make_splitter(
         args.strategy,
@@ -190,7 +392,20 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         args.min_chunk_size,
         args.model,
     )
-    result = inspect_file(args.file, splitter, args.contains)
+    result, text = inspect_document(args.file, splitter, args.contains)
+    if args.html:
+        from ragingest.ingest.inspect_html import render_html
+
+        settings = f"{args.strategy}, {args.unit}" + "".join(
+            f", {name} {value}"
+            for name, value in (
+                ("size", args.chunk_size),
+                ("overlap", args.chunk_overlap),
+                ("min", args.min_chunk_size),
+            )
+            if value is not None
+        )
+        Path(args.html).write_text(render_html(result, text, settings=settings), "utf-8")
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
@@ -198,7 +413,20 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"ingest": _cmd_ingest, "query": _cmd_query, "inspect": _cmd_inspect}
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from ragingest.evaluate.runner import run_cli
+
+    return run_cli(args)
+
+
+COMMANDS = {
+    "evaluate": _cmd_evaluate,
+    "ingest": _cmd_ingest,
+    "query": _cmd_query,
+    "inspect": _cmd_inspect,
+    "watch": _cmd_watch,
+    "status": _cmd_status,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,8 +435,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="ragingest: %(message)s"
     )
+    from ragingest.vectorstore.server import server_from_args, use_server
+
     try:
-        return COMMANDS[args.command](args)
+        with use_server(server_from_args(args)):
+            return COMMANDS[args.command](args)
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return 2

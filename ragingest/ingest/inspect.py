@@ -12,9 +12,9 @@ from typing import Any
 from ragingest.loaders import loader_for
 from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters import FixedSizeSplitter, HeadingFirstSplitter
-from ragingest.splitters.chunk import Chunk
+from ragingest.splitters.recursive import RecursiveBaseline
 
-STRATEGIES = ("heading", "fixed", "recursive")
+STRATEGIES = ("heading", "semantic", "fixed", "recursive")
 
 
 def make_splitter(
@@ -38,6 +38,7 @@ def make_splitter(
     if strategy == "recursive":
         # seed 002's baseline: LangChain's recursive splitter, sizes in the same unit
         return RecursiveBaseline(chunk_size or 500, chunk_overlap or 0, unit, tokenizer)
+    # "semantic": heading-first with topic-shift boundaries as the paragraph-stage fallback
     return HeadingFirstSplitter(
         chunk_size,
         chunk_overlap,
@@ -45,47 +46,19 @@ def make_splitter(
         unit=unit,  # type: ignore[arg-type]
         tokenizer=tokenizer,
         max_embed_tokens=max_embed,
+        model=model,
+        fallback="semantic" if strategy == "semantic" else None,
     )
 
 
-class RecursiveBaseline:
-    """LangChain's ``RecursiveCharacterTextSplitter`` with exact offsets recovered."""
-
-    def __init__(self, chunk_size: int, chunk_overlap: int, unit: str, tokenizer: Any) -> None:
-        from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-        from ragingest.splitters.measure import Measure
-
-        self.measure = Measure(unit, tokenizer)  # type: ignore[arg-type]
-        length = len if unit == "chars" else (lambda t: self.measure.exact([t])[0])
-        self.splitter = RecursiveCharacterTextSplitter(
-            chunk_size=chunk_size,
-            chunk_overlap=chunk_overlap,
-            length_function=length,
-            add_start_index=True,
-        )
-
-    def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
-        chunks = []
-        for doc in self.splitter.create_documents([text]):
-            start = doc.metadata["start_index"]
-            body = doc.page_content
-            chunks.append(
-                Chunk(
-                    body,
-                    start,
-                    start + len(body),
-                    self.measure.exact([body])[0],
-                    (),
-                    title,
-                    "recursive",
-                    body,
-                )
-            )
-        return chunks
-
-
 def inspect_file(path: str | Path, splitter: Any, contains: list[str] | None = None) -> dict:
+    return inspect_document(path, splitter, contains)[0]
+
+
+def inspect_document(
+    path: str | Path, splitter: Any, contains: list[str] | None = None
+) -> tuple[dict, str]:
+    """``inspect_file``'s result and the document text it refers to (for ``--html``)."""
     path = Path(path)
     documents = list(loader_for(path, path.parent).lazy_load())
     document = documents[0]
@@ -108,7 +81,7 @@ def inspect_file(path: str | Path, splitter: Any, contains: list[str] | None = N
         {"text": needle, "chunks": [r["index"] for r in rows if needle in r["text"]]}
         for needle in contains or []
     ]
-    return {"source": str(path), "length": len(text), "chunks": rows, "contains": found}
+    return {"source": str(path), "length": len(text), "chunks": rows, "contains": found}, text
 
 
 def render_text(result: dict) -> str:

@@ -1,4 +1,7 @@
-"""Loaders: one file in, LangChain ``Document``s of normalized Markdown out."""
+"""Loaders: one file in, LangChain ``Document``s of normalized Markdown out.
+
+One module per family of formats; ``LOADERS`` maps suffixes to them (``loader_for``).
+"""
 
 from __future__ import annotations
 
@@ -6,20 +9,47 @@ from pathlib import Path
 
 from ragingest.errors import UnsupportedFormatError
 from ragingest.loaders.base import MAX_FILE_BYTES, FileLoader
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.ebook import EpubLoader
+from ragingest.loaders.mail import EmailLoader, MboxLoader
+from ragingest.loaders.office import DocxLoader, OdtLoader, PptxLoader, RtfLoader
+from ragingest.loaders.pdf import PdfLoader
+from ragingest.loaders.tabular import CsvLoader, JsonLoader, XlsxLoader
 from ragingest.loaders.text import TextLoader
 from ragingest.loaders.walk import FoundFile, walk
+from ragingest.loaders.web import HtmlLoader
 
-LOADERS: list[type[FileLoader]] = [TextLoader]
+LOADERS: list[type[FileLoader]] = [
+    TextLoader,
+    HtmlLoader,
+    PdfLoader,
+    DocxLoader,
+    PptxLoader,
+    OdtLoader,
+    RtfLoader,
+    EpubLoader,
+    EmailLoader,
+    MboxLoader,
+    CsvLoader,
+    XlsxLoader,
+    JsonLoader,
+]
 
 
 def loader_for(
-    path: str | Path, root: str | Path | None = None, max_bytes: int = MAX_FILE_BYTES
+    path: str | Path,
+    root: str | Path | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+    cleaning: CleaningRules | None = None,
 ) -> FileLoader:
     """The loader for ``path`` by its extension; ``UnsupportedFormatError`` if there is none."""
     suffix = Path(path).suffix.lower()
-    for loader in LOADERS:
-        if suffix in loader.suffixes:
-            return loader(path, root, max_bytes)
+    for loader_class in LOADERS:
+        if suffix in loader_class.suffixes:
+            loader = loader_class(path, root, max_bytes)
+            if cleaning is not None and hasattr(loader, "cleaning"):
+                loader.cleaning = cleaning  # type: ignore[attr-defined]
+            return loader
     known = ", ".join(sorted(s for loader in LOADERS for s in loader.suffixes))
     raise UnsupportedFormatError(
         path, f"no loader for {suffix or 'files without extension'} (supported: {known})"
@@ -30,4 +60,13 @@ def supported_suffixes() -> set[str]:
     return {s for loader in LOADERS for s in loader.suffixes}
 
 
-__all__ = ["FileLoader", "FoundFile", "TextLoader", "loader_for", "supported_suffixes", "walk"]
+__all__ = [
+    "LOADERS",
+    "CleaningRules",
+    "FileLoader",
+    "FoundFile",
+    "TextLoader",
+    "loader_for",
+    "supported_suffixes",
+    "walk",
+]

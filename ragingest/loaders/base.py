@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,12 @@ def normalize_text(text: str) -> str:
 
 def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except OSError as exc:
         raise UnreadableFileError(path, f"cannot stat the file: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise UnreadableFileError(path, "not a regular file (a pipe, socket or device): skipped")
+    size = info.st_size
     if size > max_bytes:
         raise FileTooLargeError(
             path,

@@ -25,6 +25,11 @@ class Chunk:
     strategy: Strategy
     embed_text: str
     oversized: bool = False  # a whole table/code block over the size limit, kept whole
+    parent: tuple[int, int] | None = None  # the span parent expansion returns (None: itself)
+
+    @property
+    def parent_span(self) -> tuple[int, int]:
+        return self.parent or (self.start_index, self.end_index)
 
     @property
     def breadcrumb(self) -> tuple[str, ...]:

@@ -79,15 +79,42 @@ class Measure:
             return [len(t.split()) for t in texts]
         if not texts:
             return []
+        backend = self._backend()
+        if backend is not None:  # same ids, without offsets or the wrapper's conversions
+            encodings = backend.encode_batch_fast(list(texts), add_special_tokens=False)
+            return [len(e.ids) for e in encodings]
         encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
     def _token_starts(self, text: str) -> list[int]:
         starts: list[int] = []
-        for block_start, block in _blocks(text):
+        blocks = _blocks(text)
+        backend = self._backend()
+        if backend is not None:  # all blocks in one call: the Rust side runs them in parallel
+            encodings = backend.encode_batch([b for _, b in blocks], add_special_tokens=False)
+            for (block_start, _), enc in zip(blocks, encodings, strict=True):
+                starts.extend(block_start + start for start, _ in enc.offsets)
+            return starts
+        for block_start, block in blocks:
             enc = self.tokenizer(block, add_special_tokens=False, return_offsets_mapping=True)
             starts.extend(block_start + start for start, _ in enc["offset_mapping"])
         return starts
+
+    def _backend(self) -> Any:
+        """The fast tokenizer's Rust ``Tokenizer`` when calling it directly gives exactly what
+        the ``transformers`` wrapper gives here (no truncation, padding or special-token
+        splitting configured on it), else ``None``."""
+        backend = getattr(self.tokenizer, "backend_tokenizer", None)
+        if (
+            backend is None
+            or not hasattr(backend, "encode_batch_fast")
+            or backend.truncation is not None
+            or backend.padding is not None
+            or backend.encode_special_tokens
+            != bool(getattr(self.tokenizer, "split_special_tokens", False))
+        ):
+            return None
+        return backend
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:

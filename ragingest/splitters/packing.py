@@ -23,6 +23,8 @@ from ragingest.splitters.sentences import sentence_starts
 from ragingest.splitters.structure import Structure
 
 PARAGRAPH, LINE, SENTENCE, WORD, UNIT = 4, 3, 2, 1, 0
+# a piece may end this early (share of the budget) to end on a sentence instead of a word
+MIN_FILL = 0.25
 
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*(?=\S)")
 _LINE = re.compile(r"\n[ \t]*(?=\S)")
@@ -86,8 +88,27 @@ def pack(
     for a, b in itertools.pairwise(edges):
         if counter.count(a, b) > budget:
             cuts.update(_fine_candidates(text, a, b, counter, structure))
-    positions = sorted(cuts)
-    return _greedy(text, start, end, budget, overlap, counter, cuts, positions, barriers)
+    ranked = _Cuts(cuts, counter, start)
+    return _greedy(text, start, end, budget, overlap, counter, ranked, barriers)
+
+
+class _Cuts:
+    """The candidate cuts in order, with their strengths and ``rank = count(origin, p)``.
+
+    Counts add up over adjacent spans (``count(a, c) == count(a, b) + count(b, c)``), so the
+    size of ``[a, p)`` is ``rank[p] - rank(a)`` and, ranks being sorted, the cuts that fit a
+    budget are found by bisection instead of one ``count`` per candidate.
+    """
+
+    def __init__(self, cuts: dict[int, int], counter: SpanCounter, origin: int) -> None:
+        self.positions = sorted(cuts)
+        self.strengths = [cuts[p] for p in self.positions]
+        self.counter = counter
+        self.origin = origin
+        self.ranks = [counter.count(origin, p) for p in self.positions]
+
+    def rank(self, pos: int) -> int:
+        return self.counter.count(self.origin, pos)
 
 
 def _greedy(
@@ -97,8 +118,7 @@ def _greedy(
     budget: int,
     overlap: int,
     counter: SpanCounter,
-    cuts: dict[int, int],
-    positions: list[int],
+    cuts: _Cuts,
     barriers: list[int],
 ) -> list[tuple[int, int]]:
     pieces: list[tuple[int, int]] = []
@@ -111,59 +131,53 @@ def _greedy(
         if counter.count(piece_start, end) <= budget:
             pieces.append((piece_start, _trim_end(text, piece_start, end)))
             return pieces
-        cut = _best_cut(piece_start, end, budget, counter, cuts, positions)
+        cut = _best_cut(piece_start, end, budget, cuts)
         pieces.append((piece_start, _trim_end(text, piece_start, cut)))
         floor = max([piece_start, *(b for b in barriers if b < cut)])
-        next_start = _overlap_start(floor, cut, overlap, counter, cuts, positions)
-        if next_start < cut and _best_cut(next_start, end, budget, counter, cuts, positions) <= cut:
+        next_start = _overlap_start(floor, cut, overlap, cuts)
+        if next_start < cut and _best_cut(next_start, end, budget, cuts) <= cut:
             next_start = cut  # overlap would leave no room to move forward
         piece_start = next_start
 
 
-def _best_cut(
-    piece_start: int,
-    end: int,
-    budget: int,
-    counter: SpanCounter,
-    cuts: dict[int, int],
-    positions: list[int],
-) -> int:
+def _best_cut(piece_start: int, end: int, budget: int, cuts: _Cuts) -> int:
     """The strongest boundary among those that keep the piece within budget, preferring the
-    later half of the piece; the first boundary after ``piece_start`` if none fits."""
+    later half of the piece; when the later half offers only word/unit cuts, the strongest
+    from a quarter of the budget on (a shorter piece rather than a cut sentence); the first
+    boundary after ``piece_start`` if none fits."""
+    positions, ranks = cuts.positions, cuts.ranks
     lo = bisect.bisect_right(positions, piece_start)
-    fitting: list[int] = []
-    for i in range(lo, len(positions)):
-        pos = positions[i]
-        if counter.count(piece_start, pos) > budget:
-            break
-        fitting.append(pos)
-    if not fitting:
+    base = cuts.rank(piece_start)
+    hi = bisect.bisect_right(ranks, base + budget, lo)  # positions[lo:hi] fit
+    if hi == lo:
         return positions[lo] if lo < len(positions) else end
-    half = budget / 2
-    late = [p for p in fitting if counter.count(piece_start, p) >= half] or fitting
-    strongest = max(cuts[p] for p in late)
-    return max(p for p in late if cuts[p] == strongest)
+    late = bisect.bisect_left(ranks, base + budget / 2, lo, hi)  # positions[late:hi]: ≥ half
+    if late == hi:
+        late = lo
+    window = cuts.strengths[late:hi]
+    strongest = max(window)
+    if strongest < SENTENCE:
+        early = bisect.bisect_left(ranks, base + budget * MIN_FILL, lo, late)
+        wider = cuts.strengths[early:hi]
+        if max(wider) >= SENTENCE:
+            window, strongest = wider, max(wider)
+    return positions[hi - 1 - window[::-1].index(strongest)]
 
 
-def _overlap_start(
-    piece_start: int,
-    cut: int,
-    overlap: int,
-    counter: SpanCounter,
-    cuts: dict[int, int],
-    positions: list[int],
-) -> int:
+def _overlap_start(piece_start: int, cut: int, overlap: int, cuts: _Cuts) -> int:
     """Earliest sentence-or-stronger start (else word start) after ``piece_start`` whose tail
     up to ``cut`` fits in ``overlap``; ``cut`` itself when nothing fits."""
     if overlap <= 0:
         return cut
+    positions, strengths = cuts.positions, cuts.strengths
     lo = bisect.bisect_right(positions, piece_start)
     hi = bisect.bisect_left(positions, cut)
-    inside = [p for p in positions[lo:hi] if counter.count(p, cut) <= overlap]
+    # count(p, cut) <= overlap  <=>  rank[p] >= rank(cut) - overlap
+    lo = bisect.bisect_left(cuts.ranks, cuts.rank(cut) - overlap, lo, hi)
     for minimum in (SENTENCE, WORD):
-        good = [p for p in inside if cuts[p] >= minimum]
-        if good:
-            return good[0]
+        good = next((i for i in range(lo, hi) if strengths[i] >= minimum), None)
+        if good is not None:
+            return positions[good]
     return cut
 
 

@@ -29,6 +29,15 @@ ALIASES = {
     "minilm": MINILM,
     "all-MiniLM-L6-v2": MINILM,
 }
+BACKENDS = ("torch", "onnx")  # onnx: ONNX Runtime with int8 weights, see onnx_backend
+
+
+def backend_name(backend: str | None = None) -> str:
+    """The inference backend: ``backend``, else ``$RAGINGEST_BACKEND``, else ``torch``."""
+    name = (backend or os.environ.get("RAGINGEST_BACKEND") or "torch").strip().lower()
+    if name not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
+    return name
 
 
 def cache_dir() -> Path:
@@ -79,9 +88,10 @@ def _read_json(folder: Path, name: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def _fingerprint(name: str, folder: Path) -> str:
+def _fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
     """Stable across machines for the same weights: config files plus the weights' sizes and
-    first MiB (hashing all of them would cost seconds at every start)."""
+    first MiB (hashing all of them would cost seconds at every start). A backend other than
+    torch computes other vectors (int8), so it is part of the fingerprint."""
     digest = hashlib.sha256(name.encode())
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or path.name.startswith("."):
@@ -90,7 +100,8 @@ def _fingerprint(name: str, folder: Path) -> str:
         digest.update(str(path.stat().st_size).encode())
         with path.open("rb") as handle:
             digest.update(handle.read(1 << 20))
-    return digest.hexdigest()[:16]
+    backend = backend_name(backend)
+    return digest.hexdigest()[:16] + ("" if backend == "torch" else f"-{backend}-int8")
 
 
 @dataclass
@@ -105,6 +116,7 @@ class ModelInfo:
     prompts: dict[str, str]
     fingerprint: str
     special_tokens: int = 2
+    backend: str = "torch"
     _prompt_tokens: int = field(default=0, repr=False)
 
     @property
@@ -129,11 +141,14 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
+def load_model_info(name: str | None = None, backend: str | None = None) -> ModelInfo:
+    return _load_model_info(canonical_name(name), backend_name(backend))
+
+
 @functools.cache
-def load_model_info(name: str | None = None) -> ModelInfo:
+def _load_model_info(name: str, backend: str) -> ModelInfo:
     from transformers import AutoTokenizer
 
-    name = canonical_name(name)
     path = resolve_model_path(name)
     folder = Path(path)
     _quiet_transformers()
@@ -150,21 +165,32 @@ def load_model_info(name: str | None = None) -> ModelInfo:
         tokenizer=tokenizer,
         max_seq_length=max_seq,
         prompts={k: v for k, v in prompts.items() if v},
-        fingerprint=_fingerprint(name, folder) if folder.is_dir() else name,
+        fingerprint=_fingerprint(name, folder, backend) if folder.is_dir() else name,
         special_tokens=specials,
+        backend=backend,
     )
     prompt = info.document_prompt
     info._prompt_tokens = len(tokenizer(prompt, add_special_tokens=False)["input_ids"])
     return info
 
 
+def load_sentence_transformer(name: str | None = None, backend: str | None = None) -> Any:
+    """The model itself, loaded once per process, on the CPU unless told otherwise; with the
+    onnx backend an ``OnnxSentenceEncoder`` (same ``encode``), exported on first use."""
+    return _load_sentence_transformer(canonical_name(name), backend_name(backend))
+
+
 @functools.cache
-def load_sentence_transformer(name: str | None = None) -> Any:
-    """The model itself, loaded once per process, on the CPU unless told otherwise."""
+def _load_sentence_transformer(name: str, backend: str) -> Any:
+    info = load_model_info(name, backend)
+    _quiet_transformers()
+    if backend == "onnx":
+        from ragingest.vectorstore.onnx_backend import OnnxSentenceEncoder, export_int8
+
+        onnx_file = export_int8(info.path, cache_dir() / "onnx" / info.fingerprint)
+        return OnnxSentenceEncoder(info.path, onnx_file, info.max_seq_length)
     from sentence_transformers import SentenceTransformer
 
-    info = load_model_info(name)
-    _quiet_transformers()
     device = os.environ.get("RAGINGEST_DEVICE", "cpu")
     model = SentenceTransformer(info.path, device=device, local_files_only=True)
     model.max_seq_length = info.max_seq_length

@@ -4,12 +4,18 @@ Contract: ``open_store`` returns a LangChain ``Chroma`` over the named collectio
 collection records the model name, the model fingerprint and the splitter settings in its
 metadata; opening an existing one with another model (or, for writing, other settings) raises
 ``CollectionMismatchError`` saying what differs and what to do.
+
+A collection name resolves through the alias table beside Chroma
+(``ragingest.vectorstore.records``): after ``ingest --rebuild`` the name is served by another
+physical Chroma collection (``NAME__2``, ...). ``open_store`` and ``query`` follow it; code that
+talks to ``chromadb`` directly should call ``resolve_collection`` first.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +23,19 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from langchain_chroma import Chroma
 from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
 
 from ragingest.errors import CollectionMismatchError
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+from ragingest.vectorstore.records import resolve_collection
 
 EMBED_KEY = "_embed_text"  # a Document's text to embed; never stored
 MODEL_KEY = "ragingest_model"
 FINGERPRINT_KEY = "ragingest_fingerprint"
 SETTINGS_KEY = "ragingest_settings"
+ALIAS_KEY = "ragingest_alias"  # on a rebuilt physical collection: the name it serves
+
+Journal = Callable[[list[str], str], None]
 
 
 class ChunkStore(Chroma):
@@ -32,7 +43,13 @@ class ChunkStore(Chroma):
 
     ``langchain_chroma.Chroma`` embeds exactly what it stores; the breadcrumb must reach the
     model without changing the stored text that offsets refer to.
+
+    ``journal`` (set by the ingest pipeline) is called with the ids and "add"/"delete" before
+    Chroma is written, so a killed run's half-done writes can be found and finished.
     """
+
+    journal: Journal | None = None
+    parent_store: Any = None  # ragingest.vectorstore.parents.ParentStore, set by open_store
 
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         ids = list(kwargs.get("ids") or [doc.id for doc in documents])
@@ -40,6 +57,14 @@ class ChunkStore(Chroma):
             return ids
         to_embed = [doc.metadata.get(EMBED_KEY, doc.page_content) for doc in documents]
         vectors = self.embeddings.embed_documents(to_embed)
+        if self.journal is not None:
+            self.journal(ids, "add")
+        if self.parent_store is not None:
+            from ragingest.vectorstore.parents import parent_documents
+
+            parents = parent_documents(documents)
+            if parents:
+                self.parent_store.mset(parents)
         metadatas = [
             {k: v for k, v in doc.metadata.items() if not k.startswith("_")} for doc in documents
         ]
@@ -53,10 +78,23 @@ class ChunkStore(Chroma):
             )
         return ids
 
+    def delete(self, ids: list[str] | None = None, **kwargs: Any) -> None:
+        if ids and self.journal is not None:
+            self.journal(list(ids), "delete")
+        super().delete(ids, **kwargs)
+
 
 def chroma_client(persist_dir: str | Path) -> Any:
+    """The embedded client of ``persist_dir``, or an ``HttpClient`` inside ``use_server``
+    (``ragingest.vectorstore.server``)."""
     import chromadb
     from chromadb.config import Settings
+
+    from ragingest.vectorstore.server import active_server
+
+    server = active_server()
+    if server is not None:
+        return server.client()
 
     return chromadb.PersistentClient(
         path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
@@ -71,22 +109,61 @@ def collection_metadata(client: Any, collection: str) -> dict[str, Any] | None:
         return None
 
 
+def model_identity(model: str | None = None) -> tuple[str, str]:
+    """``(name, fingerprint)`` of a model without loading its tokenizer or weights (the same
+    values as ``load_model_info``), so a run with nothing to embed never loads the model."""
+    from ragingest.vectorstore.models import _fingerprint, canonical_name, resolve_model_path
+
+    name = canonical_name(model)
+    folder = Path(resolve_model_path(name))
+    return name, _fingerprint(name, folder) if folder.is_dir() else name
+
+
+def embeddings_identity(embeddings: Embeddings) -> tuple[str, str]:
+    """``(name, fingerprint)`` of ``SentenceTransformerEmbeddings`` or of an object carrying
+    ``model_name`` and ``fingerprint`` (the ingest pipeline's cached embeddings)."""
+    if hasattr(embeddings, "fingerprint"):
+        return embeddings.model_name, embeddings.fingerprint  # type: ignore[attr-defined]
+    info = embeddings.info  # type: ignore[attr-defined]
+    return info.name, info.fingerprint
+
+
+def store_metadata(
+    model: str, fingerprint: str, settings: dict[str, Any] | None, alias: str | None = None
+) -> dict[str, Any]:
+    metadata = {
+        "hnsw:space": "cosine",
+        MODEL_KEY: model,
+        FINGERPRINT_KEY: fingerprint,
+        SETTINGS_KEY: json.dumps(settings or {}, sort_keys=True),
+    }
+    if alias:
+        metadata[ALIAS_KEY] = alias
+    return metadata
+
+
 def open_store(
     persist_dir: str | Path,
     collection: str,
-    embeddings: SentenceTransformerEmbeddings | None = None,
+    embeddings: Embeddings | None = None,
     *,
     model: str | None = None,
     settings: dict[str, Any] | None = None,
     create: bool = True,
     client: Any = None,
+    resolve: bool = True,
+    alias: str | None = None,
 ) -> ChunkStore:
     """Open (or create) ``collection`` in ``persist_dir``, refusing a model/settings mismatch.
 
     ``model=None`` on an existing collection means "the model it was built with".
+    ``resolve=False`` opens the physical collection ``collection`` as named (the ingest
+    pipeline, which resolved it itself); ``alias`` is recorded on a new physical collection
+    built for that name.
     """
     client = client or chroma_client(persist_dir)
-    existing = collection_metadata(client, collection)
+    physical = resolve_collection(persist_dir, collection) if resolve else collection
+    existing = collection_metadata(client, physical)
     if existing is None and not create:
         raise CollectionMismatchError(
             f"collection {collection!r} does not exist in {persist_dir}; "
@@ -95,33 +172,34 @@ def open_store(
     if embeddings is None:
         recorded = (existing or {}).get(MODEL_KEY)
         embeddings = SentenceTransformerEmbeddings(model or recorded)
-    info = embeddings.info
+    name, fingerprint = embeddings_identity(embeddings)
     if existing is not None:
-        check_compatible(existing, collection, info.name, info.fingerprint, settings)
-    metadata = {
-        "hnsw:space": "cosine",
-        MODEL_KEY: info.name,
-        FINGERPRINT_KEY: info.fingerprint,
-        SETTINGS_KEY: json.dumps(settings or {}, sort_keys=True),
-    }
-    return ChunkStore(
-        collection_name=collection,
+        check_compatible(existing, collection, name, fingerprint, settings)
+    store = ChunkStore(
+        collection_name=physical,
         embedding_function=embeddings,
         client=client,
-        collection_metadata=metadata if existing is None else None,
+        collection_metadata=(
+            store_metadata(name, fingerprint, settings, alias) if existing is None else None
+        ),
     )
+    from ragingest.vectorstore.parents import ParentStore
+
+    store.parent_store = ParentStore(persist_dir, physical)
+    return store
 
 
-def check_compatible(
+def mismatch(
     existing: dict[str, Any],
     collection: str,
     model: str,
     fingerprint: str,
     settings: dict[str, Any] | None,
-) -> None:
+) -> str | None:
+    """Why a collection with metadata ``existing`` can't take this model/settings, or None."""
     recorded_model = existing.get(MODEL_KEY)
     if recorded_model and (recorded_model != model or existing.get(FINGERPRINT_KEY) != fingerprint):
-        raise CollectionMismatchError(
+        return (
             f"collection {collection!r} was built with model {recorded_model!r} "
             f"(fingerprint {existing.get(FINGERPRINT_KEY)}), not {model!r} ({fingerprint}); "
             "vectors of two models can't be compared. Use the same --model, another "
@@ -133,8 +211,21 @@ def check_compatible(
         if old and old != settings:
             changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
             diff = ", ".join(f"{k}: {old.get(k)!r} -> {settings.get(k)!r}" for k in changed)
-            raise CollectionMismatchError(
+            return (
                 f"collection {collection!r} was built with other splitter settings ({diff}); "
                 "mixing them leaves chunks of two kinds. Use the recorded settings, another "
-                "--collection, or `ingest --rebuild`"
+                "--collection, or `ingest --rebuild` to rebuild it"
             )
+    return None
+
+
+def check_compatible(
+    existing: dict[str, Any],
+    collection: str,
+    model: str,
+    fingerprint: str,
+    settings: dict[str, Any] | None,
+) -> None:
+    problem = mismatch(existing, collection, model, fingerprint, settings)
+    if problem:
+        raise CollectionMismatchError(problem)

@@ -1,0 +1,100 @@
+"""Ray engine ÷ local engine throughput on this machine (issue 7), and the per-stage costs
+``docs/scaling.md`` projects to 1, 4 and 16 nodes.
+
+Both engines ingest the same fresh corpus (``common.write_files_corpus``) into a fresh
+embedded Chroma directory (fresh embedding cache: everything is parsed and embedded). The Ray
+run starts its own local runtime on 127.0.0.1 (``ragingest.ingest.ray_env``), timed apart
+from the ingest. Also measured: plain ``encode`` of the same texts in one process, and the
+Ray engine's stage seconds (scan, split, embed; write = the rest of the run).
+
+    .venv/bin/python -m bench.ray_engine [--files 60] [--kb 300] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import write_files_corpus
+
+
+def _ingest(corpus: Path, persist: Path, engine: str) -> tuple[float, Any]:
+    from ragingest.ingest.pipeline import IngestOptions, ingest
+
+    options = IngestOptions(persist_dir=persist, collection="bench", engine=engine)
+    started = time.perf_counter()
+    report = ingest([corpus], options)
+    return time.perf_counter() - started, report
+
+
+def _plain_encode(persist: Path) -> tuple[float, int]:
+    """Seconds of one in-process ``embed_documents`` over the texts the local run stored."""
+    import chromadb
+
+    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+
+    client = chromadb.PersistentClient(str(persist))
+    got = client.get_collection("bench").get(include=["documents"])
+    texts = list(got["documents"])
+    model = SentenceTransformerEmbeddings(None, batch_size=64)
+    model.embed_documents(texts[:8])  # warm-up
+    started = time.perf_counter()
+    model.embed_documents(texts)
+    return time.perf_counter() - started, len(texts)
+
+
+def run(files: int, kb: int) -> dict[str, Any]:
+    from ragingest.ingest import ray_engine
+
+    with tempfile.TemporaryDirectory(prefix="ragingest-bench-ray-") as folder:
+        base = Path(folder)
+        corpus = base / "corpus"
+        write_files_corpus(corpus, files, kb * 1024)
+        local_s, local = _ingest(corpus, base / "local", "local")
+        encode_s, texts = _plain_encode(base / "local")
+        ray_s, ray = _ingest(corpus, base / "ray", "ray")
+        stages = dict(ray_engine.LAST_STATS.seconds)
+    chunks = local.added
+    assert ray.added == chunks, (ray.added, chunks)
+    ray_stage_sum = sum(stages.values())
+    result = {
+        "cpus": os.cpu_count(),
+        "files": files,
+        "chunks": chunks,
+        "local_s": round(local_s, 2),
+        "ray_s": round(ray_s, 2),
+        "plain_encode_s": round(encode_s, 2),
+        "local_chunks_per_s": round(chunks / local_s, 2),
+        "ray_chunks_per_s": round(chunks / ray_s, 2),
+        "ray_over_local": round(local_s / ray_s, 3),
+        "ray_over_plain_encode": round(encode_s / ray_s, 3),
+        "ray_stages_s": {k: round(v, 2) for k, v in stages.items()},
+        "ray_runtime_and_write_s": round(ray_s - ray_stage_sum, 2),
+        "actors": ray_engine.LAST_STATS.actors,
+        "texts": texts,
+    }
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench.ray_engine", description=__doc__)
+    parser.add_argument("--files", type=int, default=60)
+    parser.add_argument("--kb", type=int, default=300, help="corpus size in KiB")
+    parser.add_argument("--json", type=Path, help="also write the result here")
+    args = parser.parse_args(argv)
+    result = run(args.files, args.kb)
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

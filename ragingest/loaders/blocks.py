@@ -1,0 +1,188 @@
+"""The one shape every rich-format loader goes through: a list of ``Block``s, rendered to
+normalized Markdown with an offset → page map.
+
+Contract: ``render(blocks)`` returns ``(text, page_map)``: headings as ``#`` lines, paragraphs
+and list items as their own lines separated by blank lines (list items by single newlines),
+tables as one Markdown table block (``|`` rows, a ``---`` rule after the header), code fenced.
+``page_map`` is the sorted ``[(offset, page), ...]`` of the offsets where a new page starts
+(empty when no block has a page). A page change never inserts text, so page breaks are no
+chunk boundaries. ``remove_spans`` cuts spans out of a rendered text and moves the page map.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ragingest.loaders.base import normalize_text
+
+HEADING, PARAGRAPH, LIST_ITEM, TABLE, CODE, HEADER, FOOTER, PAGE_NUMBER = (
+    "heading",
+    "paragraph",
+    "list",
+    "table",
+    "code",
+    "header",
+    "footer",
+    "page_number",
+)
+
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
+
+
+@dataclass
+class Block:
+    kind: str
+    text: str = ""
+    level: int = 0  # heading level 1-6; list nesting depth
+    page: int | None = None
+    rows: list[list[str]] = field(default_factory=list)  # tables
+    ordered: bool = False  # numbered list item
+    # pages starting inside a paragraph: (offset in ``text``, page); ``text`` must then be
+    # already clean (one line, single spaces) so the offsets hold after rendering
+    page_marks: list[tuple[int, int]] = field(default_factory=list)
+
+    def fingerprint(self) -> str:
+        return fingerprint(self.text)
+
+
+def fingerprint(text: str) -> str:
+    """Text with digits and case folded away: for finding repeated lines and paragraphs."""
+    return re.sub(r"\d+", "#", clean_inline(text).lower())
+
+
+def clean_inline(text: str) -> str:
+    """One line of text: whitespace runs collapsed, no line breaks, no control characters."""
+    text = normalize_text(text).replace("\n", " ")
+    text = "".join(ch for ch in text if ch >= " " or ch == "\t")
+    return _SPACES.sub(" ", text).strip()
+
+
+def clean_multiline(text: str) -> str:
+    """Text keeping its line breaks: each line cleaned, runs of blank lines collapsed."""
+    lines = [clean_inline(line) for line in normalize_text(text).split("\n")]
+    out = "\n".join(lines)
+    return re.sub(r"\n{3,}", "\n\n", out).strip()
+
+
+def table_cell(text: str) -> str:
+    return clean_inline(text).replace("|", "\\|")
+
+
+def markdown_table(rows: Sequence[Sequence[object]]) -> str:
+    """Rows (the first is the header) as one Markdown table; ragged rows padded."""
+    cells = [[table_cell("" if c is None else str(c)) for c in row] for row in rows]
+    cells = [row for row in cells if any(row)]
+    if not cells:
+        return ""
+    width = max(len(row) for row in cells)
+    cells = [row + [""] * (width - len(row)) for row in cells]
+    lines = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
+    return "\n".join(lines)
+
+
+def html_table_rows(table_html: str) -> list[list[str]]:
+    """Rows of cell texts from a ``<table>`` (colspans repeated, nested tags dropped)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(table_html, "html.parser")
+    rows = []
+    for tr in soup.find_all("tr"):
+        row: list[str] = []
+        for cell in tr.find_all(["td", "th"]):
+            text = cell.get_text(" ", strip=True)
+            span = cell.get("colspan")
+            repeat = int(span) if isinstance(span, str) and span.isdigit() else 1
+            row.extend([text] * max(1, min(repeat, 50)))
+        rows.append(row)
+    return rows
+
+
+def _block_text(block: Block) -> str:
+    if block.kind == HEADING:
+        return "#" * max(1, min(block.level, 6)) + " " + clean_inline(block.text)
+    if block.kind == TABLE:
+        return markdown_table(block.rows) if block.rows else clean_multiline(block.text)
+    if block.kind == LIST_ITEM:
+        marker = "1." if block.ordered else "-"
+        return "  " * max(0, block.level) + f"{marker} " + clean_inline(block.text)
+    if block.kind == CODE:
+        body = normalize_text(block.text).strip("\n")
+        return f"```\n{body}\n```"
+    return clean_multiline(block.text)
+
+
+def render(blocks: Iterable[Block]) -> tuple[str, list[tuple[int, int]]]:
+    parts: list[str] = []
+    page_map: list[tuple[int, int]] = []
+    length = 0
+    previous: Block | None = None
+    for block in blocks:
+        if block.kind in (HEADER, FOOTER, PAGE_NUMBER):
+            continue
+        body = _block_text(block)
+        if not body.strip():
+            continue
+        if parts:
+            separator = "\n" if block.kind == LIST_ITEM and previous.kind == LIST_ITEM else "\n\n"  # type: ignore[union-attr]
+            parts.append(separator)
+            length += len(separator)
+        if block.page is not None and (not page_map or page_map[-1][1] != block.page):
+            page_map.append((length, block.page))
+        if block.page_marks and body == block.text:
+            for offset, page in block.page_marks:
+                if page_map and page_map[-1][1] != page:
+                    page_map.append((length + offset, page))
+        parts.append(body)
+        length += len(body)
+        previous = block
+    text = "".join(parts)
+    return (text + "\n" if text else text), page_map
+
+
+def remove_spans(
+    text: str, spans: Sequence[tuple[int, int]], page_map: Sequence[tuple[int, int]] = ()
+) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the given (sorted, disjoint) spans, and the page map moved with it."""
+    if not spans:
+        return text, list(page_map)
+    pieces = []
+    position = 0
+    for start, end in spans:
+        pieces.append(text[position:start])
+        position = end
+    pieces.append(text[position:])
+    out = "".join(pieces)
+
+    def moved(offset: int) -> int:
+        shift = 0
+        for start, end in spans:
+            if end <= offset:
+                shift += end - start
+            elif start < offset:
+                shift += offset - start
+        return offset - shift
+
+    new_map: list[tuple[int, int]] = []
+    for offset, page in page_map:
+        new = moved(offset)
+        if new_map and new_map[-1][0] == new:
+            new_map[-1] = (new, page)
+        else:
+            new_map.append((new, page))
+    cleaned = re.sub(r"\n{3,}", "\n\n", out)
+    if cleaned != out:  # collapse blank runs left by the cuts, keeping the map in step
+        return remove_spans(out, [m.span() for m in _extra_newlines(out)], new_map)
+    return out, new_map
+
+
+def _extra_newlines(text: str) -> list[re.Match[str]]:
+    """The third and later newlines of each blank run (so the run becomes one blank line)."""
+    return [m for m in re.finditer(r"(?<=\n\n)\n+", text)]
+
+
+def strip_html(text: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", text))

@@ -1,0 +1,208 @@
+"""E-mail: ``.eml`` (one message) and ``.mbox`` (many), with the stdlib ``email`` package —
+it gives the headers a thread needs (Message-ID, In-Reply-To, References), which unstructured's
+``partition_email`` keeps only partly.
+
+One document per message: ``# subject`` then the body, with quoted replies and the signature
+removed (cleaning rules ``quotes`` and ``signatures``, counted). Metadata: ``subject``,
+``from``, ``to``, ``date`` (ISO 8601, also ``doc_date``), ``message_id`` and ``thread_id``
+(the first Message-ID in References, else In-Reply-To, else the message's own).
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import mailbox
+import re
+from collections.abc import Iterator
+from email.message import EmailMessage
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from langchain_core.documents import Document
+
+from ragingest.errors import ParseError
+from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.blocks import clean_inline, clean_multiline, render
+from ragingest.loaders.cleaning import CleaningRules, new_counts
+from ragingest.schema import short_hash
+
+_ATTRIBUTION = re.compile(
+    r"^(?:on\b.{0,200}\bwrote:|.{0,200}\b(?:пишет|написал[аи]?|написал\(а\)):)\s*$",
+    re.IGNORECASE,
+)
+_FORWARD_CUT = re.compile(
+    r"^\s*-{2,}\s*(?:original message|исходное сообщение|forwarded message|"
+    r"пересылаемое сообщение)\s*-{2,}\s*$",
+    re.IGNORECASE,
+)
+_OUTLOOK_FROM = re.compile(r"^\s*(?:from|от):\s+\S", re.IGNORECASE)
+_OUTLOOK_NEXT = re.compile(r"^\s*(?:sent|date|отправлено|дата|to|кому):\s", re.IGNORECASE)
+_SIG_DASHES = re.compile(r"^--\s?$")
+_SIG_CLOSING = re.compile(
+    r"^(?:с уважением|с наилучшими пожеланиями|всего доброго|best regards|kind regards|"
+    r"regards|best wishes|cheers)\b[\s,.!]*",
+    re.IGNORECASE,
+)
+_SENT_FROM = re.compile(r"^(?:sent from my|отправлено (?:с|из) )", re.IGNORECASE)
+_REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|отв|пересл)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+_SIGNATURE_MAX_LINES = 6
+
+
+def strip_reply(body: str, rules: CleaningRules, counts: dict[str, int]) -> str:
+    """The new text of a message: quoted replies and the signature cut off."""
+    lines = body.split("\n")
+    if rules.quotes:
+        cut = len(lines)
+        for i, line in enumerate(lines):
+            if _FORWARD_CUT.match(line):
+                cut = i
+                break
+            if _OUTLOOK_FROM.match(line) and any(
+                _OUTLOOK_NEXT.match(x) for x in lines[i + 1 : i + 4]
+            ):
+                cut = i
+                break
+        counts["quoted_lines"] += sum(1 for x in lines[cut:] if x.strip())
+        lines = lines[:cut]
+        kept = []
+        for i, line in enumerate(lines):
+            quoted = line.lstrip().startswith(">")
+            attribution = _ATTRIBUTION.match(line.strip()) and any(
+                x.lstrip().startswith(">") for x in lines[i + 1 : i + 3]
+            )
+            if quoted or attribution:
+                counts["quoted_lines"] += 1 if line.strip() else 0
+                continue
+            kept.append(line)
+        lines = kept
+    if rules.signatures:
+        cut = len(lines)
+        for i, line in enumerate(lines):
+            rest = [x for x in lines[i + 1 :] if x.strip()]
+            if _SIG_DASHES.match(line) or _SENT_FROM.match(line.strip()):
+                cut = i
+                break
+            if _SIG_CLOSING.match(line.strip()) and len(rest) <= _SIGNATURE_MAX_LINES:
+                cut = i
+                break
+        counts["signature_lines"] += sum(1 for x in lines[cut:] if x.strip())
+        lines = lines[:cut]
+    return "\n".join(lines)
+
+
+def _body(message: EmailMessage) -> str:
+    """The plain-text body; the HTML one (as Markdown) when there is no plain text."""
+    part = message.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        return ""
+    try:
+        content = part.get_content()
+    except (LookupError, UnicodeDecodeError, AssertionError):
+        payload = part.get_payload(decode=True) or b""
+        content = payload.decode("utf-8", errors="replace")
+    if not isinstance(content, str):
+        return ""
+    if part.get_content_subtype() == "html":
+        from ragingest.loaders.partition import element_blocks, partition
+
+        text, _ = render(element_blocks(partition("html", text=content)))
+        return text
+    return content
+
+
+def _ids(value: Any) -> list[str]:
+    return re.findall(r"<([^<>\s]+)>", str(value or ""))
+
+
+def _address(value: Any) -> str:
+    return clean_inline(str(value or ""))
+
+
+def message_document(
+    message: EmailMessage,
+    loader: FileLoader,
+    rules: CleaningRules,
+    index: int = 0,
+) -> Document:
+    counts = new_counts()
+    subject = clean_inline(str(message.get("Subject", "") or ""))
+    body = clean_multiline(strip_reply(_body(message).replace("\r\n", "\n"), rules, counts))
+    title = subject or "(без темы)"
+    text = f"# {title}\n\n{body}\n" if body else ""
+    own = _ids(message.get("Message-ID"))
+    references = _ids(message.get("References"))
+    reply_to = _ids(message.get("In-Reply-To"))
+    message_id = own[0] if own else ""
+    thread = (references or reply_to or own or [""])[0]
+    if not thread:
+        thread = short_hash(_REPLY_PREFIX.sub("", subject).strip().lower())
+    date = ""
+    try:
+        when = parsedate_to_datetime(str(message.get("Date", "")))
+        date = when.isoformat(timespec="seconds")
+    except (TypeError, ValueError, IndexError):
+        pass
+    extra = {
+        "title": title,
+        "doc_date": date or None,
+        "subject": subject,
+        "from": _address(message.get("From")),
+        "to": _address(message.get("To")),
+        "date": date,
+        "message_id": message_id,
+        "thread_id": thread,
+        "in_reply_to": reply_to[0] if reply_to else "",
+    }
+    metadata = file_metadata(loader.path, loader.root, text, **extra)
+    for key in ("subject", "from", "to", "date", "message_id", "in_reply_to"):
+        metadata.setdefault(key, "")
+        if metadata[key] == "":
+            del metadata[key]
+    if index:
+        metadata["doc_id"] = short_hash(metadata["source"], message_id or index)
+    metadata["_cleaning"] = counts
+    metadata["_content_type"] = "email"
+    return Document(page_content=text, metadata=metadata)
+
+
+def _is_message(message: EmailMessage) -> bool:
+    return any(message.get(h) for h in ("From", "Subject", "Date", "Message-ID", "To"))
+
+
+class EmailLoader(FileLoader):
+    suffixes = (".eml",)
+    cleaning: CleaningRules = CleaningRules()
+
+    def _documents(self) -> Iterator[Document]:
+        data = read_bytes(self.path, self.max_bytes)
+        if not data.strip():
+            return
+        message = email.message_from_bytes(data, policy=email.policy.default)
+        if not isinstance(message, EmailMessage) or not _is_message(message):
+            raise ParseError(
+                self.path,
+                "not an e-mail message: no From, To, Subject, Date or Message-ID header "
+                "(export the mail as .eml with its headers)",
+            )
+        yield message_document(message, self, self.cleaning)
+
+
+class MboxLoader(FileLoader):
+    suffixes = (".mbox",)
+    cleaning: CleaningRules = CleaningRules()
+
+    def _documents(self) -> Iterator[Document]:
+        read_bytes(self.path, self.max_bytes)  # size and readability checks
+        box = mailbox.mbox(self.path, factory=None, create=False)
+        try:
+            found = False
+            for index, raw in enumerate(box, 1):
+                message = email.message_from_bytes(raw.as_bytes(), policy=email.policy.default)
+                if isinstance(message, EmailMessage) and _is_message(message):
+                    found = True
+                    yield message_document(message, self, self.cleaning, index)
+            if not found:
+                raise ParseError(self.path, "no messages found: not an mbox file")
+        finally:
+            box.close()

@@ -1,0 +1,338 @@
+"""PDF: text with pypdf, headings from the outline (bookmarks), else from font sizes.
+
+pypdf directly, not unstructured: unstructured's PDF support needs its ``pdf`` extra (which
+pulls torchvision and a CUDA torch), gives no outline, and without its spaCy model returns
+zero elements with no error. pypdf gives the outline, per-line font sizes and page numbers.
+
+Contract: page breaks are no chunk boundaries (a paragraph running onto the next page stays
+one paragraph, and the page map marks where the new page starts inside it); running
+headers/footers, page numbers and the table of contents go through ``cleaning``; an encrypted
+PDF is opened with the empty password or refused with a clear reason; a truncated or
+non-PDF file, or one with no extractable text (a scan), raises ``ParseError``.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ragingest.errors import ParseError
+from ragingest.loaders.blocks import HEADING, PARAGRAPH, Block, clean_inline
+from ragingest.loaders.cleaning import clean_blocks
+from ragingest.loaders.rich import Parsed, RichLoader
+
+_SENTENCE_END = re.compile(r"[.!?:;…»\")]$")
+_HYPHENATED = re.compile(r"[A-Za-zА-Яа-яЁё]-$")
+
+
+@dataclass
+class Line(Block):
+    size: float = 0.0
+    bold: bool = False
+    y: float = 0.0
+
+
+@dataclass
+class OutlineEntry:
+    depth: int
+    title: str
+    page: int
+
+
+def _multiply(a: list[float], b: list[float]) -> list[float]:
+    return [
+        a[0] * b[0] + a[1] * b[2],
+        a[0] * b[1] + a[1] * b[3],
+        a[2] * b[0] + a[3] * b[2],
+        a[2] * b[1] + a[3] * b[3],
+        a[4] * b[0] + a[5] * b[2] + b[4],
+        a[4] * b[1] + a[5] * b[3] + b[5],
+    ]
+
+
+def page_lines(page: Any, number: int) -> list[Line]:
+    """The text lines of one page with their font size, boldness and height on the page."""
+    lines: list[Line] = []
+    current: list[tuple[str, float, bool, float]] = []
+
+    def flush() -> None:
+        text = clean_inline("".join(part for part, *_ in current))
+        if text:
+            weights: Counter[tuple[float, bool]] = Counter()
+            for part, size, bold, _y in current:
+                weights[(size, bold)] += len(part.strip())
+            (size, bold), _ = weights.most_common(1)[0]
+            y = next((y for part, _s, _b, y in current if part.strip()), 0.0)
+            lines.append(Line(PARAGRAPH, text, page=number, size=size, bold=bold, y=y))
+        current.clear()
+
+    def visitor(text: str, cm: list, tm: list, font: Any, font_size: float) -> None:
+        if not text:
+            return
+        matrix = _multiply([float(v) for v in tm], [float(v) for v in cm])
+        size = round(float(font_size or 0) * math.hypot(matrix[2], matrix[3]), 1)
+        name = str((font or {}).get("/BaseFont", "")) if hasattr(font, "get") else ""
+        bold = bool(re.search(r"bold|black|heavy|semibold", name, re.IGNORECASE))
+        pieces = text.split("\n")
+        for i, piece in enumerate(pieces):
+            if i:
+                flush()
+            if piece:
+                current.append((piece, size, bold, matrix[5]))
+
+    page.extract_text(visitor_text=visitor)
+    flush()
+    return lines
+
+
+def read_outline(reader: Any) -> list[OutlineEntry]:
+    entries: list[OutlineEntry] = []
+
+    def walk(items: list, depth: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item) + 1
+            except Exception:
+                continue
+            title = clean_inline(str(getattr(item, "title", "") or ""))
+            if title and page > 0:
+                entries.append(OutlineEntry(depth, title, page))
+
+    try:
+        walk(reader.outline, 0)
+    except Exception:
+        return []
+    return entries
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+class PdfLoader(RichLoader):
+    suffixes = (".pdf",)
+    format_name = "PDF"
+
+    def _parse(self, data: bytes) -> Parsed:
+        from pypdf import PdfReader
+        from pypdf.errors import DependencyError
+
+        if b"%PDF-" not in data[:1024]:
+            raise ParseError(self.path, "not a PDF (no %PDF- header): wrong extension or damaged")
+        if b"%%EOF" not in data[-4096:]:
+            raise ParseError(
+                self.path,
+                "the PDF is truncated (no %%EOF end marker): download or export it again",
+            )
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except DependencyError as exc:
+                raise ParseError(self.path, f"encrypted PDF needs a crypto library: {exc}") from exc
+            if not opened:
+                raise ParseError(
+                    self.path,
+                    "the PDF is encrypted with a password: save a copy without it "
+                    "(e.g. qpdf --decrypt --password=PASSWORD in.pdf out.pdf) and ingest that",
+                )
+        pages = len(reader.pages)
+        lines: list[Line] = []
+        for number, page in enumerate(reader.pages, 1):
+            lines.extend(page_lines(page, number))
+        if not lines:
+            raise ParseError(
+                self.path,
+                f"no extractable text on its {pages} page(s) (a scan?): run OCR on it first "
+                "(e.g. ocrmypdf in.pdf out.pdf) and ingest the result",
+            )
+        kept, counts = clean_blocks(lines, self.cleaning, pages)
+        kept_lines = [line for line in kept if isinstance(line, Line)]
+        metadata = _metadata(reader)
+        outline = read_outline(reader)
+        title = _title_line(kept_lines, metadata.get("title", ""))
+        if title is not None:
+            metadata["title"] = title.text
+        if outline:
+            blocks = _with_outline(kept_lines, outline, title)
+        else:
+            blocks = _with_font_sizes(kept_lines, title)
+        return Parsed(blocks, pages, metadata, counts=counts)
+
+
+def _metadata(reader: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    try:
+        info = reader.metadata or {}
+        title = clean_inline(str(info.get("/Title") or ""))
+        author = clean_inline(str(info.get("/Author") or ""))
+        if title:
+            out["title"] = title
+        if author:
+            out["author"] = author
+        created = getattr(reader.metadata, "creation_date", None)
+        if created is not None:
+            out["doc_date"] = created.isoformat(timespec="seconds")
+    except Exception:
+        pass
+    return out
+
+
+def _body_size(lines: list[Line]) -> float:
+    weights: Counter[float] = Counter()
+    for line in lines:
+        weights[line.size] += len(line.text)
+    return weights.most_common(1)[0][0] if weights else 0.0
+
+
+def _title_line(lines: list[Line], meta_title: str) -> Line | None:
+    """The document title on the first page: the line equal to the PDF's Title, else the
+    single largest line of page 1 when it is clearly larger than the body text."""
+    first = [line for line in lines if line.page == lines[0].page] if lines else []
+    if meta_title:
+        for line in first:
+            if _norm(line.text) == _norm(meta_title):
+                return line
+    body = _body_size(lines)
+    if not first:
+        return None
+    largest = max(first, key=lambda line: line.size)
+    others = [line for line in lines if line.size >= largest.size and line is not largest]
+    if largest.size >= body * 1.4 and not others and len(largest.text) <= 200:
+        return largest
+    return None
+
+
+def _with_outline(lines: list[Line], outline: list[OutlineEntry], title: Line | None) -> list:
+    shift = 2 if title is not None or len({e.title for e in outline if e.depth == 0}) > 1 else 1
+    headings: dict[int, int] = {}  # id(line) -> level
+    inserted: list[tuple[int, Block]] = []  # synthetic headings before line index
+    start = 0
+    for entry in outline:
+        level = min(6, entry.depth + shift)
+        found = _find_heading(lines, entry, start)
+        if found is not None:
+            headings[id(lines[found])] = level
+            start = found
+            continue
+        index = next((i for i, line in enumerate(lines) if line.page == entry.page), len(lines))
+        inserted.append((index, Block(HEADING, entry.title, level=level, page=entry.page)))
+    if title is not None:
+        headings[id(title)] = 1
+    return _paragraphs(lines, lambda line: headings.get(id(line)), inserted)
+
+
+def _find_heading(lines: list[Line], entry: OutlineEntry, start: int) -> int | None:
+    want = _norm(entry.title)
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if line.page < entry.page:
+            continue
+        if line.page > entry.page:
+            return None
+        if _norm(line.text) == want:
+            return i
+        if want.startswith(_norm(line.text)) and i + 1 < len(lines):
+            joined = _norm(line.text + " " + lines[i + 1].text)
+            if joined == want:
+                lines[i].text = clean_inline(line.text + " " + lines[i + 1].text)
+                lines[i + 1].text = ""
+                return i
+    return None
+
+
+def _with_font_sizes(lines: list[Line], title: Line | None) -> list[Block]:
+    """Headings from font statistics: lines clearly larger than the body text, ranked by
+    size; bold body-size lines that stand alone come one level below."""
+    body = _body_size(lines)
+    candidates = [
+        line
+        for line in lines
+        if line is not title and line.size >= body * 1.12 and len(line.text) <= 150
+    ]
+    sizes = sorted({line.size for line in candidates}, reverse=True)
+    base = 2 if title is not None else 1
+    levels = {size: min(6, base + rank) for rank, size in enumerate(sizes[:4])}
+    bold_level = min(6, base + len(levels))
+
+    def level(line: Line) -> int | None:
+        if line is title:
+            return 1
+        if line in candidates and line.size in levels:
+            return levels[line.size]
+        if (
+            line.bold
+            and abs(line.size - body) < 0.6
+            and len(line.text) <= 100
+            and not _SENTENCE_END.search(line.text)
+        ):
+            return bold_level
+        return None
+
+    return _paragraphs(lines, level, [])
+
+
+def _paragraphs(lines: list[Line], level_of: Any, inserted: list[tuple[int, Block]]) -> list:
+    """Lines → heading and paragraph blocks. A paragraph ends at a heading, a font change or
+    a vertical gap clearly larger than the line pitch; it runs on across a page break when
+    the last line does not end a sentence."""
+    gaps = [
+        a.y - b.y
+        for a, b in itertools.pairwise(lines)
+        if a.page == b.page and a.size == b.size and 0 < a.y - b.y < a.size * 3
+    ]
+    pitch = statistics.median(gaps) if gaps else 0.0
+    extra = dict(inserted)
+    blocks: list[Block] = []
+    current: Block | None = None
+    previous: Line | None = None
+    for i, line in enumerate(lines):
+        if i in extra:
+            blocks.append(extra[i])
+            current = None
+        if not line.text:
+            continue
+        level = level_of(line)
+        if level:
+            blocks.append(Block(HEADING, line.text, level=level, page=line.page))
+            current = None
+            previous = line
+            continue
+        joins = (
+            current is not None
+            and previous is not None
+            and abs(previous.size - line.size) < 0.6
+            and previous.bold == line.bold
+            and (
+                (previous.page == line.page and (not pitch or previous.y - line.y <= pitch * 1.35))
+                or (previous.page != line.page and not _SENTENCE_END.search(previous.text))
+            )
+        )
+        if joins and current is not None:
+            if _HYPHENATED.search(current.text) and line.text[:1].islower():
+                current.text = current.text[:-1]
+                glue = ""
+            else:
+                glue = " "
+            if line.page != current.page and line.page != (
+                current.page_marks[-1][1] if current.page_marks else current.page
+            ):
+                current.page_marks.append((len(current.text) + len(glue), line.page or 0))
+            current.text += glue + line.text
+        else:
+            current = Block(PARAGRAPH, line.text, page=line.page)
+            blocks.append(current)
+        previous = line
+    for index, block in inserted:
+        if index >= len(lines):
+            blocks.append(block)
+    return blocks

@@ -1,0 +1,51 @@
+"""HTML pages with unstructured's ``partition_html``: h1–h6 → ``#`` levels, lists, tables
+whole; script, style and navigation dropped (unstructured skips them). The page's
+``<title>`` is the document title when present."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from ragingest.loaders.blocks import clean_inline, strip_html
+from ragingest.loaders.partition import element_blocks, partition
+from ragingest.loaders.rich import Parsed, RichLoader
+from ragingest.loaders.text import decode
+
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_DROP = re.compile(
+    r"<(script|style|noscript|template|svg|nav)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
+)
+
+
+def decode_html(data: bytes, path: object) -> str:
+    """The encoding its ``<meta charset>`` names, else the text decoder's guess."""
+    match = _CHARSET.search(data[:4096])
+    if match:
+        try:
+            codecs.lookup(match.group(1).decode("ascii"))
+            return data.decode(match.group(1).decode("ascii"), errors="replace")
+        except (LookupError, UnicodeDecodeError):
+            pass
+    return decode(data, path)
+
+
+class HtmlLoader(RichLoader):
+    suffixes = (".html", ".htm", ".xhtml")
+    format_name = "HTML"
+
+    def _parse(self, data: bytes) -> Parsed:
+        markup = decode_html(data, self.path)
+        title_match = _TITLE.search(markup)
+        title = clean_inline(strip_html(title_match.group(1))) if title_match else ""
+        # scripts and styles go before parsing too (unstructured skips them; this keeps a
+        # page that is all script from reaching the parser)
+        markup = _DROP.sub(" ", markup)
+        elements = partition("html", text=markup) if markup.strip() else []
+        return Parsed(element_blocks(elements), metadata={"title": title} if title else {})
+
+    def has_text(self, data: bytes) -> bool:
+        markup = _DROP.sub(" ", decode_html(data, self.path))
+        markup = re.sub(r"<(head|title)\b.*?</\1\s*>", " ", markup, flags=re.I | re.S)
+        return len(clean_inline(strip_html(markup))) >= 20

@@ -1,0 +1,115 @@
+"""Content types (seed 003 «размер фрагмента должен определяться типом контента»): which
+splitter a document gets.
+
+``detect`` decides, first rule that answers wins:
+
+1. the config: ``[content_types]`` globs in ``.ragingest.toml`` at the ingested root
+   (``"faq/*.md" = "faq"``), or ``content_type:`` in a Markdown file's front matter;
+2. the loader's word: e-mail → ``email``, ticket exports → ``ticket``, spreadsheet rows →
+   ``catalogue``, question/answer tables → ``faq``;
+3. the text: question headings or Q/A markers → ``faq``; plain text with no headings (the
+   loader's weaker word) → ``paragraph``;
+4. else ``document`` (heading-first).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ragingest.splitters.catalogue import CatalogueSplitter
+from ragingest.splitters.email import EmailSplitter
+from ragingest.splitters.faq import FaqSplitter, looks_like_faq
+from ragingest.splitters.paragraph import ParagraphSplitter
+from ragingest.splitters.structure import analyze
+from ragingest.splitters.ticket import TicketSplitter
+
+CONFIG_FILE = ".ragingest.toml"
+SPLITTERS: dict[str, type] = {
+    "faq": FaqSplitter,
+    "email": EmailSplitter,
+    "catalogue": CatalogueSplitter,
+    "ticket": TicketSplitter,
+    "paragraph": ParagraphSplitter,
+}
+CONTENT_TYPES = ("document", *SPLITTERS)
+
+
+@dataclass(frozen=True)
+class ContentTypeConfig:
+    """Glob → content type, matched against a file's path relative to the ingested root (or
+    its name); the first matching glob wins."""
+
+    rules: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        for glob, kind in self.rules:
+            if kind not in CONTENT_TYPES:
+                raise ValueError(
+                    f"content type {kind!r} for {glob!r} is unknown: use one of {CONTENT_TYPES}"
+                )
+
+    def for_source(self, source: str) -> str | None:
+        name = source.rsplit("/", 1)[-1]
+        for glob, kind in self.rules:
+            if fnmatch.fnmatch(source, glob) or fnmatch.fnmatch(name, glob):
+                return kind
+        return None
+
+    @classmethod
+    def parse(cls, pairs: list[str]) -> ContentTypeConfig:
+        """``["faq/*.md=faq", ...]`` (the command-line form)."""
+        rules = []
+        for pair in pairs:
+            glob, sep, kind = pair.partition("=")
+            if not sep:
+                raise ValueError(f"bad content type rule {pair!r}: use GLOB=TYPE")
+            rules.append((glob.strip(), kind.strip()))
+        return cls(tuple(rules))
+
+
+@lru_cache(maxsize=32)
+def _load(path: Path, mtime: float) -> ContentTypeConfig:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read the config: {exc}") from exc
+    table = data.get("content_types", {})
+    return ContentTypeConfig(tuple((str(k), str(v)) for k, v in table.items()))
+
+
+def config_for_root(root: Path | None) -> ContentTypeConfig:
+    """The ``[content_types]`` of ``root/.ragingest.toml`` (empty when there is none)."""
+    if root is None:
+        return ContentTypeConfig()
+    path = Path(root) / CONFIG_FILE
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return ContentTypeConfig()
+    return _load(path, mtime)
+
+
+def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None = None) -> str:
+    configured = config.for_source(str(metadata.get("source", ""))) if config else None
+    if configured:
+        return configured
+    hint = metadata.get("_content_type")
+    if isinstance(hint, str) and hint in CONTENT_TYPES and hint != "paragraph":
+        return hint
+    if looks_like_faq(text, analyze(text)):
+        return "faq"
+    return hint if hint == "paragraph" else "document"
+
+
+def splitter_for(content_type: str, base: Any) -> Any:
+    """The splitter of a content type, built on the run's heading-first splitter (its sizes,
+    measure and model limit); the base itself for ``document``."""
+    if content_type == "paragraph" and getattr(base, "fallback", None) is not None:
+        return base  # an explicit fallback (e.g. semantic) wins for heading-less text
+    cls = SPLITTERS.get(content_type)
+    return cls(base) if cls else base

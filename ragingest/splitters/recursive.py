@@ -1,0 +1,48 @@
+"""LangChain's ``RecursiveCharacterTextSplitter`` as a baseline, with exact offsets recovered.
+
+Seed 002's "good baseline for ordinary text": separators ``\\n\\n``, ``\\n``, space, character,
+sizes measured with the same unit (and the same tokenizer) as our own splitters, so a
+comparison differs only in where the boundaries go. With ``unit="tokens"`` this is
+``RecursiveCharacterTextSplitter.from_huggingface_tokenizer``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragingest.splitters.chunk import Chunk
+from ragingest.splitters.measure import Measure
+
+
+class RecursiveBaseline:
+    def __init__(
+        self, chunk_size: int, chunk_overlap: int = 0, unit: str = "tokens", tokenizer: Any = None
+    ) -> None:
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        self.measure = Measure(unit, tokenizer)  # type: ignore[arg-type]
+        if unit == "tokens":
+            self.splitter = RecursiveCharacterTextSplitter.from_huggingface_tokenizer(
+                tokenizer, chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
+            )
+        else:
+            length = len if unit == "chars" else (lambda t: self.measure.exact([t])[0])
+            self.splitter = RecursiveCharacterTextSplitter(
+                chunk_size=chunk_size,
+                chunk_overlap=chunk_overlap,
+                length_function=length,
+                add_start_index=True,
+            )
+
+    def split_text(self, text: str) -> list[str]:
+        return [chunk.text for chunk in self.split_chunks(text)]
+
+    def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        docs = self.splitter.create_documents([text])
+        sizes = self.measure.exact([doc.page_content for doc in docs])
+        chunks = []
+        for doc, size in zip(docs, sizes, strict=True):
+            start = doc.metadata["start_index"]
+            body = doc.page_content
+            chunks.append(Chunk(body, start, start + len(body), size, (), title, "recursive", body))
+        return chunks

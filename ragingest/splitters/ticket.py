@@ -1,0 +1,19 @@
+"""Support tickets (seed 003): one chunk per ticket (the loader makes one document per ticket
+with its id, status and dates as metadata); a ticket over the model's limit is split between
+messages, each piece embedded after the ticket's heading."""
+
+from __future__ import annotations
+
+from ragingest.splitters.structure import Structure
+from ragingest.splitters.units import Unit, UnitSplitter, trim
+
+
+class TicketSplitter(UnitSplitter):
+    strategy = "ticket"
+
+    def units(self, text: str, structure: Structure) -> list[Unit]:
+        start, end = trim(text, 0, len(text))
+        if end <= start:
+            return []
+        heading = next((h.title for h in structure.headings if h.level == 1), "")
+        return [Unit(start, end, (), heading)]

@@ -1,0 +1,124 @@
+"""What the content-type splitters share: a document is cut into *units* (an FAQ pair, a mail,
+a ticket, a catalogue card), each unit is one chunk, and a unit over the size limit is packed
+into pieces (``packing.pack``: paragraphs → lines → sentences → words) whose ``embed_text``
+starts with the unit's ``lead`` (the question, the subject, ...) so every piece carries it.
+
+Contract, as for heading-first: ``text == document[start_index:end_index]``, no leading or
+trailing whitespace, sizes in the base splitter's measure, every ``embed_text`` within the
+model's ``max_embed_tokens`` (checked with exact counts), tables and code never cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ragingest.splitters.chunk import Chunk
+from ragingest.splitters.measure import SpanCounter
+from ragingest.splitters.packing import pack
+from ragingest.splitters.structure import Structure, analyze
+
+_MIN_BUDGET = 8
+
+
+@dataclass(frozen=True)
+class Unit:
+    start: int
+    end: int
+    headings: tuple[tuple[int, str], ...] = ()
+    lead: str = ""  # what every piece's embed_text starts with (when the piece doesn't)
+
+
+class UnitSplitter:
+    """Base of the content-type splitters; ``base`` is the run's ``HeadingFirstSplitter``
+    (its measure, sizes and model limit are reused)."""
+
+    strategy = "unit"
+    overlap = False  # overlap between the pieces of one long unit
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
+        self.measure = base.measure
+        self.token_measure = getattr(base, "token_measure", None)
+        self.max_embed_tokens = getattr(base, "max_embed_tokens", None)
+        self.chunk_size = base._chunk_size
+        self.chunk_overlap = base._chunk_overlap if self.overlap else 0
+
+    def units(self, text: str, structure: Structure) -> list[Unit]:
+        raise NotImplementedError
+
+    def split_text(self, text: str) -> list[str]:
+        return [chunk.text for chunk in self.split_chunks(text)]
+
+    def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        structure = analyze(text)
+        doc_title = next((h.title for h in structure.headings if h.level == 1), "") or title
+        counter = self.measure.index(text)
+        chunks: list[Chunk] = []
+        for unit in self.units(text, structure):
+            chunks.extend(self._cut(text, unit, doc_title, counter, structure))
+        sizes = self.measure.exact([c.text for c in chunks])
+        return [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
+
+    def _budget(self, lead: str) -> int:
+        if self.max_embed_tokens is None or self.token_measure is None:
+            return self.chunk_size
+        cost = self.token_measure.exact([lead])[0] + 1 if lead else 0
+        if self.measure.unit == "tokens":
+            return max(_MIN_BUDGET, min(self.chunk_size, self.max_embed_tokens - cost))
+        return self.chunk_size
+
+    def _cut(
+        self,
+        text: str,
+        unit: Unit,
+        doc_title: str,
+        counter: SpanCounter,
+        structure: Structure,
+        budget: int | None = None,
+        overlap: int | None = None,
+    ) -> list[Chunk]:
+        budget = budget or self._budget(unit.lead)
+        overlap = self.chunk_overlap if overlap is None else overlap
+        spans = pack(text, unit.start, unit.end, budget, overlap, counter, structure)
+        chunks = []
+        for s, e in spans:
+            body = text[s:e]
+            block = next((b for b in structure.blocks if b.start <= s and e <= b.end + 1), None)
+            oversized = bool(block) and counter.count(s, e) > budget
+            lead = unit.lead if unit.lead and unit.lead not in body.split("\n", 1)[0] else ""
+            chunks.append(
+                Chunk(
+                    text=body,
+                    start_index=s,
+                    end_index=e,
+                    token_count=0,
+                    headings=unit.headings,
+                    title=doc_title,
+                    strategy="table" if block and block.kind == "table" else self.strategy,
+                    embed_text=f"{lead}\n{body}" if lead else body,
+                    oversized=oversized,
+                )
+            )
+        if self.max_embed_tokens is None or self.token_measure is None:
+            return chunks
+        sizes = self.token_measure.exact([c.embed_text for c in chunks])
+        if all(n <= self.max_embed_tokens for n in sizes):
+            return chunks
+        out: list[Chunk] = []
+        tokens = self.token_measure.index(text)
+        for chunk, n in zip(chunks, sizes, strict=True):
+            if n <= self.max_embed_tokens or chunk.oversized:
+                out.append(chunk)
+                continue
+            have = tokens.count(chunk.start_index, chunk.end_index)
+            smaller = max(_MIN_BUDGET, have - (n - self.max_embed_tokens) - 4)
+            piece = Unit(chunk.start_index, chunk.end_index, unit.headings, unit.lead)
+            out.extend(self._cut(text, piece, doc_title, tokens, structure, smaller, 0))
+        return out
+
+
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    body = text[start:end]
+    lead = len(body) - len(body.lstrip())
+    return start + lead, start + len(body.rstrip())

@@ -1,0 +1,191 @@
+"""The embedding cache: LangChain ``CacheBackedEmbeddings`` over a SQLite byte store beside
+Chroma, keyed by model fingerprint + sha256 of the embedded text, so identical text is never
+embedded twice (across files, runs, collections and rebuilds in one Chroma directory).
+
+Vectors are stored as little-endian float32 (what the model returns and what Chroma keeps, so
+nothing is lost). The model behind the cache is loaded on the first miss only: a re-run with
+nothing new to embed never loads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+from langchain_classic.embeddings import CacheBackedEmbeddings
+from langchain_classic.storage import EncoderBackedStore
+from langchain_core.embeddings import Embeddings
+from langchain_core.stores import BaseStore
+
+CACHE_FILE = "ragingest_embeddings.sqlite"
+_CHUNK = 500
+
+
+class SQLiteByteStore(BaseStore[str, bytes]):
+    """A persistent ``ByteStore`` in one SQLite file (one row per key, not one file per key)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        connection = self._connect()
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS byte_store (key TEXT PRIMARY KEY, value BLOB NOT NULL)"
+            )
+            connection.commit()
+        finally:
+            connection.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(str(self.path), timeout=60)
+        connection.execute("PRAGMA busy_timeout = 60000")
+        return connection
+
+    def mget(self, keys: Sequence[str]) -> list[bytes | None]:
+        found: dict[str, bytes] = {}
+        connection = self._connect()
+        try:
+            for i in range(0, len(keys), _CHUNK):
+                part = list(keys[i : i + _CHUNK])
+                marks = ",".join("?" * len(part))
+                rows = connection.execute(
+                    f"SELECT key, value FROM byte_store WHERE key IN ({marks})", part
+                )
+                found.update(rows)
+        finally:
+            connection.close()
+        return [found.get(key) for key in keys]
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        connection = self._connect()
+        try:
+            with connection:
+                connection.executemany(
+                    "INSERT OR REPLACE INTO byte_store (key, value) VALUES (?, ?)",
+                    list(key_value_pairs),
+                )
+        finally:
+            connection.close()
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        connection = self._connect()
+        try:
+            with connection:
+                connection.executemany(
+                    "DELETE FROM byte_store WHERE key = ?", [(key,) for key in keys]
+                )
+        finally:
+            connection.close()
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        connection = self._connect()
+        try:
+            if prefix:
+                rows = connection.execute(
+                    "SELECT key FROM byte_store WHERE substr(key, 1, ?) = ? ORDER BY key",
+                    (len(prefix), prefix),
+                ).fetchall()
+            else:
+                rows = connection.execute("SELECT key FROM byte_store ORDER BY key").fetchall()
+        finally:
+            connection.close()
+        for (key,) in rows:
+            yield key
+
+
+class LazyEmbeddings(Embeddings):
+    """Builds the real embeddings on first use; counts the texts they embedded."""
+
+    def __init__(self, factory: Callable[[], Embeddings]) -> None:
+        self._factory = factory
+        self._embeddings: Embeddings | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._embeddings is not None
+
+    @property
+    def embeddings(self) -> Embeddings:
+        if self._embeddings is None:
+            self._embeddings = self._factory()
+        return self._embeddings
+
+    @property
+    def computed(self) -> int:
+        return getattr(self._embeddings, "computed", 0) if self._embeddings else 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embeddings.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embeddings.embed_query(text)
+
+
+def _pack(vector: list[float]) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def _unpack(data: bytes) -> list[float]:
+    return np.frombuffer(data, dtype="<f4").tolist()
+
+
+class CachedEmbeddings(CacheBackedEmbeddings):
+    """``CacheBackedEmbeddings`` that also folds duplicates within one call and counts hits.
+
+    ``model_name`` and ``fingerprint`` identify the model without loading it (the vector
+    store's compatibility check reads them)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        fingerprint: str,
+        factory: Callable[[], Embeddings],
+        store: BaseStore[str, bytes],
+        batch_size: int | None = None,
+    ) -> None:
+        self.model_name = model_name
+        self.fingerprint = fingerprint
+        self.lazy = LazyEmbeddings(factory)
+        prefix = f"{fingerprint}:"
+        super().__init__(
+            self.lazy,
+            EncoderBackedStore(
+                store,
+                key_encoder=lambda text: prefix + hashlib.sha256(text.encode()).hexdigest(),
+                value_serializer=_pack,
+                value_deserializer=_unpack,
+            ),
+            batch_size=batch_size,
+        )
+        self.requested = 0  # texts asked for, duplicates included
+        self.cached = 0  # distinct texts answered from the cache
+
+    @property
+    def computed(self) -> int:
+        """Texts the model embedded (cache misses)."""
+        return self.lazy.computed
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        unique = list(dict.fromkeys(texts))
+        before = self.computed
+        vectors = dict(zip(unique, super().embed_documents(unique), strict=True))
+        self.requested += len(texts)
+        self.cached += len(unique) - (self.computed - before)
+        return [vectors[text] for text in texts]
+
+
+def cached_embeddings(
+    persist_dir: str | Path,
+    model_name: str,
+    fingerprint: str,
+    factory: Callable[[], Embeddings],
+    batch_size: int | None = None,
+) -> CachedEmbeddings:
+    """Cached embeddings of one model, cache file ``ragingest_embeddings.sqlite`` in
+    ``persist_dir``; ``factory`` builds the model's embeddings on the first miss."""
+    store = SQLiteByteStore(Path(persist_dir) / CACHE_FILE)
+    return CachedEmbeddings(model_name, fingerprint, factory, store, batch_size)

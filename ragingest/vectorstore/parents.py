@@ -1,0 +1,105 @@
+"""The parent docstore: the sections that parent expansion returns, in SQLite beside Chroma.
+
+Seed 002's parent-child scheme: search goes over the small chunks, the context gets their
+larger parent block. A chunk's metadata names its parent (``parent_id``, ``parent_start``,
+``parent_end``, see ``schema``); the parent's text lives here, one row per (physical
+collection, parent_id), written when its chunks are written (``PARENT_KEY`` on a Document).
+It is a LangChain ``BaseStore[str, Document]``, so LangChain's own parent-document tools can
+use it too. A parent no chunk refers to any more is never returned; ``prune`` drops such rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from langchain_core.documents import Document
+from langchain_core.stores import BaseStore
+
+PARENTS_FILE = "ragingest_parents.sqlite"
+PARENT_KEY = "_parent_text"  # a chunk Document's parent text, for the docstore; never in Chroma
+
+
+class ParentStore(BaseStore[str, Document]):
+    def __init__(self, persist_dir: str | Path, collection: str) -> None:
+        folder = Path(persist_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / PARENTS_FILE
+        self.collection = collection
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS parents (collection TEXT NOT NULL, "
+                "parent_id TEXT NOT NULL, text TEXT NOT NULL, metadata TEXT NOT NULL, "
+                "PRIMARY KEY (collection, parent_id))"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        return db
+
+    def mget(self, keys: Sequence[str]) -> list[Document | None]:
+        found: dict[str, Document] = {}
+        with self._lock, self._connect() as db:
+            for i in range(0, len(keys), 500):
+                batch = list(keys[i : i + 500])
+                marks = ",".join("?" * len(batch))
+                rows = db.execute(
+                    f"SELECT parent_id, text, metadata FROM parents "
+                    f"WHERE collection = ? AND parent_id IN ({marks})",
+                    [self.collection, *batch],
+                )
+                for key, text, metadata in rows:
+                    found[key] = Document(page_content=text, metadata=json.loads(metadata))
+        return [found.get(key) for key in keys]
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
+        rows = [
+            (self.collection, key, doc.page_content, json.dumps(doc.metadata, ensure_ascii=False))
+            for key, doc in key_value_pairs
+        ]
+        with self._lock, self._connect() as db:
+            db.executemany("INSERT OR REPLACE INTO parents VALUES (?, ?, ?, ?)", rows)
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        with self._lock, self._connect() as db:
+            db.executemany(
+                "DELETE FROM parents WHERE collection = ? AND parent_id = ?",
+                [(self.collection, key) for key in keys],
+            )
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        with self._lock, self._connect() as db:
+            rows = db.execute(
+                "SELECT parent_id FROM parents WHERE collection = ? ORDER BY parent_id",
+                [self.collection],
+            ).fetchall()
+        for (key,) in rows:
+            if prefix is None or key.startswith(prefix):
+                yield key
+
+    def prune(self, live: set[str]) -> int:
+        """Delete the parents whose id is not in ``live``; returns how many went."""
+        dead = [key for key in self.yield_keys() if key not in live]
+        self.mdelete(dead)
+        return len(dead)
+
+
+def parent_documents(documents: Sequence[Document]) -> list[tuple[str, Document]]:
+    """``(parent_id, parent Document)`` for every distinct parent that chunk Documents carry
+    (``PARENT_KEY``); the parent's metadata is its file's plus its span."""
+    parents: dict[str, Document] = {}
+    for doc in documents:
+        meta = doc.metadata
+        key = meta.get("parent_id")
+        if not key or PARENT_KEY not in meta or key in parents:
+            continue
+        keep = ("source", "title", "doc_id", "file_type", "language", "doc_date")
+        metadata = {k: meta[k] for k in keep if k in meta}
+        metadata |= {"start_index": meta["parent_start"], "end_index": meta["parent_end"]}
+        parents[key] = Document(page_content=meta[PARENT_KEY], metadata=metadata)
+    return list(parents.items())

@@ -1,0 +1,114 @@
+"""A Chroma server instead of the embedded directory: ``--chroma-host/--chroma-port``.
+
+With a server, Chroma's collections live there; ``--persist-dir`` still holds what belongs to
+the writer: the record manager, file states, the lock, the embedding cache and the run log. So
+re-indexing works exactly as with the embedded store (one writer per collection).
+
+The server is chosen for a block of code with ``use_server`` (the CLI wraps each command in
+it); ``ragingest.vectorstore.store.chroma_client`` then returns an ``HttpClient``. Telemetry is
+off on the client. The Chroma 1.x server ignores server-side auth settings: bind it to
+127.0.0.1 and put a reverse proxy with auth in front when it must be reached from elsewhere;
+``token`` is sent as ``Authorization: Bearer TOKEN`` (or under ``header``) for such a proxy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
+
+
+@dataclass(frozen=True)
+class ChromaServer:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    token: str | None = None
+    header: str = "Authorization"  # or e.g. X-Chroma-Token, whatever the proxy checks
+    ssl: bool = False
+
+    def headers(self) -> dict[str, str]:
+        if not self.token:
+            return {}
+        value = f"Bearer {self.token}" if self.header.lower() == "authorization" else self.token
+        return {self.header: value}
+
+    def client(self) -> Any:
+        import chromadb
+        from chromadb.config import Settings
+
+        return chromadb.HttpClient(
+            host=self.host,
+            port=self.port,
+            ssl=self.ssl,
+            headers=self.headers() or None,
+            settings=Settings(anonymized_telemetry=False),
+        )
+
+    def __str__(self) -> str:
+        return f"{'https' if self.ssl else 'http'}://{self.host}:{self.port}"
+
+
+_ACTIVE: contextvars.ContextVar[ChromaServer | None] = contextvars.ContextVar(
+    "ragingest_chroma_server", default=None
+)
+
+
+def active_server() -> ChromaServer | None:
+    """The server chosen by the enclosing ``use_server``, or None (the embedded store)."""
+    return _ACTIVE.get()
+
+
+@contextlib.contextmanager
+def use_server(server: ChromaServer | None) -> Iterator[ChromaServer | None]:
+    """Within the block, Chroma clients talk to ``server`` (None: the embedded directory)."""
+    token = _ACTIVE.set(server)
+    try:
+        yield server
+    finally:
+        _ACTIVE.reset(token)
+
+
+def server_from_args(args: Any) -> ChromaServer | None:
+    """The server named by ``--chroma-host/--chroma-port/--chroma-token``, or None."""
+    host = getattr(args, "chroma_host", None)
+    if not host:
+        return None
+    token = getattr(args, "chroma_token", None) or os.environ.get(TOKEN_ENV) or None
+    return ChromaServer(
+        host=host,
+        port=getattr(args, "chroma_port", None) or 8000,
+        token=token,
+        header=getattr(args, "chroma_token_header", None) or "Authorization",
+        ssl=bool(getattr(args, "chroma_ssl", False)),
+    )
+
+
+def add_server_args(parser: Any) -> None:
+    """The Chroma server options, for ingest, watch, query, status and evaluate."""
+    group = parser.add_argument_group("Chroma server (default: the embedded --persist-dir)")
+    group.add_argument(
+        "--chroma-host",
+        metavar="HOST",
+        help="write to / read from a Chroma server (`chroma run --host 127.0.0.1`); "
+        "--persist-dir still keeps the records, file states, lock and embedding cache",
+    )
+    group.add_argument("--chroma-port", type=int, default=8000, metavar="PORT")
+    group.add_argument(
+        "--chroma-token",
+        metavar="TOKEN",
+        help=f"sent as 'Authorization: Bearer TOKEN' to an auth proxy (or set ${TOKEN_ENV})",
+    )
+    group.add_argument(
+        "--chroma-token-header",
+        default="Authorization",
+        metavar="NAME",
+        help="send the token in this header instead (e.g. X-Chroma-Token)",
+    )
+    group.add_argument("--chroma-ssl", action="store_true", help="https to the server")

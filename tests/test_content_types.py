@@ -1,0 +1,234 @@
+"""Content types (seed 003): FAQ, e-mail, tickets, catalogue, plain text (headings found, or the
+paragraph strategy), config overrides, tables never cut, and the cleaning rules."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from ragingest.ingest.pipeline import split_file
+from ragingest.loaders import CleaningRules, loader_for
+from ragingest.loaders.cleaning import CorpusCleaner
+from ragingest.loaders.text import decode, text_headings
+from ragingest.splitters import HeadingFirstSplitter
+from ragingest.splitters.content_types import ContentTypeConfig, detect
+from ragingest.splitters.paragraph import ParagraphSplitter
+from tests import docbuilders as b
+from tests.conftest import EXAMPLES
+
+LONG_ANSWER = " ".join(
+    f"Шаг {i}: откройте раздел номер {i} в настройках, проверьте параметр доставки и сохраните "
+    f"изменения, затем дождитесь письма с подтверждением номер {i}."
+    for i in range(1, 40)
+)
+
+
+@pytest.fixture(scope="module")
+def base(e5_info) -> HeadingFirstSplitter:
+    return HeadingFirstSplitter(
+        tokenizer=e5_info.tokenizer, max_embed_tokens=e5_info.max_embed_tokens
+    )
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_faq_pairs_are_never_merged_and_long_answers_repeat_the_question(tmp_path, base):
+    faq = EXAMPLES / "faq_delivery.md"
+    chunks = split_file(faq, EXAMPLES, base)
+    assert [c.page_content.split("\n", 1)[0] for c in chunks] == [
+        "## Сколько стоит доставка по Москве?",
+        "## Можно ли выбрать время доставки?",
+        "## Что делать, если курьер опоздал?",
+        "## Доставляете ли вы в другие города?",
+        "## Можно ли оплатить заказ при получении?",
+    ]
+    assert {c.metadata["content_type"] for c in chunks} == {"faq"}
+    text = (
+        "# Частые вопросы\n\n## Как настроить доставку?\n\n"
+        + LONG_ANSWER
+        + "\n\n## Кратко?\n\nДа.\n"
+    )
+    path = write(tmp_path / "help.md", text)
+    chunks = split_file(path, tmp_path, base)
+    long = [c for c in chunks if c.metadata["h2"] == "Как настроить доставку?"]
+    assert len(long) >= 2
+    for piece in long:
+        assert piece.metadata["_embed_text"].lstrip("# ").startswith("Как настроить доставку?")
+        assert piece.metadata["token_count"] <= 512
+    assert chunks[-1].page_content == "## Кратко?\n\nДа."
+
+
+def test_faq_with_question_answer_markers(tmp_path, base):
+    text = (
+        "Вопрос: Где мой заказ?\nОтвет: В разделе «Мои заказы».\n\n"
+        "Вопрос: Как вернуть товар?\nОтвет: Оформите заявку в личном кабинете.\n"
+    )
+    path = write(tmp_path / "qa.txt", text)
+    chunks = split_file(path, tmp_path, base)
+    assert [(c.page_content, c.metadata["h2"]) for c in chunks] == [
+        ("Вопрос: Где мой заказ?\nОтвет: В разделе «Мои заказы».", "Где мой заказ?"),
+        (
+            "Вопрос: Как вернуть товар?\nОтвет: Оформите заявку в личном кабинете.",
+            "Как вернуть товар?",
+        ),
+    ]
+    assert {c.metadata["content_type"] for c in chunks} == {"faq"}
+
+
+def test_long_mail_is_split_by_paragraphs_after_its_subject(tmp_path, base):
+    message = b._message(
+        "Анна <anna@example.ru>",
+        "Инструкция по настройке",
+        "\n\n".join(LONG_ANSWER[i : i + 400] for i in range(0, len(LONG_ANSWER), 400)),
+        b.dt.datetime(2026, 4, 1, 8, 0, tzinfo=b.dt.UTC),
+        "long@example.ru",
+    )
+    path = tmp_path / "long.eml"
+    path.write_bytes(bytes(message))
+    chunks = split_file(path, tmp_path, base)
+    assert len(chunks) >= 2
+    assert {c.metadata["strategy"] for c in chunks} == {"email"}
+    for chunk in chunks:
+        assert chunk.metadata["_embed_text"].lstrip("# ").startswith("Инструкция по настройке")
+        assert chunk.metadata["thread_id"] == "long@example.ru"
+
+
+PLAIN_WITH_HEADINGS = """ПРАВИЛА ВНУТРЕННЕГО РАСПОРЯДКА
+
+Глава 1. Общие положения
+
+Статья 1. Сфера действия
+
+Правила действуют для всех сотрудников.
+
+Статья 2. Рабочее время
+
+Рабочий день начинается в 9:00.
+
+Глава 2. Отпуска
+
+1. Порядок предоставления
+
+Отпуск предоставляется по графику.
+
+1.1 Перенос отпуска
+
+Перенос согласуется с руководителем.
+
+Приложение
+----------
+
+Формы заявлений.
+"""
+
+
+def test_plain_text_headings_are_detected():
+    text, found = text_headings(PLAIN_WITH_HEADINGS)
+    assert found
+    assert [line for line in text.split("\n") if line.startswith("#")] == [
+        "# ПРАВИЛА ВНУТРЕННЕГО РАСПОРЯДКА",  # alone at the top: the title
+        "## Глава 1. Общие положения",
+        "#### Статья 1. Сфера действия",
+        "#### Статья 2. Рабочее время",
+        "## Глава 2. Отпуска",
+        "##### 1. Порядок предоставления",
+        "###### 1.1 Перенос отпуска",
+        "### Приложение",  # underlined with ---
+    ]
+    assert "----------" not in text
+    list_text, found = text_headings("Шаги:\n\n1. Откройте меню\n2. Нажмите кнопку\n")
+    assert not found and list_text.startswith("Шаги:")
+
+
+def test_plain_text_without_headings_uses_paragraphs(tmp_path, base):
+    short = "Коротко."  # under 50 characters: merges with the next paragraph
+    middle = "Второй абзац описывает условия хранения, т. е. температуру и влажность воздуха."
+    sentences = [
+        f"Предложение номер {i} рассказывает о правилах приёмки товара на складе, "
+        f"см. ст. {i} регламента, и о том, кто подписывает акт."
+        for i in range(1, 31)
+    ]
+    long = " ".join(sentences)
+    path = write(tmp_path / "notes.txt", f"{short}\n\n{middle}\n\n{long}\n")
+    chunks = split_file(path, tmp_path, base)
+    assert {c.metadata["content_type"] for c in chunks} == {"paragraph"}
+    assert chunks[0].page_content == f"{short}\n\n{middle}"
+    pieces = [c.page_content for c in chunks[1:]]
+    assert len(pieces) >= 3
+    assert all(len(p) <= 1500 for p in pieces)
+    for piece in pieces:  # cut only between sentences («см. ст. 5» ends none)
+        assert piece.startswith("Предложение номер ") and piece.endswith("акт.")
+    for a, c in itertools.pairwise(pieces):  # overlap only here: whole sentences
+        assert c.split(". ", 1)[0] in a
+    assert all(any(s in p for p in pieces) for s in sentences)
+
+
+def test_paragraph_splitter_alone(base):
+    text = "a" * 10 + "\n\n" + "Абзац достаточной длины, чтобы остаться отдельным фрагментом."
+    chunks = ParagraphSplitter(base).split_chunks(text)
+    assert [c.text for c in chunks] == [text]
+
+
+def test_config_overrides_the_detected_type(tmp_path, base):
+    path = write(
+        tmp_path / "notes" / "a.md", "# Заметка\n\n## Раздел?\n\nТекст.\n\n## Ещё?\n\nДа.\n"
+    )
+    assert detect(path.read_text(), {"source": "notes/a.md"}) == "faq"
+    write(tmp_path / ".ragingest.toml", '[content_types]\n"notes/*.md" = "paragraph"\n')
+    chunks = split_file(path, tmp_path, base)
+    assert {c.metadata["content_type"] for c in chunks} == {"paragraph"}
+    config = ContentTypeConfig.parse(["*.md=document"])
+    assert (
+        split_file(path, tmp_path, base, content_types=config)[0].metadata["content_type"]
+        == "document"
+    )
+    with pytest.raises(ValueError, match="unknown"):
+        ContentTypeConfig.parse(["*.md=poetry"])
+
+
+def test_an_oversized_table_is_one_flagged_chunk(tmp_path, base):
+    rows = "\n".join(f"| Товар {i} | {i * 100} руб. | склад {i % 7} |" for i in range(400))
+    text = f"# Прайс\n\n## Цены\n\nВступление.\n\n| Товар | Цена | Склад |\n|---|---|---|\n{rows}\n"
+    path = write(tmp_path / "price.md", text)
+    chunks = split_file(path, tmp_path, base)
+    tables = [c for c in chunks if "| Товар | Цена | Склад |" in c.page_content]
+    assert len(tables) == 1
+    assert tables[0].page_content.endswith("| Товар 399 | 39900 руб. | склад 0 |")
+    assert tables[0].metadata["oversized"] is True and tables[0].metadata["strategy"] == "table"
+
+
+def test_cleaning_rules_switch_off_and_boilerplate_across_files(tmp_path, base):
+    pdf = b.build_pdf(tmp_path / "r.pdf")
+    kept = next(
+        loader_for(pdf, tmp_path, cleaning=CleaningRules.parse(["headers_footers"])).lazy_load()
+    )
+    assert b.PDF_HEADER in kept.page_content and "Стр." not in kept.page_content
+    everything = CleaningRules.parse(["all"])
+    raw = next(loader_for(pdf, tmp_path, cleaning=everything).lazy_load()).page_content
+    assert "Стр. 2" in raw and "Содержание" in raw
+    with pytest.raises(ValueError, match="unknown cleaning"):
+        CleaningRules.parse(["nope"])
+    corpus = CorpusCleaner()
+    paths = []
+    for i in range(4):
+        body = (
+            f"# Письмо {i}\n\nСодержательный текст номер {i} про поставку.\n\n{b.MAIL_DISCLAIMER}\n"
+        )
+        paths.append(write(tmp_path / "mails" / f"{i}.md", body))
+    for path in paths:
+        corpus.observe(d.page_content for d in loader_for(path).lazy_load())
+    chunks = split_file(paths[0], tmp_path, base, corpus=corpus)
+    assert b.MAIL_DISCLAIMER not in " ".join(c.page_content for c in chunks)
+    assert chunks.cleaning["boilerplate_paragraphs"] == 1
+
+
+def test_cyrillic_encodings_decode():
+    text = "Привет, мир! Съешь же ещё этих мягких французских булок, да выпей чаю."
+    for codec in ("cp1251", "koi8_r", "cp866", "utf-16-le", "utf-16", "utf-8-sig"):
+        assert decode(text.encode(codec), "x.txt") == text, codec

@@ -1,0 +1,231 @@
+"""Issue 7: a real Chroma server (``chroma run``) and a real Ray cluster (``ray start --head``),
+both on 127.0.0.1, free ports, temp paths, stopped by pid. Ray into the server must equal the
+local engine into an embedded store (ids, texts, metadata); a killed worker converges."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ragingest.ingest.cli import main
+from ragingest.ingest.pipeline import IngestOptions, ingest
+from ragingest.ingest.ray_env import LOOPBACK, ray_environment, ray_runtime, ray_start_command
+from ragingest.vectorstore.server import ChromaServer, use_server
+from ragingest.vectorstore.store import chroma_client
+
+if importlib.util.find_spec("ray") is None:  # not imported here: ray_runtime sets its env first
+    pytest.skip("ray is not installed", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+BIN = Path(sys.executable).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((LOOPBACK, 0))
+        return sock.getsockname()[1]
+
+
+def _wait_port(port: int, proc: subprocess.Popen, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited early with {proc.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), timeout=1):
+            return
+        time.sleep(0.3)
+    raise TimeoutError(f"nothing listens on {LOOPBACK}:{port}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop our own process (and its session: it was started with start_new_session) by pid."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # what the head left behind in its session
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory):
+    port = _free_port()
+    path = tmp_path_factory.mktemp("chroma_server")
+    env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "DO_NOT_TRACK": "1"}
+    log = (path / "server.log").open("w")
+    command = [str(BIN / "chroma"), "run", "--host", LOOPBACK, "--port", str(port)]
+    proc = subprocess.Popen(
+        [*command, "--path", str(path / "data")],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        _wait_port(port, proc)
+        yield ChromaServer(LOOPBACK, port)
+    finally:
+        _stop(proc)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory):
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("ray_head")
+    log = (folder / "head.log").open("w")
+    proc = subprocess.Popen(
+        ray_start_command(port, num_cpus=2),
+        env={**os.environ, **ray_environment()},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        _wait_port(port, proc)
+        time.sleep(2)  # the raylet registers after the GCS port opens
+        yield f"{LOOPBACK}:{port}"
+    finally:
+        _stop(proc)  # never `ray stop`: it is machine-wide
+        log.close()
+
+
+def _rows(client, collection: str) -> dict[str, tuple[str, dict]]:
+    got = client.get_collection(collection).get(include=["documents", "metadatas"])
+    return {
+        i: (doc, meta)
+        for i, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+    }
+
+
+@pytest.fixture(scope="module")
+def local_rows(tmp_path_factory):
+    persist = tmp_path_factory.mktemp("local")
+    report = ingest([EXAMPLES], IngestOptions(persist_dir=persist, collection="examples"))
+    assert report.failed == 0
+    return _rows(chroma_client(persist), "examples")
+
+
+def test_ray_node_is_loopback(ray_cluster):
+    with ray_runtime(ray_cluster) as ray:
+        nodes = [node for node in ray.nodes() if node["Alive"]]
+        assert nodes
+        assert {node["NodeManagerAddress"] for node in nodes} == {LOOPBACK}
+        assert ray.get_runtime_context().gcs_address.startswith(LOOPBACK + ":")
+
+
+def test_ray_into_server_equals_local(ray_cluster, chroma_server, local_rows, tmp_path, capsys):
+    persist = tmp_path / "state"
+    args = ["--persist-dir", str(persist), "--collection", "examples"]
+    server = ["--chroma-host", LOOPBACK, "--chroma-port", str(chroma_server.port)]
+    ray = ["--engine", "ray", "--ray-address", ray_cluster, "--no-progress"]
+    assert main(["ingest", str(EXAMPLES), *args, *server, *ray]) == 0
+    assert not (persist / "chroma.sqlite3").exists()  # Chroma is the server's
+    assert _rows(chroma_server.client(), "examples") == local_rows
+
+    # re-run over unchanged input: nothing parsed, nothing embedded, Ray not even started
+    with use_server(chroma_server):
+        again = ingest(
+            [EXAMPLES],
+            IngestOptions(
+                persist_dir=persist, collection="examples", engine="ray", ray_address="127.0.0.1:1"
+            ),
+        )
+    assert again.changed == 0 and again.added == 0 and again.embeddings_computed == 0
+    assert _rows(chroma_server.client(), "examples") == local_rows
+
+    capsys.readouterr()
+    assert main(["status", *args, *server, "--json"]) == 0
+    assert '"examples"' in capsys.readouterr().out
+    assert main(["query", "срок выдачи альбома", *args, *server, "--json", "-k", "2"]) == 0
+    assert "score" in capsys.readouterr().out
+
+
+def _embed_workers() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            if "EmbedActor" in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def test_worker_killed_converges(ray_cluster, chroma_server, local_rows, tmp_path):
+    persist = tmp_path / "state"  # a fresh embedding cache: the actors must embed
+    options = IngestOptions(
+        persist_dir=persist, collection="killed", engine="ray", ray_address=ray_cluster
+    )
+    killed: list[int] = []
+
+    def killer() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            pids = _embed_workers()
+            if pids:
+                time.sleep(1.0)  # let it start loading the model
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pids[0], signal.SIGKILL)
+                    killed.append(pids[0])
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    error = None
+    with use_server(chroma_server):
+        try:
+            ingest([EXAMPLES], options)
+        except Exception as exc:  # a clear message is the other allowed outcome
+            error = exc
+            assert "Ray engine failed" in str(exc) and "run again" in str(exc)
+        thread.join(timeout=5)
+        assert killed, "no embedding actor was seen to kill"
+        if error is not None:
+            ingest([EXAMPLES], options)
+        rerun = ingest([EXAMPLES], options)
+    assert rerun.changed == 0 and rerun.added == 0
+    assert _rows(chroma_server.client(), "killed") == local_rows
+
+
+def test_token_header_reaches_the_server():
+    """The token goes out as ``Authorization: Bearer`` (what an auth proxy in front checks)."""
+    import http.server
+
+    seen: list[str | None] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(401)
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    httpd = http.server.HTTPServer((LOOPBACK, 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        server = ChromaServer(LOOPBACK, httpd.server_address[1], token="s3cret")
+        with contextlib.suppress(Exception):
+            server.client().heartbeat()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert seen and set(seen) == {"Bearer s3cret"}
