@@ -232,3 +232,24 @@ def test_cyrillic_encodings_decode():
     text = "Привет, мир! Съешь же ещё этих мягких французских булок, да выпей чаю."
     for codec in ("cp1251", "koi8_r", "cp866", "utf-16-le", "utf-16", "utf-8-sig"):
         assert decode(text.encode(codec), "x.txt") == text, codec
+
+
+def test_cli_rejects_an_unknown_cleaning_rule(tmp_path, capsys):
+    from ragingest.ingest.cli import main
+
+    (tmp_path / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
+    code = main(
+        [
+            "ingest",
+            str(tmp_path),
+            "--persist-dir",
+            str(tmp_path / "db"),
+            "--collection",
+            "unknown-rule",
+            "--no-clean",
+            "footnotes",
+            "--no-progress",
+        ]
+    )
+    assert code == 2
+    assert "unknown cleaning rule(s) ['footnotes']" in capsys.readouterr().err

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import RagIngestError
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.splitters.content_types import ContentTypeConfig
 
 EPILOG = """examples:
   ragingest ingest docs/ --persist-dir ./chroma_db --collection kb
@@ -228,6 +230,22 @@ def _ingest_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-file-mb", type=float, default=32, help="refuse larger files")
     parser.add_argument(
+        "--no-clean",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="switch a cleaning rule off (repeatable): headers_footers, page_numbers, toc, "
+        "empty_pages, boilerplate, quotes, signatures, or all",
+    )
+    parser.add_argument(
+        "--content-type",
+        action="append",
+        default=[],
+        metavar="GLOB=TYPE",
+        help="force a content type for matching files (repeatable), e.g. 'faq/*.md=faq'; "
+        "default: .ragingest.toml [content_types] in the root, else auto-detected",
+    )
+    parser.add_argument(
         "--no-context-prefix",
         action="store_true",
         help="embed the chunk text alone, without its heading breadcrumb",
@@ -302,6 +320,8 @@ def _ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         include=args.include,
         exclude=args.exclude,
         max_file_bytes=int(args.max_file_mb * 2**20),
+        cleaning=CleaningRules.parse(args.no_clean),
+        content_types=ContentTypeConfig.parse(args.content_type) if args.content_type else None,
         progress=not args.no_progress,
         write_batch_size=max(1, args.batch_size),
         rebuild=args.rebuild,
