@@ -105,9 +105,13 @@ def difference(ranges: Sequence[Range], target: Range) -> list[Range]:
 
 
 # -- per question ------------------------------------------------------------------------------
-def _coverage(references: Sequence[Reference], chunks: Iterable[Hit]) -> tuple[int, list[Range]]:
-    """(covered characters, reference ranges left uncovered), Chroma's way."""
+def _walk(
+    references: Sequence[Reference], chunks: Iterable[Hit]
+) -> tuple[list[Range], list[Range], list[Range]]:
+    """(covered reference ranges, reference ranges left uncovered, union of the chunks that
+    touch a reference), Chroma's way: only chunks of the references' corpus count."""
     covered: list[Range] = []
+    touching: list[Range] = []
     unused = [(r.start, r.end) for r in references]
     corpus = references[0].corpus_id if references else None
     for chunk in chunks:
@@ -118,6 +122,13 @@ def _coverage(references: Sequence[Reference], chunks: Iterable[Hit]) -> tuple[i
             if inter is not None:
                 unused = difference(unused, inter)
                 covered = union_ranges([inter, *covered])
+                touching = union_ranges([(chunk.start, chunk.end), *touching])
+    return covered, unused, touching
+
+
+def _coverage(references: Sequence[Reference], chunks: Iterable[Hit]) -> tuple[int, list[Range]]:
+    """(covered characters, reference ranges left uncovered)."""
+    covered, unused, _ = _walk(references, chunks)
     return sum_of_ranges(covered), unused
 
 
@@ -140,19 +151,7 @@ def iou(references: Sequence[Reference], hits: Sequence[Hit]) -> float:
 
 def precision_omega(references: Sequence[Reference], chunks: Sequence[Hit]) -> float:
     """Best-case precision: every chunk of the corpus touching a reference is "retrieved"."""
-    covered: list[Range] = []
-    touching: list[Range] = []
-    unused = [(r.start, r.end) for r in references]
-    corpus = references[0].corpus_id if references else None
-    for chunk in chunks:
-        if chunk.corpus_id != corpus:
-            continue
-        for ref in references:
-            inter = intersect_two_ranges((chunk.start, chunk.end), (ref.start, ref.end))
-            if inter is not None:
-                unused = difference(unused, inter)
-                covered = union_ranges([inter, *covered])
-                touching = union_ranges([(chunk.start, chunk.end), *touching])
+    covered, unused, touching = _walk(references, chunks)
     if not covered:
         return 0.0
     denominator = sum_of_ranges(union_ranges(touching + unused))
