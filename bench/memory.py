@@ -29,7 +29,10 @@ from bench.common import write_large_corpus
 CORPUS_CACHE = Path(tempfile.gettempdir()) / "ragingest-bench-corpus"
 
 
-def run(quick: bool, say: Any = print, backend: str = "torch") -> dict[str, Any]:
+def run(quick: bool, say: Any = print, backend: str | None = None) -> dict[str, Any]:
+    from ragingest.vectorstore.models import backend_name
+
+    backend = backend_name(backend)
     megabytes = 10 if quick else 100
     corpus = CORPUS_CACHE / f"{megabytes}mb"
     written = write_large_corpus(corpus, megabytes)
@@ -96,6 +99,16 @@ def _child(corpus: Path, persist: Path) -> None:
             rows[i] = rng.standard_normal(dim)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
+    from ragingest.ingest import pipeline
+
+    scan = pipeline._Run._scan
+
+    def timed_scan(run: Any, files: Any, known: Any) -> Any:  # the boilerplate scan's share
+        corpus = scan(run, files, known)
+        state["rss_after_scan_mb"] = round(_rss_mb(), 1)
+        return corpus
+
+    pipeline._Run._scan = timed_scan  # type: ignore[method-assign]
     dim = int(real(["warm up"], prompt=info.document_prompt or None).shape[-1])
     state["rss_after_model_mb"] = round(_rss_mb(), 1)
     model.encode = encode
@@ -108,6 +121,7 @@ def _child(corpus: Path, persist: Path) -> None:
                 "files": len(report.files),
                 "embedded_texts": state["texts"],
                 "rss_after_model_mb": state["rss_after_model_mb"],
+                "rss_after_scan_mb": state.get("rss_after_scan_mb"),
                 "rss_after_real_batch_mb": state.get("rss_after_real_batch_mb"),
                 "ingest_seconds": round(time.perf_counter() - started, 1),
                 "peak_rss_mb": round(_rss_mb(), 1),

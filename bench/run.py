@@ -8,7 +8,6 @@ median of ``--repeat`` runs (default 3).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -64,7 +63,7 @@ def _rows(results: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
                 r["changed_ratio"] <= 0.05,
             )
         )
-    for key in ("memory", "memory_onnx"):
+    for key in ("memory", "memory_torch"):
         if key in results:
             m = results[key]
             rows.append(
@@ -145,11 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     if "memory" in steps:
         from bench import memory
 
-        results["memory"] = memory.run(args.quick, say)
+        results["memory"] = memory.run(args.quick, say)  # the default backend (onnx)
         save()
-        if importlib.util.find_spec("onnx") is not None:  # the onnx extra: at the quick size
-            results["memory_onnx"] = memory.run(True, say, backend="onnx")
-            save()
+        results["memory_torch"] = memory.run(args.quick, say, backend="torch")
+        save()
     if "backend" in steps:
         from bench import backend
 

@@ -42,7 +42,7 @@ SCHEMA: dict[str, Field] = {
     "end_index": Field(int, "splitter", "end offset (exclusive) in the normalized text"),
     "token_count": Field(int, "splitter", "size of the chunk text in the splitter's unit"),
     "strategy": Field(str, "splitter", "heading | paragraph | recursive | fixed | table | ..."),
-    "oversized": Field(bool, "splitter", "a whole table/code block over the size limit"),
+    "oversized": Field(bool, "splitter", "a whole table/code block over the chunk size"),
     "chunk_id": Field(str, "splitter", "sha256 of doc_id, span and content_hash, 16 hex"),
     "content_hash": Field(str, "splitter", "sha256 of the chunk text, 16 hex digits"),
     "parent_id": Field(str, "splitter", "sha256 of doc_id and parent span, 16 hex digits"),

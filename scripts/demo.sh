@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 ANONYMIZED_TELEMETRY=False
-.venv/bin/ragingest ingest examples --persist-dir ./chroma_db --collection examples \
+# --rebuild: a ./chroma_db left by an older version (another model or settings) is rebuilt
+.venv/bin/ragingest ingest examples --persist-dir ./chroma_db --collection examples --rebuild \
   --report ./chroma_db/last_run.json
 .venv/bin/ragingest query "На сколько дней выдают альбом с красной наклейкой?" \
   --persist-dir ./chroma_db --collection examples -k 3

@@ -17,6 +17,7 @@ EXAMPLES = ROOT / "examples"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("DO_NOT_TRACK", "1")
+os.environ.pop("RAGINGEST_RECORDS_URL", None)  # a developer's shared records DB stays untouched
 
 
 def memo_path() -> Path:

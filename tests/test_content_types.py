@@ -192,15 +192,41 @@ def test_config_overrides_the_detected_type(tmp_path, base):
         ContentTypeConfig.parse(["*.md=poetry"])
 
 
-def test_an_oversized_table_is_one_flagged_chunk(tmp_path, base):
-    rows = "\n".join(f"| Товар {i} | {i * 100} руб. | склад {i % 7} |" for i in range(400))
+def test_a_table_over_the_chunk_size_stays_whole(tmp_path, base):
+    rows = "\n".join(f"| Товар {i} | {i * 100} руб. | склад {i % 7} |" for i in range(20))
     text = f"# Прайс\n\n## Цены\n\nВступление.\n\n| Товар | Цена | Склад |\n|---|---|---|\n{rows}\n"
     path = write(tmp_path / "price.md", text)
     chunks = split_file(path, tmp_path, base)
-    tables = [c for c in chunks if "| Товар | Цена | Склад |" in c.page_content]
-    assert len(tables) == 1
-    assert tables[0].page_content.endswith("| Товар 399 | 39900 руб. | склад 0 |")
-    assert tables[0].metadata["oversized"] is True and tables[0].metadata["strategy"] == "table"
+    tables = [c for c in chunks if c.metadata["strategy"] == "table"]
+    assert len(tables) == 1 and tables[0].metadata["oversized"] is True
+    assert tables[0].page_content.startswith("| Товар | Цена | Склад |")
+    assert tables[0].page_content.endswith("| Товар 19 | 1900 руб. | склад 5 |")
+
+
+def test_a_table_over_the_model_limit_is_cut_by_rows_with_its_header(tmp_path, base):
+    rows = "\n".join(f"| Товар {i} | {i * 100} руб. | склад {i % 7} |" for i in range(400))
+    table = f"| Товар | Цена | Склад |\n|---|---|---|\n{rows}"
+    text = f"# Прайс\n\n## Цены\n\nВступление.\n\n{table}\n"
+    path = write(tmp_path / "price.md", text)
+    chunks = split_file(path, tmp_path, base)
+    tables = [c for c in chunks if c.metadata["strategy"] == "table"]
+    start = text.index(table)
+    assert len(tables) == 15
+    assert tables[0].metadata["start_index"] == start
+    assert tables[-1].page_content.endswith("| Товар 399 | 39900 руб. | склад 0 |")
+    for chunk in tables:  # whole rows, exact slices, the whole table as parent, none truncated
+        assert chunk.page_content.startswith("| ") and chunk.page_content.endswith(" |")
+        assert (
+            text[chunk.metadata["start_index"] : chunk.metadata["end_index"]] == chunk.page_content
+        )
+        assert (chunk.metadata["parent_start"], chunk.metadata["parent_end"]) == (
+            start,
+            start + len(table),
+        )
+        assert chunk.metadata["oversized"] is False
+        embedded = chunk.metadata["_embed_text"]
+        assert "| Товар | Цена | Склад |\n|---|---|---|\n" in embedded
+        assert base.token_measure.exact([embedded])[0] <= base.max_embed_tokens
 
 
 def test_cleaning_rules_switch_off_and_boilerplate_across_files(tmp_path, base):

@@ -1,4 +1,4 @@
-"""The optional ONNX Runtime (int8) backend: selection, identity, and vectors close to torch's."""
+"""The ONNX Runtime (int8) backend, the default: selection, identity, vectors close to torch's."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from ragingest.vectorstore.onnx_backend import pooling_config
 
 def test_backend_name_from_argument_then_environment(monkeypatch):
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
-    assert models.backend_name() == "torch"
-    monkeypatch.setenv("RAGINGEST_BACKEND", "ONNX")
     assert models.backend_name() == "onnx"
-    assert models.backend_name("torch") == "torch"
+    monkeypatch.setenv("RAGINGEST_BACKEND", "TORCH")
+    assert models.backend_name() == "torch"
+    assert models.backend_name("onnx") == "onnx"
     with pytest.raises(ValueError, match="backend must be one of"):
         models.backend_name("tensorrt")
 
@@ -24,11 +24,11 @@ def test_backend_name_from_argument_then_environment(monkeypatch):
 def test_onnx_vectors_are_another_model_for_collections(e5_info, monkeypatch):
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
     folder = Path(e5_info.path)
-    torch_print = models._fingerprint(e5_info.name, folder)
-    assert torch_print == e5_info.fingerprint  # torch collections keep their fingerprint
-    assert models._fingerprint(e5_info.name, folder, "onnx") == torch_print + "-onnx-int8"
-    monkeypatch.setenv("RAGINGEST_BACKEND", "onnx")  # what the pipeline's model_identity sees
+    torch_print = models._fingerprint(e5_info.name, folder, "torch")
+    assert e5_info.fingerprint == torch_print + "-onnx-int8"  # the default
     assert models._fingerprint(e5_info.name, folder) == torch_print + "-onnx-int8"
+    monkeypatch.setenv("RAGINGEST_BACKEND", "torch")  # what the pipeline's model_identity sees
+    assert models._fingerprint(e5_info.name, folder) == torch_print  # torch keeps its own
 
 
 def test_pooling_config_of_e5(e5_info):
@@ -36,12 +36,9 @@ def test_pooling_config_of_e5(e5_info):
 
 
 @pytest.mark.slow
-def test_onnx_int8_embeddings_close_to_torch(e5_info, tmp_path, monkeypatch):
-    pytest.importorskip("onnx", reason="the onnx extra is not installed")
+def test_onnx_int8_embeddings_close_to_torch(e5_info, monkeypatch):
     from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
 
-    # the model folder is resolved already (e5_info); the export goes to a fresh folder
-    monkeypatch.setattr(models, "cache_dir", lambda: tmp_path)
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
     texts = [
         "Для альбомов с красной наклейкой срок выдачи составляет три дня.",
@@ -58,4 +55,4 @@ def test_onnx_int8_embeddings_close_to_torch(e5_info, tmp_path, monkeypatch):
     assert (np.sum(a * b, axis=1) > 0.95).all()
     query = np.asarray(onnx_emb.embed_query("Сколько дней выдают альбом?"))
     assert int(np.argmax(b @ query)) == int(np.argmax(a @ query))
-    assert any(tmp_path.glob("onnx/*/*.onnx"))
+    assert (models.cache_dir() / "onnx" / onnx_emb.info.fingerprint / "model_int8.onnx").is_file()

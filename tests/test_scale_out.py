@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,9 @@ def chroma_server(tmp_path_factory):
         log.close()
 
 
+HEAD_SESSIONS: set[int] = set()  # our `ray start` heads: their workers share the session
+
+
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
     port = _free_port()
@@ -95,6 +99,7 @@ def ray_cluster(tmp_path_factory):
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    HEAD_SESSIONS.add(proc.pid)
     try:
         _wait_port(port, proc)
         time.sleep(2)  # the raylet registers after the GCS port opens
@@ -156,13 +161,14 @@ def test_ray_into_server_equals_local(ray_cluster, chroma_server, local_rows, tm
 
 
 def _embed_workers() -> list[int]:
+    """Embedding actors of our own cluster (never another run's on the same machine)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError):
             cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            if "EmbedActor" in cmdline:
+            if "EmbedActor" in cmdline and os.getsid(int(entry.name)) in HEAD_SESSIONS:
                 found.append(int(entry.name))
     return found
 
@@ -201,6 +207,65 @@ def test_worker_killed_converges(ray_cluster, chroma_server, local_rows, tmp_pat
         rerun = ingest([EXAMPLES], options)
     assert rerun.changed == 0 and rerun.added == 0
     assert _rows(chroma_server.client(), "killed") == local_rows
+
+
+def _small_corpus(folder: Path, good: int) -> None:
+    """``good`` small Markdown files (two sections each, distinct text) and one broken .docx."""
+    folder.mkdir()
+    (folder / "broken.docx").write_bytes(b"not a zip archive")
+    for i in range(good):
+        sections = [
+            f"## Section {j} of file {i}\n\nFile {i}, section {j}: the reading room opens at "
+            f"{8 + i}:{10 * j:02d} and closes {j + 1} hours after the last lecture of the day."
+            for j in range(2)
+        ]
+        text = f"# Handbook {i}\n\n" + "\n\n".join(sections) + "\n"
+        (folder / f"doc_{i}.md").write_text(text, encoding="utf-8")
+
+
+def test_ray_streams_groups_and_names_a_failed_file(ray_cluster, tmp_path, capfd):
+    """The driver writes while the pipeline runs: one group per file at ``write_batch_size``
+    1, never more than a file or two of rows held; a file that fails on Ray fails with the
+    local engine's error; no deprecation warning from Ray calls."""
+    from ragingest.ingest import ray_engine
+
+    good = 4
+    corpus = tmp_path / "corpus"
+    _small_corpus(corpus, good)
+    common = {"collection": "small", "write_batch_size": 1, "batch_size": 2}
+    local = ingest([corpus], IngestOptions(persist_dir=tmp_path / "local", **common))
+    capfd.readouterr()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ray = ingest(
+            [corpus],
+            IngestOptions(
+                persist_dir=tmp_path / "ray", engine="ray", ray_address=ray_cluster, **common
+            ),
+        )
+    out, err = capfd.readouterr()
+
+    def failed(report):
+        return [(f.path, f.status, f.kind, f.error) for f in report.files if f.error]
+
+    assert failed(local) and failed(ray) == failed(local)
+    assert "broken.docx" in failed(ray)[0][0]
+    stats = ray_engine.LAST_STATS
+    assert stats.files == good + 1 and stats.chunks == ray.added == local.added
+    assert stats.groups == good  # one write per good file, while the pipeline ran
+    assert stats.seconds["first_write"] < stats.seconds["pipeline"]
+    assert stats.max_buffered_files <= 2  # rows in walk order: one file at a time
+    assert _rows(chroma_client(tmp_path / "ray"), "small") == _rows(
+        chroma_client(tmp_path / "local"), "small"
+    )
+    # Ray's own DataContext warns about its defaults when first created: not ours
+    ours = [
+        w
+        for w in caught
+        if issubclass(w.category, DeprecationWarning) and "/ragingest/" in w.filename
+    ]
+    assert not ours, [str(w.message) for w in ours]
+    assert "deprecated" not in (out + err).lower()
 
 
 def test_token_header_reaches_the_server():

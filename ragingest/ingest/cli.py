@@ -204,6 +204,15 @@ def _evaluate_args(sub: Any) -> None:
 def _store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--persist-dir", required=True, type=Path, help="Chroma directory")
     parser.add_argument("--collection", required=True, help="collection name")
+    parser.add_argument(
+        "--records-url",
+        metavar="URL",
+        default=None,
+        help="SQLAlchemy URL of the records database (record manager, file states, aliases; "
+        "with PostgreSQL also the writer lock): postgresql+psycopg://USER@HOST:PORT/DB for "
+        "writers on several machines; default: $RAGINGEST_RECORDS_URL, else "
+        "sqlite:///PERSIST_DIR/ragingest_records.sqlite",
+    )
     from ragingest.vectorstore.server import add_server_args
 
     add_server_args(parser)
@@ -327,6 +336,7 @@ def _ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         rebuild=args.rebuild,
         wait=args.wait,
         run_log=args.run_log,
+        records_url=args.records_url,
         engine=args.engine,
         ray_address=args.ray_address,
         ray_actors=args.ray_actors or None,
@@ -374,7 +384,9 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 def _cmd_status(args: argparse.Namespace) -> int:
     from ragingest.ingest.status import collection_status, render
 
-    status = collection_status(args.persist_dir, args.collection, args.run_log)
+    status = collection_status(
+        args.persist_dir, args.collection, args.run_log, records_url=args.records_url
+    )
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
@@ -385,7 +397,15 @@ def _cmd_status(args: argparse.Namespace) -> int:
 def _cmd_query(args: argparse.Namespace) -> int:
     from ragingest.ingest.query import search
 
-    hits = search(args.text, args.persist_dir, args.collection, args.k, args.where, args.model)
+    hits = search(
+        args.text,
+        args.persist_dir,
+        args.collection,
+        args.k,
+        args.where,
+        args.model,
+        records_url=args.records_url,
+    )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
         return 0
@@ -462,6 +482,14 @@ def main(argv: list[str] | None = None) -> int:
             return COMMANDS[args.command](args)
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        from sqlalchemy.exc import OperationalError
+
+        if not isinstance(exc, OperationalError):
+            raise
+        # the records database can't be reached (a --records-url server down, a bad host)
+        print(f"ragingest: records database: {exc.orig or exc}", file=sys.stderr)
         return 2
 
 

@@ -2,8 +2,10 @@
 
 Contract: ``ingest`` never stops on a bad file: the file is named in the report with the
 reason and the others go in. Writes go through ``index()`` with a persistent
-``SQLRecordManager`` beside the Chroma directory, so a re-run skips unchanged chunks, replaces
-stale ones and deletes the chunks of files that vanished from the ingested roots.
+``SQLRecordManager`` in the records database (``IngestOptions.records_url``: SQLite beside the
+Chroma directory by default, PostgreSQL for writers on several machines), so a re-run skips
+unchanged chunks, replaces stale ones and deletes the chunks of files that vanished from the
+ingested roots.
 
 Re-indexing on a schedule (issue 4):
 
@@ -122,6 +124,9 @@ class IngestOptions:
     rebuild: bool = False  # on a model/settings change, rebuild and swap instead of refusing
     wait: bool = False  # wait for another run writing the collection instead of failing
     run_log: Path | None = None  # default: ragingest_runs.jsonl in persist_dir
+    # SQLAlchemy URL of the records database (record manager, file states, aliases; with
+    # PostgreSQL also the writer lock); None: $RAGINGEST_RECORDS_URL, else SQLite in persist_dir
+    records_url: str | None = None
     cleaning: CleaningRules = field(default_factory=CleaningRules)  # each rule switchable
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in each root
     engine: str = "local"  # "ray": stages on Ray Data (ragingest.ingest.ray_engine)
@@ -200,7 +205,9 @@ def ingest(paths: Sequence[str | Path], options: IngestOptions) -> RunReport:
             "'.', '_', '-', starting and ending with a letter or digit"
         )
     try:
-        with CollectionLock(options.persist_dir, options.collection, wait=options.wait):
+        with CollectionLock(
+            options.persist_dir, options.collection, options.wait, options.records_url
+        ):
             _runner(options)(paths, options, report).run()
     except BaseException as exc:
         report.error = f"{type(exc).__name__}: {exc}"
@@ -222,7 +229,7 @@ class _Run:
     def run(self) -> None:
         o, report = self.options, self.report
         client = chroma_client(o.persist_dir)
-        catalog = Catalog(o.persist_dir)
+        catalog = Catalog(o.persist_dir, o.records_url)
         alias = catalog.get(o.collection)
         live = collection_metadata(client, alias.live)
         name, fingerprint = model_identity(o.model or (live or {}).get(MODEL_KEY))
@@ -241,8 +248,8 @@ class _Run:
         if target != alias.live:
             log.warning("rebuilding %r into %r; it is swapped in when complete", alias.name, target)
 
-        manager = record_manager(o.persist_dir, target)
-        states = FileStates(o.persist_dir, namespace(target))
+        manager = record_manager(o.persist_dir, target, o.records_url)
+        states = FileStates(o.persist_dir, namespace(target), o.records_url)
         if collection_metadata(client, target) is None:
             manager.drop_namespace()  # records of a collection that is gone are lies
             states.drop()
@@ -462,8 +469,9 @@ class _Run:
             if ours and collection.name not in keep:
                 doomed.add(collection.name)
         pattern = re.compile(re.escape(namespace(alias.name)) + r"(__\d+)?")
-        known = set(record_manager(self.options.persist_dir, alias.live).namespaces())
-        known |= set(state_namespaces(self.options.persist_dir))
+        o = self.options
+        known = set(record_manager(o.persist_dir, alias.live, o.records_url).namespaces())
+        known |= set(state_namespaces(o.persist_dir, o.records_url))
         for name in known:
             physical = name.removeprefix("chroma/")
             if (
@@ -479,8 +487,9 @@ class _Run:
         """Delete a physical collection, then its records and file states."""
         with contextlib.suppress(Exception):  # already gone
             client.delete_collection(physical)
-        record_manager(self.options.persist_dir, physical).drop_namespace()
-        FileStates(self.options.persist_dir, namespace(physical)).drop()
+        o = self.options
+        record_manager(o.persist_dir, physical, o.records_url).drop_namespace()
+        FileStates(o.persist_dir, namespace(physical), o.records_url).drop()
         log.info("dropped collection %r", physical)
 
 

@@ -52,9 +52,11 @@ def search(
     k: int = 4,
     where: list[str] | None = None,
     model: str | None = None,
+    records_url: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Top ``k`` chunks as ``{"text", "score", "metadata"}``, best first (score = cosine)."""
-    store = open_store(persist_dir, collection, model=model, create=False)
+    """Top ``k`` chunks as ``{"text", "score", "metadata"}``, best first (score = cosine).
+    ``records_url``: the records database that resolves the name (see ``open_store``)."""
+    store = open_store(persist_dir, collection, model=model, create=False, records_url=records_url)
     hits = store.similarity_search_with_relevance_scores(text, k=k, filter=parse_where(where or []))
     return [
         {"text": doc.page_content, "score": round(float(score), 4), "metadata": doc.metadata}

@@ -1,6 +1,8 @@
 """What each ingested file looked like when its chunks went in: size, mtime and sha256 of its
-bytes, in ``ragingest_file_state`` beside the record manager (one namespace per physical
-collection). A file whose size, mtime and hash all match is not parsed again.
+bytes, in ``ragingest_file_state`` of the records database (beside the record manager, one
+namespace per physical collection; ``ragingest.vectorstore.records``: SQLite in the Chroma
+directory by default, or a ``--records-url``). A file whose size, mtime and hash all match is
+not parsed again.
 
 The stat and the hash are taken *before* the file is parsed: if it changes while being parsed,
 the stored state is older than the chunks and the next run parses it again (never the other
@@ -18,16 +20,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import ragingest
-from ragingest.vectorstore.records import connect, ensure_schema
+from sqlalchemy import delete, select
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS ragingest_file_state (
-    namespace TEXT NOT NULL, source TEXT NOT NULL,
-    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL,
-    chunks INTEGER NOT NULL, version TEXT NOT NULL, updated_at REAL NOT NULL,
-    PRIMARY KEY (namespace, source))
-"""
+import ragingest
+from ragingest.vectorstore.records import (
+    FILE_STATE,
+    ensure_schema,
+    records_engine,
+    upsert,
+)
+
+_CHUNK = 500  # sources per IN (...) list
 
 
 def _code_version() -> str:
@@ -70,74 +73,64 @@ class FileState:
 class FileStates:
     """The state rows of one namespace (one physical collection)."""
 
-    def __init__(self, persist_dir: str | Path, namespace: str) -> None:
-        self.path = ensure_schema(persist_dir)
+    def __init__(
+        self, persist_dir: str | Path, namespace: str, records_url: str | None = None
+    ) -> None:
+        self.engine = ensure_schema(records_engine(persist_dir, records_url))
         self.namespace = namespace
-        connection = connect(self.path)
-        try:
-            connection.execute(_SCHEMA)
-        finally:
-            connection.close()
 
     def load(self) -> dict[str, FileState]:
-        connection = connect(self.path)
-        try:
+        t = FILE_STATE.c
+        with self.engine.connect() as connection:
             rows = connection.execute(
-                "SELECT source, size, mtime_ns, sha256, chunks, version "
-                "FROM ragingest_file_state WHERE namespace = ?",
-                (self.namespace,),
-            ).fetchall()
-        finally:
-            connection.close()
+                select(t.source, t.size, t.mtime_ns, t.sha256, t.chunks, t.version).where(
+                    t.namespace == self.namespace
+                )
+            ).all()
         return {
             row[0]: FileState(FileStamp(row[1], row[2], row[3]), row[4], row[5]) for row in rows
         }
 
     def put(self, states: Iterable[tuple[str, FileState]]) -> None:
         """Write rows in one transaction."""
+        now = time.time()
         rows = [
-            (
-                self.namespace,
-                source,
-                state.stamp.size,
-                state.stamp.mtime_ns,
-                state.stamp.sha256,
-                state.chunks,
-                state.version,
-                time.time(),
-            )
+            {
+                "namespace": self.namespace,
+                "source": source,
+                "size": state.stamp.size,
+                "mtime_ns": state.stamp.mtime_ns,
+                "sha256": state.stamp.sha256,
+                "chunks": state.chunks,
+                "version": state.version,
+                "updated_at": now,
+            }
             for source, state in states
         ]
         if rows:
-            self._write(
-                "INSERT OR REPLACE INTO ragingest_file_state (namespace, source, size, mtime_ns,"
-                " sha256, chunks, version, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+            with self.engine.begin() as connection:
+                upsert(connection, FILE_STATE, rows)
 
     def delete(self, sources: Iterable[str]) -> None:
-        rows = [(self.namespace, source) for source in sources]
-        if rows:
-            self._write("DELETE FROM ragingest_file_state WHERE namespace = ? AND source = ?", rows)
+        """Delete rows in one transaction."""
+        sources = list(sources)
+        if not sources:
+            return
+        with self.engine.begin() as connection:
+            for i in range(0, len(sources), _CHUNK):
+                connection.execute(
+                    delete(FILE_STATE)
+                    .where(FILE_STATE.c.namespace == self.namespace)
+                    .where(FILE_STATE.c.source.in_(sources[i : i + _CHUNK]))
+                )
 
     def drop(self) -> None:
-        self._write("DELETE FROM ragingest_file_state WHERE namespace = ?", [(self.namespace,)])
-
-    def _write(self, sql: str, rows: list[tuple]) -> None:
-        connection = connect(self.path)
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            connection.executemany(sql, rows)
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
+        with self.engine.begin() as connection:
+            connection.execute(delete(FILE_STATE).where(FILE_STATE.c.namespace == self.namespace))
 
 
-def namespaces(persist_dir: str | Path) -> list[str]:
-    FileStates(persist_dir, "")  # the table exists
-    connection = connect(ensure_schema(persist_dir))
-    try:
-        rows = connection.execute("SELECT DISTINCT namespace FROM ragingest_file_state")
+def namespaces(persist_dir: str | Path, records_url: str | None = None) -> list[str]:
+    engine = ensure_schema(records_engine(persist_dir, records_url))
+    with engine.connect() as connection:
+        rows = connection.execute(select(FILE_STATE.c.namespace).distinct())
         return sorted(row[0] for row in rows)
-    finally:
-        connection.close()

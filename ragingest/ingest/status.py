@@ -1,5 +1,6 @@
 """``ragingest status``: what a collection holds and how its last run went, without loading a
-model or taking the writer's lock."""
+model or taking the writer's lock. The alias, records, file states and writer come from the
+records database (``records_url``; default: the SQLite file in the Chroma directory)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.ingest import runlog
 from ragingest.ingest.lock import lock_holder
 from ragingest.ingest.state import FileStates
-from ragingest.vectorstore.records import Catalog, namespace, record_manager, records_path
+from ragingest.vectorstore.records import (
+    display_url,
+    namespace,
+    read_alias,
+    record_manager,
+    records_url_for,
+)
 from ragingest.vectorstore.store import (
     FINGERPRINT_KEY,
     MODEL_KEY,
@@ -22,7 +29,10 @@ from ragingest.vectorstore.store import (
 
 
 def collection_status(
-    persist_dir: str | Path, collection: str, run_log: str | Path | None = None
+    persist_dir: str | Path,
+    collection: str,
+    run_log: str | Path | None = None,
+    records_url: str | None = None,
 ) -> dict[str, Any]:
     persist = Path(persist_dir)
     from ragingest.vectorstore.server import active_server
@@ -30,15 +40,14 @@ def collection_status(
     if active_server() is None and not (persist / "chroma.sqlite3").is_file():
         raise CollectionMismatchError(f"{persist} is not a Chroma directory")
     client = chroma_client(persist)
-    tracked = records_path(persist).is_file()
-    alias = Catalog(persist).get(collection) if tracked else None
+    alias = read_alias(persist, collection, records_url)
     physical = alias.live if alias else collection
     metadata = collection_metadata(client, physical)
     if metadata is None:
         raise CollectionMismatchError(
             f"collection {collection!r} does not exist in {persist}; run `ragingest ingest` first"
         )
-    manager = record_manager(persist, physical)
+    manager = record_manager(persist, physical, records_url)
     journal = len(manager.journal_items())
     chunks = client.get_collection(physical).count()
     records = manager.count()
@@ -55,17 +64,18 @@ def collection_status(
         "collection": collection,
         "physical": physical,
         "persist_dir": str(persist),
+        "records_url": display_url(records_url_for(persist, records_url)),
         "model": metadata.get(MODEL_KEY),
         "fingerprint": metadata.get(FINGERPRINT_KEY),
         "settings": json.loads(metadata.get(SETTINGS_KEY) or "{}"),
         "chunks": chunks,
         "records": records,
         "files": len(manager.list_groups()),
-        "files_tracked": len(FileStates(persist, namespace(physical)).load()),
+        "files_tracked": len(FileStates(persist, namespace(physical), records_url).load()),
         "consistent": chunks == records and journal == 0,
         "journal": journal,
         "rebuild_in_progress": building,
-        "writer": lock_holder(persist, collection),
+        "writer": lock_holder(persist, collection, records_url),
         "last_run": runlog.last_run(runlog.run_log_path(persist, run_log), collection),
     }
 
@@ -83,6 +93,7 @@ def render(status: dict[str, Any]) -> str:
         f"chunks: {status['chunks']} in Chroma, {status['records']} in the record manager "
         f"({'consistent' if status['consistent'] else 'NOT consistent: the next run repairs it'})",
         f"files: {status['files']} with chunks ({status['files_tracked']} with a recorded state)",
+        f"records: {status['records_url']}",
     ]
     writer = status["writer"]
     lines.append(

@@ -18,6 +18,7 @@ Rules, each in one place:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
@@ -184,13 +185,16 @@ def _drop_toc(blocks: Sequence[Block], keep: list[bool]) -> int:
 BOILERPLATE_MIN_FILES = 3
 BOILERPLATE_MIN_SHARE = 0.05
 BOILERPLATE_MIN_CHARS = 40
+FINGERPRINT_BYTES = 16  # a paragraph's digest
 
 _PARAGRAPH = re.compile(r"[^\n](?:[^\n]|\n(?![ \t]*\n))*")
 
 
-def paragraphs(text: str) -> list[tuple[int, int, str]]:
+def paragraphs(text: str) -> list[tuple[int, int, bytes]]:
     """(start, end, fingerprint) of the plain paragraphs of a Markdown text (not headings,
-    tables, list items or code) long enough to be boilerplate."""
+    tables, list items or code) long enough to be boilerplate. The fingerprint is a 16-byte
+    digest of the normalized paragraph: the run counts every paragraph of the corpus, so it
+    holds digests, not the corpus's text."""
     out = []
     for match in _PARAGRAPH.finditer(text):
         body = match.group().rstrip()
@@ -198,7 +202,8 @@ def paragraphs(text: str) -> list[tuple[int, int, str]]:
         first = body.lstrip()[:1]
         if first in ("#", "|", "`", "-", "*", ">") or len(body.strip()) < BOILERPLATE_MIN_CHARS:
             continue
-        out.append((start, start + len(body), clean_inline(body).lower()))
+        digest = hashlib.blake2b(clean_inline(body).lower().encode(), digest_size=FINGERPRINT_BYTES)
+        out.append((start, start + len(body), digest.digest()))
     return out
 
 
@@ -206,10 +211,11 @@ class CorpusCleaner:
     """Finds paragraphs repeated across files (at least ``BOILERPLATE_MIN_FILES`` files and
     ``BOILERPLATE_MIN_SHARE`` of them) and removes them from each document."""
 
-    def __init__(self, rules: CleaningRules | None = None, cache_chars: int = 64 * 2**20) -> None:
+    def __init__(self, rules: CleaningRules | None = None, cache_chars: int = 8 * 2**20) -> None:
         self.rules = rules or CleaningRules()
         self.files = 0
-        self._seen: Counter[str] = Counter()
+        self._seen: Counter[bytes] = Counter()
+        self._boilerplate: set[bytes] | None = None
         self._cache: dict[str, list[Any]] = {}
         self._cache_left = cache_chars
 
@@ -230,11 +236,14 @@ class CorpusCleaner:
         """Count one file's paragraphs (all its documents' texts)."""
         self.files += 1
         self._seen.update({fp for text in texts for _s, _e, fp in paragraphs(text)})
+        self._boilerplate = None
 
     @property
-    def boilerplate(self) -> set[str]:
-        need = max(BOILERPLATE_MIN_FILES, math.ceil(BOILERPLATE_MIN_SHARE * self.files))
-        return {fp for fp, n in self._seen.items() if n >= need}
+    def boilerplate(self) -> set[bytes]:
+        if self._boilerplate is None:  # once per scan, not once per cleaned file
+            need = max(BOILERPLATE_MIN_FILES, math.ceil(BOILERPLATE_MIN_SHARE * self.files))
+            self._boilerplate = {fp for fp, n in self._seen.items() if n >= need}
+        return self._boilerplate
 
     def clean(
         self, text: str, page_map: Sequence[tuple[int, int]] = ()

@@ -24,7 +24,7 @@ class Chunk:
     title: str
     strategy: Strategy
     embed_text: str
-    oversized: bool = False  # a whole table/code block over the size limit, kept whole
+    oversized: bool = False  # a whole table/code block over the chunk size, kept whole
     parent: tuple[int, int] | None = None  # the span parent expansion returns (None: itself)
 
     @property

@@ -11,10 +11,10 @@ Contract, for ``split_chunks(text)``:
    section (strategy ``recursive``; ``paragraph`` for heading-less text). Then a piece under
    ``min_chunk_size`` merges into a neighbour (same parent span first, then same parent
    section, then the next, then the previous) while the result fits, so a small document of
-   tiny sections is one chunk. Tables and fenced code are never cut; one over budget is its own
-   chunk, ``oversized``. With ``fallback`` (``"semantic"`` or a ``SemanticBoundaries``), a
-   section over the budget is first cut where the topic shifts, then packed (strategy
-   ``semantic``).
+   tiny sections is one chunk. Tables and fenced code are not cut; one over budget is its own
+   chunk, ``oversized``, unless it is over the model's limit (``blocks``: then by rows/lines).
+   With ``fallback`` (``"semantic"`` or a ``SemanticBoundaries``), a section over the budget
+   is first cut where the topic shifts, then packed (strategy ``semantic``).
 4. Parents (``Chunk.parent``, for parent expansion): a chunk's top-level section (an H2 with
    its H3s) if that fits in ``parent_chunk_size`` (default ``max(1000, chunk_size)`` units),
    else its own section; the chunks of a longer section are grouped, in order, into runs that
@@ -36,6 +36,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
+from ragingest.splitters.blocks import block_of, block_span, cut_block, table_header, with_header
 from ragingest.splitters.chunk import Chunk, breadcrumb
 from ragingest.splitters.measure import Measure, SpanCounter, Unit
 from ragingest.splitters.packing import pack
@@ -337,7 +338,7 @@ class HeadingFirstSplitter(TextSplitter):
         embedded = self.token_measure.exact([c.embed_text for c in chunks])
         out: list[Chunk] = []
         for chunk, n in zip(chunks, embedded, strict=True):
-            if n <= self.max_embed_tokens or chunk.oversized:
+            if n <= self.max_embed_tokens:
                 out.append(chunk)
                 continue
             out.extend(self._recut(text, chunk, n, structure, doc_title))
@@ -351,20 +352,32 @@ class HeadingFirstSplitter(TextSplitter):
             embedded - self.max_embed_tokens  # type: ignore[operator]
         )
         budget = max(_MIN_BUDGET, budget - 4)
-        spans = pack(text, chunk.start_index, chunk.end_index, budget, 0, counter, structure)
-        if spans == [(chunk.start_index, chunk.end_index)]:
-            # nothing left to cut: a table or code block whose breadcrumb tips it over
+        span = (chunk.start_index, chunk.end_index)
+        spans = pack(text, *span, budget, 0, counter, structure)
+        if spans != [span]:
+            pieces = [
+                _Piece(s, e, chunk.headings, chunk.strategy, 0, parent=chunk.parent_span)
+                for s, e in spans
+            ]
+            chunks = [self._to_chunk(text, p, doc_title, structure) for p in pieces]
+            return self._fit_model(text, chunks, structure, doc_title)
+        # a table or code block over the model's limit (``blocks``): by rows/lines
+        block = block_of(structure, *span)
+        header = table_header(text, block) if block else ""
+        if header:
+            budget = max(_MIN_BUDGET, budget - self.token_measure.exact([header])[0] - 1)  # type: ignore[union-attr]
+        spans = cut_block(text, *span, budget, counter, structure)
+        if spans == [span]:  # one unbreakable token run: nothing more to cut
             return [replace(chunk, oversized=True)]
-        pieces = [
-            _Piece(s, e, chunk.headings, chunk.strategy, 0, parent=chunk.parent_span)
-            for s, e in spans
-        ]
-        return self._fit_model(
-            text,
-            [self._to_chunk(text, p, doc_title, structure) for p in pieces],
-            structure,
-            doc_title,
-        )
+        chunks = []
+        for s, e in spans:
+            piece = _Piece(
+                s, e, chunk.headings, chunk.strategy, 0, parent=block_span(text, block, span)
+            )
+            part = self._to_chunk(text, piece, doc_title, structure)
+            embed = with_header(part.embed_text, part.text, header)
+            chunks.append(replace(part, embed_text=embed))
+        return self._fit_model(text, chunks, replace(structure, blocks=[]), doc_title)
 
 
 def _sections(

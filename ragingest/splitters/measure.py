@@ -102,16 +102,18 @@ class Measure:
 
     def _backend(self) -> Any:
         """The fast tokenizer's Rust ``Tokenizer`` when calling it directly gives exactly what
-        the ``transformers`` wrapper gives here (no truncation, padding or special-token
-        splitting configured on it), else ``None``."""
+        the ``transformers`` wrapper gives here, else ``None``. The model shares this tokenizer
+        and its batches leave truncation and padding set on the Rust side; they are cleared
+        here, as the wrapper itself does on its next call without them."""
         backend = getattr(self.tokenizer, "backend_tokenizer", None)
-        if (
-            backend is None
-            or not hasattr(backend, "encode_batch_fast")
-            or backend.truncation is not None
-            or backend.padding is not None
-            or backend.encode_special_tokens
-            != bool(getattr(self.tokenizer, "split_special_tokens", False))
+        if backend is None or not hasattr(backend, "encode_batch_fast"):
+            return None
+        if backend.truncation is not None:
+            backend.no_truncation()
+        if backend.padding is not None:
+            backend.no_padding()
+        if backend.encode_special_tokens != bool(
+            getattr(self.tokenizer, "split_special_tokens", False)
         ):
             return None
         return backend

@@ -87,11 +87,16 @@ def analyze(text: str) -> Structure:
     return structure
 
 
+def is_table_rule(line: str) -> bool:
+    """A Markdown table's rule line (``|---|:--:|``)."""
+    return bool(_TABLE_RULE.match(line)) and "-" in line
+
+
 def _is_table_start(lines: list[tuple[int, int, str]], i: int) -> bool:
     body = lines[i][2]
     if "|" not in body:
         return False
-    if i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][2]) and "-" in lines[i + 1][2]:
+    if i + 1 < len(lines) and is_table_rule(lines[i + 1][2]):
         return True
     # a run of pipe rows without a rule line (e.g. converted from other formats)
     return (

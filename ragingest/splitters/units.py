@@ -5,7 +5,7 @@ starts with the unit's ``lead`` (the question, the subject, ...) so every piece 
 
 Contract, as for heading-first: ``text == document[start_index:end_index]``, no leading or
 trailing whitespace, sizes in the base splitter's measure, every ``embed_text`` within the
-model's ``max_embed_tokens`` (checked with exact counts), tables and code never cut.
+model's ``max_embed_tokens`` (checked with exact counts), tables and code cut only when over it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ragingest.splitters.blocks import block_of, block_span, cut_block, table_header, with_header
 from ragingest.splitters.chunk import Chunk
 from ragingest.splitters.measure import SpanCounter
 from ragingest.splitters.packing import pack
@@ -108,13 +109,32 @@ class UnitSplitter:
         out: list[Chunk] = []
         tokens = self.token_measure.index(text)
         for chunk, n in zip(chunks, sizes, strict=True):
-            if n <= self.max_embed_tokens or chunk.oversized:
+            if n <= self.max_embed_tokens:
                 out.append(chunk)
                 continue
             have = tokens.count(chunk.start_index, chunk.end_index)
             smaller = max(_MIN_BUDGET, have - (n - self.max_embed_tokens) - 4)
             piece = Unit(chunk.start_index, chunk.end_index, unit.headings, unit.lead)
-            out.extend(self._cut(text, piece, doc_title, tokens, structure, smaller, 0))
+            block = block_of(structure, chunk.start_index, chunk.end_index)
+            if not (chunk.oversized and block):
+                out.extend(self._cut(text, piece, doc_title, tokens, structure, smaller, 0))
+                continue
+            # a table or code block over the model's limit (``blocks``): by rows/lines
+            header = table_header(text, block)
+            if header:
+                smaller = max(_MIN_BUDGET, smaller - self.token_measure.exact([header])[0] - 1)
+            if cut_block(text, chunk.start_index, chunk.end_index, smaller, tokens, structure) == [
+                (chunk.start_index, chunk.end_index)
+            ]:  # one unbreakable token run: nothing more to cut
+                out.append(chunk)
+                continue
+            flat = replace(structure, blocks=[])
+            parent = block_span(text, block, (chunk.start_index, chunk.end_index))
+            for part in self._cut(text, piece, doc_title, tokens, flat, smaller, 0):
+                embed = with_header(part.embed_text, part.text, header)
+                if self.token_measure.exact([embed])[0] > self.max_embed_tokens:
+                    embed = part.embed_text  # the header does not fit beside this piece
+                out.append(replace(part, embed_text=embed, parent=parent))
         return out
 
 

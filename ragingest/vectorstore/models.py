@@ -10,10 +10,12 @@ Resolution (no network, ever):
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,12 +31,14 @@ ALIASES = {
     "minilm": MINILM,
     "all-MiniLM-L6-v2": MINILM,
 }
-BACKENDS = ("torch", "onnx")  # onnx: ONNX Runtime with int8 weights, see onnx_backend
+# onnx: ONNX Runtime with int8 weights (onnx_backend), the default since issue 6 measured it
+# 1.8x faster than torch with the same recall (+0.3) and ~0.25 GB less peak memory
+BACKENDS = ("onnx", "torch")
 
 
 def backend_name(backend: str | None = None) -> str:
-    """The inference backend: ``backend``, else ``$RAGINGEST_BACKEND``, else ``torch``."""
-    name = (backend or os.environ.get("RAGINGEST_BACKEND") or "torch").strip().lower()
+    """The inference backend: ``backend``, else ``$RAGINGEST_BACKEND``, else ``onnx``."""
+    name = (backend or os.environ.get("RAGINGEST_BACKEND") or BACKENDS[0]).strip().lower()
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
     return name
@@ -152,11 +156,13 @@ def _load_model_info(name: str, backend: str) -> ModelInfo:
     path = resolve_model_path(name)
     folder = Path(path)
     _quiet_transformers()
+    # the process's one copy of the tokenizer (XLM-R's costs ~280 MB): the splitter counts with
+    # it and the model encodes with it. Counting passes no truncation, so whole documents are
+    # counted; the model's calls truncate at ``model_max_length``.
     tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True)
-    # this tokenizer only counts; long documents are counted whole, never fed to the model
-    tokenizer.model_max_length = 1 << 30
     st_config = _read_json(folder, "sentence_bert_config.json")
     max_seq = int(st_config.get("max_seq_length") or tokenizer.model_max_length or 512)
+    tokenizer.model_max_length = max_seq
     prompts = dict(_read_json(folder, "config_sentence_transformers.json").get("prompts") or {})
     specials = len(tokenizer("")["input_ids"])
     info = ModelInfo(
@@ -188,10 +194,31 @@ def _load_sentence_transformer(name: str, backend: str) -> Any:
         from ragingest.vectorstore.onnx_backend import OnnxSentenceEncoder, export_int8
 
         onnx_file = export_int8(info.path, cache_dir() / "onnx" / info.fingerprint)
-        return OnnxSentenceEncoder(info.path, onnx_file, info.max_seq_length)
+        return OnnxSentenceEncoder(info.path, onnx_file, info.max_seq_length, info.tokenizer)
     from sentence_transformers import SentenceTransformer
 
     device = os.environ.get("RAGINGEST_DEVICE", "cpu")
-    model = SentenceTransformer(info.path, device=device, local_files_only=True)
+    with _shared_tokenizer(info.tokenizer):
+        model = SentenceTransformer(info.path, device=device, local_files_only=True)
     model.max_seq_length = info.max_seq_length
     return model
+
+
+@contextlib.contextmanager
+def _shared_tokenizer(tokenizer: Any) -> Iterator[None]:
+    """Make sentence-transformers take ``tokenizer`` instead of loading its own copy of it:
+    it has no argument for an existing instance, and a second copy is ~280 MB of RSS."""
+    from sentence_transformers.base.modules import transformer as st_transformer
+
+    real = st_transformer.AutoProcessor
+
+    class _Given:
+        @staticmethod
+        def from_pretrained(*_: Any, **__: Any) -> Any:
+            return tokenizer
+
+    st_transformer.AutoProcessor = _Given
+    try:
+        yield
+    finally:
+        st_transformer.AutoProcessor = real

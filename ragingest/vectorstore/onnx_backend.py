@@ -20,6 +20,8 @@ import contextlib
 import json
 import logging
 import os
+import subprocess
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
@@ -62,10 +64,23 @@ def pooling_config(folder: Path) -> tuple[str, bool]:
 
 
 def export_int8(folder: str | Path, target: Path) -> Path:
-    """Export ``folder``'s transformer to ONNX and quantize it to int8 (once; atomic)."""
+    """Export ``folder``'s transformer to ONNX and quantize it to int8 (once; atomic), in a
+    child process: the export holds the fp32 model and its graph (~1.5 GB), which an ingest
+    process should not keep as its peak memory."""
     final = target / MODEL_FILE
     if final.is_file():
         return final
+    log.warning("exporting %s to ONNX int8 (once, about a minute)", Path(folder).name)
+    command = [sys.executable, "-m", "ragingest.vectorstore.onnx_backend", str(folder), str(target)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0 or not final.is_file():
+        detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"exporting the model to ONNX failed: {detail[0]}")
+    return final
+
+
+def _export(folder: str | Path, target: Path) -> Path:
+    final = target / MODEL_FILE
     try:
         import onnx  # noqa: F401  (the quantizer needs it)
         import torch
@@ -73,13 +88,12 @@ def export_int8(folder: str | Path, target: Path) -> Path:
         from transformers import AutoModel, AutoTokenizer
     except ImportError as exc:
         raise RuntimeError(
-            "the onnx backend exports the model once and needs the onnx package: "
-            "pip install 'ragingest[onnx]'"
+            "the onnx backend exports the model once and needs the onnx package (a dependency "
+            "of ragingest: run scripts/setup.sh again), or set RAGINGEST_BACKEND=torch"
         ) from exc
 
     folder = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    log.warning("exporting %s to ONNX int8 (once, about a minute)", folder.name)
     tokenizer = AutoTokenizer.from_pretrained(str(folder))
     # eager attention exports the graph ONNX Runtime's BERT optimizer fuses (see _fuse)
     model = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
@@ -156,16 +170,16 @@ def _quiet() -> Iterator[None]:
 class OnnxSentenceEncoder:
     """The part of ``SentenceTransformer`` ragingest uses, on ONNX Runtime."""
 
-    def __init__(self, folder: str | Path, onnx_file: Path, max_seq_length: int) -> None:
+    def __init__(
+        self, folder: str | Path, onnx_file: Path, max_seq_length: int, tokenizer: Any
+    ) -> None:
         import onnxruntime as ort
         import torch
-        from transformers import AutoTokenizer
 
         self.folder = Path(folder)
         self.max_seq_length = max_seq_length
         self.pooling, self.normalize = pooling_config(self.folder)
-        # its own tokenizer: the splitter's counting tokenizer must keep truncation off
-        self.tokenizer = AutoTokenizer.from_pretrained(str(self.folder), use_fast=True)
+        self.tokenizer = tokenizer  # the splitter's: one copy per process
         options = ort.SessionOptions()
         options.intra_op_num_threads = torch.get_num_threads()  # the same threads as torch
         options.enable_cpu_mem_arena = False  # the arena keeps the largest batch's memory
@@ -188,26 +202,19 @@ class OnnxSentenceEncoder:
         texts = [sentences] if single else list(sentences)
         if prompt:
             texts = [prompt + t for t in texts]
-        rows: np.ndarray | None = None
-        # longest first, like sentence-transformers: batches of similar length pad less
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        for start in range(0, len(texts), batch_size):
-            index = order[start : start + batch_size]
+        # one text per run, whatever ``batch_size`` says: dynamic int8 quantization scales the
+        # activations over the whole input tensor, so in a batch a text's vector would depend
+        # on its neighbours (cosine 0.997 between a batch of 16 and alone); alone it is also
+        # faster on a CPU, with no padding (64 chunks of 40-250 words: 1.6 s vs 2.8 s)
+        pooled = []
+        for text in texts:
             encoded = self.tokenizer(
-                [texts[i] for i in index],
-                padding=True,
-                truncation=True,
-                max_length=self.max_seq_length,
-                return_tensors="np",
+                [text], truncation=True, max_length=self.max_seq_length, return_tensors="np"
             )
             feeds = {name: encoded[name].astype(np.int64) for name in self.input_names}
             hidden = self.session.run(None, feeds)[0]
-            pooled = self._pool(hidden, encoded["attention_mask"])
-            if rows is None:
-                rows = np.empty((len(texts), pooled.shape[1]), dtype=np.float32)
-            rows[index] = pooled
-        if rows is None:
-            rows = np.zeros((0, 0), dtype=np.float32)
+            pooled.append(self._pool(hidden, encoded["attention_mask"])[0])
+        rows = np.stack(pooled) if pooled else np.zeros((0, 0), dtype=np.float32)
         if normalize_embeddings or self.normalize:
             norms = np.linalg.norm(rows, axis=1, keepdims=True)
             rows = rows / np.clip(norms, 1e-12, None)
@@ -221,3 +228,7 @@ class OnnxSentenceEncoder:
             return np.where(weights > 0, hidden, -1e9).max(axis=1).astype(np.float32)
         summed = (hidden * weights).sum(axis=1)
         return (summed / np.clip(weights.sum(axis=1), 1e-9, None)).astype(np.float32)
+
+
+if __name__ == "__main__":  # export_int8's child process
+    _export(sys.argv[1], Path(sys.argv[2]))

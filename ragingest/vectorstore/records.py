@@ -1,7 +1,17 @@
-"""The record manager of LangChain's indexing API, persisted in SQLite beside Chroma, plus the
-two small tables that make re-indexing crash-safe and rebuilds swappable.
+"""The record manager of LangChain's indexing API plus the small tables that make re-indexing
+crash-safe and rebuilds swappable, in one SQL database: the *records database*.
 
-One SQLite file (``ragingest_records.sqlite`` in the Chroma directory) holds:
+Its SQLAlchemy URL is ``records_url`` (``--records-url``, else ``$RAGINGEST_RECORDS_URL``), by
+default the SQLite file ``ragingest_records.sqlite`` in the Chroma directory. SQLite suits one
+machine; PostgreSQL (``postgresql+psycopg://USER@HOST:PORT/DB``) lets writers on several
+machines share one Chroma server: the records, file states and aliases are then the same for
+all of them, and the writer lock is an advisory lock in that database
+(``ragingest.ingest.lock``). One records database serves one set of Chroma collections (a
+directory or a server): its rows are keyed by collection name. ``records_engine`` is the one
+place that turns ``(persist_dir, records_url)`` into an engine (cached per URL per process);
+no other dialect is accepted (LangChain's ``SQLRecordManager`` upserts for these two only).
+
+The database holds:
 
 - ``upsertion_record``: LangChain's ``SQLRecordManager`` table, one namespace per physical
   Chroma collection (``chroma/<name>``);
@@ -11,8 +21,13 @@ One SQLite file (``ragingest_records.sqlite`` in the Chroma directory) holds:
   exactly the record manager's keys;
 - ``ragingest_alias``: the user-facing collection name → the physical Chroma collection that
   serves it (``live``) and the one a ``--rebuild`` is filling (``building``). Chroma can't
-  rename a collection in every version; switching ``live`` is one SQLite commit;
-- ``ragingest_file_state`` (owned by ``ragingest.ingest.state``).
+  rename a collection in every version; switching ``live`` is one committed row;
+- ``ragingest_file_state`` (used by ``ragingest.ingest.state``);
+- ``ragingest_writer``: who holds a PostgreSQL writer lock, for the message a second writer
+  prints (``ragingest.ingest.lock``).
+
+The ragingest tables are SQLAlchemy Core tables on one ``MetaData``; upserts are
+``INSERT ... ON CONFLICT DO UPDATE`` of the dialect (SQLite and PostgreSQL share the form).
 
 ``IndexRecords`` also fixes a crash window of ``SQLRecordManager`` under ``index()``: a
 refresh of unchanged keys passes ``group_ids=None``, which would blank their source until the
@@ -21,55 +36,215 @@ second update of the batch; here a refresh only moves timestamps.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
+import os
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from langchain_classic.indexes import SQLRecordManager
+from langchain_classic.indexes._sql_record_manager import Base as LangChainBase
 from langchain_classic.indexes._sql_record_manager import UpsertionRecord
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    func,
+    inspect,
+    select,
+    update,
+)
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.pool import NullPool
+
+from ragingest.errors import RagIngestError
 
 RECORDS_FILE = "ragingest_records.sqlite"
-_CHUNK = 500  # SQL parameters per statement
+RECORDS_URL_ENV = "RAGINGEST_RECORDS_URL"
+DIALECTS = ("sqlite", "postgresql")
+_CHUNK = 500  # keys per IN (...) list
+_SCHEMA_LOCK = 0x7261_6769_6E67_7374  # pg_advisory_xact_lock key for concurrent CREATE TABLEs
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS ragingest_journal (
-    namespace TEXT NOT NULL, key TEXT NOT NULL, op TEXT NOT NULL,
-    PRIMARY KEY (namespace, key));
-CREATE TABLE IF NOT EXISTS ragingest_alias (
-    name TEXT PRIMARY KEY, live TEXT NOT NULL, building TEXT,
-    generation INTEGER NOT NULL DEFAULT 0);
-"""
+METADATA = MetaData()
+JOURNAL = Table(
+    "ragingest_journal",
+    METADATA,
+    Column("namespace", Text, primary_key=True),
+    Column("key", Text, primary_key=True),
+    Column("op", Text, nullable=False),
+)
+ALIAS = Table(
+    "ragingest_alias",
+    METADATA,
+    Column("name", Text, primary_key=True),
+    Column("live", Text, nullable=False),
+    Column("building", Text),
+    Column("generation", Integer, nullable=False, server_default="0"),
+)
+FILE_STATE = Table(
+    "ragingest_file_state",
+    METADATA,
+    Column("namespace", Text, primary_key=True),
+    Column("source", Text, primary_key=True),
+    Column("size", BigInteger, nullable=False),
+    Column("mtime_ns", BigInteger, nullable=False),
+    Column("sha256", Text, nullable=False),
+    Column("chunks", Integer, nullable=False),
+    Column("version", Text, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+WRITER = Table(
+    "ragingest_writer",
+    METADATA,
+    Column("name", Text, primary_key=True),
+    Column("pid", Integer, nullable=False),
+    Column("host", Text, nullable=False),
+    Column("started", Text, nullable=False),
+    Column("backend_pid", Integer, nullable=False),
+)
+
+
+class RecordsURLError(RagIngestError, ValueError):
+    """The records URL names a database ragingest can't use."""
 
 
 def records_path(persist_dir: str | Path) -> Path:
+    """The default records database: a SQLite file in the Chroma directory."""
     return Path(persist_dir) / RECORDS_FILE
+
+
+def default_records_url(persist_dir: str | Path) -> str:
+    return f"sqlite:///{records_path(persist_dir).absolute()}"
+
+
+def records_url_for(persist_dir: str | Path, records_url: str | None = None) -> str:
+    """The records database's URL: ``records_url``, else ``$RAGINGEST_RECORDS_URL``, else the
+    SQLite file in ``persist_dir`` (what every version before the option used)."""
+    return records_url or os.environ.get(RECORDS_URL_ENV) or default_records_url(persist_dir)
+
+
+def display_url(url: str | URL) -> str:
+    """The URL with its password hidden, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparsable URL>"
+
+
+_ENGINES: dict[tuple[int, str], Engine] = {}
+_SCHEMA_READY: set[tuple[int, str]] = set()
+_GUARD = threading.Lock()
+
+
+def records_engine(persist_dir: str | Path, records_url: str | None = None) -> Engine:
+    """The engine of the records database (see ``records_url_for``), one per URL per process
+    (a forked child makes its own). Refuses dialects other than SQLite and PostgreSQL."""
+    url = records_url_for(persist_dir, records_url)
+    key = (os.getpid(), url)
+    with _GUARD:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = _ENGINES[key] = _create_engine(url)
+    return engine
+
+
+def _create_engine(url: str) -> Engine:
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise RecordsURLError(
+            f"bad records URL {url!r}: use sqlite:///FILE or postgresql+psycopg://USER@HOST/DB"
+        ) from exc
+    backend = parsed.get_backend_name()
+    if backend not in DIALECTS:
+        raise RecordsURLError(
+            f"records database {display_url(parsed)}: {backend!r} is not supported; use "
+            "SQLite (sqlite:///FILE, the default) or PostgreSQL "
+            "(postgresql+psycopg://USER@HOST:PORT/DB)"
+        )
+    if backend == "sqlite":
+        # a connection per use, as sqlite3 was used before: nothing pooled outlives a file
+        # that is deleted and made again; busy_timeout 60 s (one writer at a time)
+        return create_engine(parsed, poolclass=NullPool, connect_args={"timeout": 60})
+    if parsed.drivername == "postgresql":  # SQLAlchemy's default driver is psycopg2
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return create_engine(parsed, pool_pre_ping=True, connect_args={"application_name": "ragingest"})
+
+
+def _sqlite_file(engine: Engine) -> Path | None:
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def ensure_schema(engine: Engine) -> Engine:
+    """Create the tables that are missing (ragingest's and LangChain's); returns ``engine``.
+    SQLite: the file's folder too, and WAL mode (readers never wait for the writer)."""
+    if engine.dialect.name == "sqlite":
+        path = _sqlite_file(engine)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA journal_mode = WAL")
+            METADATA.create_all(connection)
+            LangChainBase.metadata.create_all(connection)
+            connection.commit()
+        return engine
+    key = (os.getpid(), engine.url.render_as_string(hide_password=False))
+    if key in _SCHEMA_READY:
+        return engine
+    with engine.begin() as connection:  # two writers starting at once must not both CREATE
+        connection.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+        METADATA.create_all(connection)
+        LangChainBase.metadata.create_all(connection)
+    _SCHEMA_READY.add(key)
+    return engine
+
+
+def has_table(engine: Engine, table: Table) -> bool:
+    """Whether ``table`` exists, creating nothing (no SQLite file either)."""
+    if engine.dialect.name == "sqlite":
+        path = _sqlite_file(engine)
+        if path is not None and not path.is_file():
+            return False
+    with engine.connect() as connection:
+        return inspect(connection).has_table(table.name)
+
+
+def upsert(connection: Connection, table: Table, rows: Iterable[dict[str, Any]]) -> None:
+    """Insert ``rows``, replacing those with the same primary key (the last of duplicates
+    wins), with the dialect's ``INSERT ... ON CONFLICT (pk) DO UPDATE``."""
+    keys = [column.name for column in table.primary_key.columns]
+    unique = list({tuple(row[k] for k in keys): row for row in rows}.values())
+    if not unique:
+        return
+    if connection.dialect.name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    elif connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        raise RecordsURLError(f"no upsert for dialect {connection.dialect.name!r}")
+    statement = insert(table)
+    statement = statement.on_conflict_do_update(
+        index_elements=keys,
+        set_={c.name: statement.excluded[c.name] for c in table.columns if not c.primary_key},
+    )
+    for part in _chunks(unique):
+        connection.execute(statement, list(part))
 
 
 def namespace(physical: str) -> str:
     """The record-manager namespace of a physical Chroma collection."""
     return f"chroma/{physical}"
-
-
-def connect(path: str | Path) -> sqlite3.Connection:
-    """An autocommit connection; callers open their own ``BEGIN IMMEDIATE`` transactions."""
-    connection = sqlite3.connect(str(path), timeout=60, isolation_level=None)
-    connection.execute("PRAGMA busy_timeout = 60000")
-    return connection
-
-
-def ensure_schema(persist_dir: str | Path) -> Path:
-    path = records_path(persist_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    connection = connect(path)
-    try:
-        connection.execute("PRAGMA journal_mode = WAL")  # readers never wait for the writer
-        connection.executescript(_SCHEMA)
-    finally:
-        connection.close()
-    return path
 
 
 def _chunks(items: Sequence[Any]) -> list[Sequence[Any]]:
@@ -141,32 +316,30 @@ class IndexRecords(SQLRecordManager):
         Chroma is touched."""
         if not keys:
             return
-        rows = [{"ns": self.namespace, "key": key, "op": op} for key in keys]
-        with self._make_session() as session:
-            session.execute(
-                text(
-                    "INSERT OR REPLACE INTO ragingest_journal (namespace, key, op) "
-                    "VALUES (:ns, :key, :op)"
-                ),
-                rows,
+        with self.engine.begin() as connection:
+            upsert(
+                connection,
+                JOURNAL,
+                ({"namespace": self.namespace, "key": key, "op": op} for key in keys),
             )
-            session.commit()
 
     def journal_done(self, keys: Sequence[str]) -> None:
         if not keys:
             return
-        rows = [{"ns": self.namespace, "key": key} for key in keys]
-        with self._make_session() as session:
-            session.execute(
-                text("DELETE FROM ragingest_journal WHERE namespace = :ns AND key = :key"), rows
-            )
-            session.commit()
+        with self.engine.begin() as connection:
+            for part in _chunks(list(keys)):
+                connection.execute(
+                    delete(JOURNAL)
+                    .where(JOURNAL.c.namespace == self.namespace)
+                    .where(JOURNAL.c.key.in_(part))
+                )
 
     def journal_items(self) -> list[tuple[str, str]]:
-        with self._make_session() as session:
-            rows = session.execute(
-                text("SELECT key, op FROM ragingest_journal WHERE namespace = :ns ORDER BY key"),
-                {"ns": self.namespace},
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(JOURNAL.c.key, JOURNAL.c.op)
+                .where(JOURNAL.c.namespace == self.namespace)
+                .order_by(JOURNAL.c.key)
             )
             return [(row[0], row[1]) for row in rows]
 
@@ -179,40 +352,39 @@ class IndexRecords(SQLRecordManager):
             return 0
         added = [key for key, op in items if op == "add"]
         removed = [key for key, op in items if op != "add"]
-        recorded = dict(zip(added, self.exists(added), strict=True)) if added else {}
+        recorded: dict[str, bool] = {}
+        for part in _chunks(added):
+            recorded.update(zip(part, self.exists(list(part)), strict=True))
         doomed = [key for key in added if not recorded[key]] + removed
         for part in _chunks(doomed):
             delete_from_store(list(part))
-        if removed:
-            super().delete_keys(removed)
+        for part in _chunks(removed):
+            super().delete_keys(list(part))
         self.journal_done([key for key, _ in items])
         return len(doomed)
 
     def drop_namespace(self) -> None:
         """Forget every record and journal entry of this namespace."""
-        with self._make_session() as session:
-            session.execute(
-                delete(UpsertionRecord).where(UpsertionRecord.namespace == self.namespace)
+        with self.engine.begin() as connection:
+            connection.execute(
+                delete(UpsertionRecord.__table__).where(UpsertionRecord.namespace == self.namespace)
             )
-            session.execute(
-                text("DELETE FROM ragingest_journal WHERE namespace = :ns"), {"ns": self.namespace}
-            )
-            session.commit()
+            connection.execute(delete(JOURNAL).where(JOURNAL.c.namespace == self.namespace))
 
     def namespaces(self) -> list[str]:
-        """Every namespace with records or journal entries (all collections in this file)."""
-        with self._make_session() as session:
-            rows = session.execute(select(UpsertionRecord.namespace).distinct()).all()
-            journal = session.execute(text("SELECT DISTINCT namespace FROM ragingest_journal"))
+        """Every namespace with records or journal entries (all collections in this database)."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(UpsertionRecord.namespace).distinct()).all()
+            journal = connection.execute(select(JOURNAL.c.namespace).distinct()).all()
             return sorted({row[0] for row in rows} | {row[0] for row in journal})
 
 
-def record_manager(persist_dir: str | Path, collection: str) -> IndexRecords:
+def record_manager(
+    persist_dir: str | Path, collection: str, records_url: str | None = None
+) -> IndexRecords:
     """The record manager of the *physical* Chroma collection ``collection``."""
-    path = ensure_schema(persist_dir)
-    manager = IndexRecords(namespace=namespace(collection), db_url=f"sqlite:///{path}")
-    manager.create_schema()
-    return manager
+    engine = ensure_schema(records_engine(persist_dir, records_url))
+    return IndexRecords(namespace=namespace(collection), engine=engine)
 
 
 # -- collection aliases ------------------------------------------------------------------------
@@ -226,34 +398,35 @@ class Alias:
     generation: int = 0
 
 
+def _select_alias(name: str) -> Any:
+    return select(ALIAS.c.live, ALIAS.c.building, ALIAS.c.generation).where(ALIAS.c.name == name)
+
+
 class Catalog:
     """The alias table: which physical collection serves a collection name."""
 
-    def __init__(self, persist_dir: str | Path) -> None:
-        self.path = ensure_schema(persist_dir)
+    def __init__(self, persist_dir: str | Path, records_url: str | None = None) -> None:
+        self.engine = ensure_schema(records_engine(persist_dir, records_url))
 
     def get(self, name: str) -> Alias:
-        connection = connect(self.path)
-        try:
-            row = connection.execute(
-                "SELECT live, building, generation FROM ragingest_alias WHERE name = ?", (name,)
-            ).fetchone()
-        finally:
-            connection.close()
+        with self.engine.connect() as connection:
+            row = connection.execute(_select_alias(name)).first()
         return Alias(name, row[0], row[1], row[2]) if row else Alias(name, name)
 
     def _write(self, alias: Alias) -> None:
-        connection = connect(self.path)
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            connection.execute(
-                "INSERT OR REPLACE INTO ragingest_alias (name, live, building, generation) "
-                "VALUES (?, ?, ?, ?)",
-                (alias.name, alias.live, alias.building, alias.generation),
+        with self.engine.begin() as connection:
+            upsert(
+                connection,
+                ALIAS,
+                [
+                    {
+                        "name": alias.name,
+                        "live": alias.live,
+                        "building": alias.building,
+                        "generation": alias.generation,
+                    }
+                ],
             )
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
 
     def start_build(self, name: str) -> str:
         """Name (and record) a new physical collection for rebuilding ``name``."""
@@ -278,20 +451,19 @@ class Catalog:
         return old
 
 
-def resolve_collection(persist_dir: str | Path, name: str) -> str:
+def read_alias(persist_dir: str | Path, name: str, records_url: str | None = None) -> Alias | None:
+    """The recorded alias of ``name``, or None. Reads only; creates nothing (no table, no
+    SQLite file)."""
+    engine = records_engine(persist_dir, records_url)
+    if not has_table(engine, ALIAS):
+        return None
+    with engine.connect() as connection:
+        row = connection.execute(_select_alias(name)).first()
+    return Alias(name, row[0], row[1], row[2]) if row else None
+
+
+def resolve_collection(persist_dir: str | Path, name: str, records_url: str | None = None) -> str:
     """The physical Chroma collection serving ``name`` (``name`` itself unless a rebuild
     swapped another in). Reads only; creates nothing."""
-    path = records_path(persist_dir)
-    if not path.is_file():
-        return name
-    try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
-        try:
-            row = connection.execute(
-                "SELECT live FROM ragingest_alias WHERE name = ?", (name,)
-            ).fetchone()
-        finally:
-            connection.close()
-    except sqlite3.OperationalError:  # no alias table yet
-        return name
-    return row[0] if row else name
+    alias = read_alias(persist_dir, name, records_url)
+    return alias.live if alias else name

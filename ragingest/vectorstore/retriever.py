@@ -184,17 +184,19 @@ def retriever(
     where: dict[str, Any] | list[str] | None = None,
     fetch_k: int | None = None,
     model: str | None = None,
+    records_url: str | None = None,
 ) -> ChunkRetriever:
     """A LangChain ``BaseRetriever`` over an ingested collection.
 
     ``where`` is a Chroma filter (``{"source": "a.md"}``) or the CLI's conditions
     (``["source=a.md", "price<=5000"]``); ``fetch_k`` (default ``max(20, 4 * k)``) chunks are
-    fetched so that ``k`` remain after parent expansion and de-duplication.
+    fetched so that ``k`` remain after parent expansion and de-duplication. ``records_url``:
+    the records database that resolves the name (see ``open_store``).
     """
     from ragingest.ingest.query import parse_where
     from ragingest.vectorstore.store import open_store
 
-    store = open_store(persist_dir, collection, model=model, create=False)
+    store = open_store(persist_dir, collection, model=model, create=False, records_url=records_url)
     if isinstance(where, list):
         where = parse_where(where)
     physical = getattr(store, "_collection", None)

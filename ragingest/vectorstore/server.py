@@ -1,7 +1,8 @@
 """A Chroma server instead of the embedded directory: ``--chroma-host/--chroma-port``.
 
 With a server, Chroma's collections live there; ``--persist-dir`` still holds what belongs to
-the writer: the record manager, file states, the lock, the embedding cache and the run log. So
+the writer: the embedding cache, the run log, the parent sections and — unless
+``--records-url`` names a shared database — the record manager, file states and the lock. So
 re-indexing works exactly as with the embedded store (one writer per collection).
 
 The server is chosen for a block of code with ``use_server`` (the CLI wraps each command in
@@ -97,7 +98,8 @@ def add_server_args(parser: Any) -> None:
         "--chroma-host",
         metavar="HOST",
         help="write to / read from a Chroma server (`chroma run --host 127.0.0.1`); "
-        "--persist-dir still keeps the records, file states, lock and embedding cache",
+        "--persist-dir still keeps the embedding cache (and the records and lock, unless "
+        "--records-url names a shared database)",
     )
     group.add_argument("--chroma-port", type=int, default=8000, metavar="PORT")
     group.add_argument(

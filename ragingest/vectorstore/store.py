@@ -5,10 +5,11 @@ collection records the model name, the model fingerprint and the splitter settin
 metadata; opening an existing one with another model (or, for writing, other settings) raises
 ``CollectionMismatchError`` saying what differs and what to do.
 
-A collection name resolves through the alias table beside Chroma
-(``ragingest.vectorstore.records``): after ``ingest --rebuild`` the name is served by another
-physical Chroma collection (``NAME__2``, ...). ``open_store`` and ``query`` follow it; code that
-talks to ``chromadb`` directly should call ``resolve_collection`` first.
+A collection name resolves through the alias table of the records database
+(``ragingest.vectorstore.records``: SQLite beside Chroma by default, else ``records_url`` /
+``$RAGINGEST_RECORDS_URL``): after ``ingest --rebuild`` the name is served by another physical
+Chroma collection (``NAME__2``, ...). ``open_store`` and ``query`` follow it; code that talks to
+``chromadb`` directly should call ``resolve_collection`` first.
 """
 
 from __future__ import annotations
@@ -153,16 +154,18 @@ def open_store(
     client: Any = None,
     resolve: bool = True,
     alias: str | None = None,
+    records_url: str | None = None,
 ) -> ChunkStore:
     """Open (or create) ``collection`` in ``persist_dir``, refusing a model/settings mismatch.
 
     ``model=None`` on an existing collection means "the model it was built with".
     ``resolve=False`` opens the physical collection ``collection`` as named (the ingest
     pipeline, which resolved it itself); ``alias`` is recorded on a new physical collection
-    built for that name.
+    built for that name. ``records_url``: the records database holding the alias (default:
+    ``$RAGINGEST_RECORDS_URL``, else the SQLite file in ``persist_dir``).
     """
     client = client or chroma_client(persist_dir)
-    physical = resolve_collection(persist_dir, collection) if resolve else collection
+    physical = resolve_collection(persist_dir, collection, records_url) if resolve else collection
     existing = collection_metadata(client, physical)
     if existing is None and not create:
         raise CollectionMismatchError(
