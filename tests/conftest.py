@@ -43,3 +43,19 @@ def e5_info():
     from ragingest.vectorstore.models import load_model_info
 
     return load_model_info("intfloat/multilingual-e5-small")
+
+
+@pytest.fixture
+def count_parses(monkeypatch) -> list[str]:
+    """Names of the files ``split_file`` parsed."""
+    parsed: list[str] = []
+    from ragingest.ingest import pipeline
+
+    real = pipeline.split_file
+
+    def counting(path, *args, **kwargs):
+        parsed.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "split_file", counting)
+    return parsed

@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import LockedError
-from ragingest.ingest import pipeline
 from ragingest.ingest.cli import build_parser, main
 from ragingest.ingest.lock import CollectionLock
 from ragingest.ingest.state import FileStamp, FileState, FileStates
@@ -42,6 +41,7 @@ from ragingest.vectorstore.store import chroma_client, open_store
 from tests.conftest import EXAMPLES, ROOT
 from tests.postgres import postgres_server, server_bin
 from tests.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
+from tests.test_reindex_processes import read_until, start
 
 CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
 CACHE = "ragingest_embeddings.sqlite"
@@ -59,20 +59,6 @@ def pg():
 def pg_url(pg) -> str:
     """A fresh database on the module's server."""
     return pg.create_database(f"t_{uuid.uuid4().hex[:12]}")
-
-
-@pytest.fixture
-def parsed(monkeypatch) -> list[str]:
-    """Names of the files ``split_file`` parsed."""
-    names: list[str] = []
-    real = pipeline.split_file
-
-    def counting(path, *args, **kwargs):
-        names.append(Path(path).name)
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "split_file", counting)
-    return names
 
 
 def share_cache(source: Path, target: Path) -> None:
@@ -158,7 +144,7 @@ def test_a_records_file_written_by_raw_sqlite3_reads_and_writes_the_same(tmp_pat
     assert resolve_collection(tmp_path, "kb") == "kb__3"
 
 
-def test_postgres_records_reindex_like_sqlite(tmp_path, pg_url, parsed, capsys):
+def test_postgres_records_reindex_like_sqlite(tmp_path, pg_url, count_parses, capsys):
     corpus = tmp_path / "examples"
     shutil.copytree(EXAMPLES, corpus)
     files = sorted(p.name for p in corpus.rglob("*") if p.is_file())
@@ -167,16 +153,16 @@ def test_postgres_records_reindex_like_sqlite(tmp_path, pg_url, parsed, capsys):
 
     first = run_ingest(corpus, on_pg, *url, collection="examples")
     assert first["code"] == 0 and first["added"] == len(snapshot(on_pg, "examples")) > 0
-    assert sorted(parsed) == files
+    assert sorted(count_parses) == files
     assert not (on_pg / RECORDS_FILE).exists()  # the records are in PostgreSQL
     share_cache(on_pg, on_lite)
     lite = run_ingest(corpus, on_lite, collection="examples")
     assert (lite["code"], lite["added"], lite["embeddings_computed"]) == (0, first["added"], 0)
     assert snapshot(on_pg, "examples") == snapshot(on_lite, "examples")
 
-    parsed.clear()
+    count_parses.clear()
     again = run_ingest(corpus, on_pg, *url, collection="examples")
-    assert parsed == []
+    assert count_parses == []
     assert counts(again) == (0, 0, len(files), 0, 0, 0)
     assert again["skipped"] == first["added"]
 
@@ -187,7 +173,7 @@ def test_postgres_records_reindex_like_sqlite(tmp_path, pg_url, parsed, capsys):
     target.write_text(edited, encoding="utf-8")
     before = snapshot(on_pg, "examples")
     edit = run_ingest(corpus, on_pg, *url, collection="examples")
-    assert parsed == ["regulation_returns.md"]
+    assert count_parses == ["regulation_returns.md"]
     assert counts(edit) == (0, 1, len(files) - 1, 4, 4, 1)  # 1 new text; 3 share its parent
     after = snapshot(on_pg, "examples")
     assert (len(set(after) - set(before)), len(set(before) - set(after))) == (4, 4)
@@ -246,26 +232,6 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
     assert rebuilt_rows == snapshot(clean) and len(rebuilt_rows) == rebuilt["added"]
 
 
-def _start(args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [*CLI, "-v", *args],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
-
-
-def _read_until(proc: subprocess.Popen, wanted: str) -> str:
-    seen = []
-    for line in proc.stderr:
-        seen.append(line)
-        if wanted in line:
-            return "".join(seen)
-    raise AssertionError(f"{wanted!r} never came; stderr:\n{''.join(seen)[-3000:]}")
-
-
 HOLD = """
 import sys
 from ragingest.ingest.lock import CollectionLock
@@ -306,15 +272,17 @@ def test_postgres_lock_one_writer_across_machines(tmp_path, pg_url, capsys):
             == 0
         )
         assert json.loads(capsys.readouterr().out)["writer"]["pid"] == me
-        waiting = _start(
+        waiting = start(
             ingest_args(corpus, here, *url, "--wait", "--report", str(tmp_path / "w.json"))
         )
-        _read_until(waiting, f"waiting for another ragingest run (pid {me},")
+        read_until(waiting, f"waiting for another ragingest run (pid {me},")
     _, err = waiting.communicate(timeout=300)
     assert waiting.returncode == 0, err
     report = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))
     assert (report["added"], report["deleted"], report["embeddings_computed"]) == (0, 0, 0)
-    assert report["skipped"] == first["added"]  # (parsed again only if the code changed since)
+    assert (
+        report["skipped"] == first["added"]
+    )  # (count_parses again only if the code changed since)
 
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(there), pg_url],

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from ragingest.ingest import pipeline, runlog
+from ragingest.ingest import runlog
 from ragingest.ingest.cli import main
 from ragingest.ingest.pipeline import SplitSettings, split_file
 from ragingest.ingest.watch import parse_interval
@@ -102,20 +102,6 @@ def by_source(rows: dict[str, Any]) -> dict[str, set[str]]:
     for key, (_text, meta, *_) in rows.items():
         out.setdefault(meta["source"], set()).add(key)
     return out
-
-
-@pytest.fixture
-def count_parses(monkeypatch) -> list[str]:
-    """Names of the files ``split_file`` parsed."""
-    parsed: list[str] = []
-    real = pipeline.split_file
-
-    def counting(path, *args, **kwargs):
-        parsed.append(Path(path).name)
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "split_file", counting)
-    return parsed
 
 
 @pytest.fixture(scope="module")
