@@ -1,4 +1,4 @@
-"""Embedding backend: torch (default) against ONNX Runtime int8 (``RAGINGEST_BACKEND=onnx``).
+"""Embedding backend: torch against ONNX Runtime int8 (the default since this measurement).
 
 Both embed the same heading-first chunks of the eval corpora (``--quick``: the two smallest);
 speed is timed on three interleaved thirds of the chunks (median of the three torch ÷ onnx

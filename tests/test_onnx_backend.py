@@ -56,3 +56,15 @@ def test_onnx_int8_embeddings_close_to_torch(e5_info, monkeypatch):
     query = np.asarray(onnx_emb.embed_query("Сколько дней выдают альбом?"))
     assert int(np.argmax(b @ query)) == int(np.argmax(a @ query))
     assert (models.cache_dir() / "onnx" / onnx_emb.info.fingerprint / "model_int8.onnx").is_file()
+
+
+def test_onnx_vector_of_a_text_does_not_depend_on_its_batch(monkeypatch):
+    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+
+    monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
+    emb = SentenceTransformerEmbeddings()
+    text = "Для альбомов с красной наклейкой срок выдачи составляет три дня."
+    others = ["коротко", "The loan period for albums is fourteen days. " * 20]
+    alone = np.asarray(emb.embed_documents([text]))[0]
+    batched = np.asarray(emb.embed_documents([*others, text]))[2]
+    assert np.array_equal(alone, batched)

@@ -1,4 +1,5 @@
-"""ONNX Runtime (int8) backend for the embedding models, offline (``RAGINGEST_BACKEND=onnx``).
+"""ONNX Runtime (int8) backend for the embedding models, offline: the default backend
+(``RAGINGEST_BACKEND=torch`` runs sentence-transformers on torch instead).
 
 sentence-transformers' own ``backend="onnx"`` goes through ``optimum-onnx``, whose only release
 needs ``transformers<4.58`` (ours is 5.x), so this module does the same directly: export the
@@ -10,8 +11,8 @@ pooling and normalization, read from its sentence-transformers configuration.
 Contract: ``OnnxSentenceEncoder.encode`` takes the arguments ragingest passes to
 ``SentenceTransformer.encode`` and returns float32 rows in input order (normalized when asked
 or when the model ends with a ``Normalize`` module); texts over ``max_seq_length`` tokens are
-truncated as sentence-transformers does. Exporting needs the ``onnx`` package
-(``pip install 'ragingest[onnx]'``); ``onnxruntime`` comes with chromadb.
+truncated as sentence-transformers does; a text's vector depends on that text alone (one text
+per run, see ``encode``). Exporting needs the ``onnx`` package (a dependency).
 """
 
 from __future__ import annotations
