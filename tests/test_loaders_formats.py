@@ -362,11 +362,11 @@ def test_unstructured_finds_its_spacy_model_offline():
 
 @pytest.mark.parametrize("name", ["help.html", "memo.odt", "memo.epub", "memo.rtf"])
 def test_a_parser_returning_nothing_for_a_file_with_text_is_an_error(corpus, monkeypatch, name):
-    import ragingest.loaders.ebook
     import ragingest.loaders.office
+    import ragingest.loaders.partition
     import ragingest.loaders.web
 
-    for module in (ragingest.loaders.web, ragingest.loaders.office, ragingest.loaders.ebook):
+    for module in (ragingest.loaders.web, ragingest.loaders.office, ragingest.loaders.partition):
         monkeypatch.setattr(module, "partition", lambda *args, **kwargs: [])
     with pytest.raises(ParseError, match="returned no text although the file has some"):
         load(corpus / name)

@@ -302,30 +302,7 @@ class EmbeddingCache:
         """One row per text, L2-normalized, with the model's document prompt; ``role`` only
         keeps apart texts embedded for different uses (chunks, semantic sentence windows)."""
         keys = [self._key(role, t) for t in texts]
-        self._load(keys)
-        todo: dict[str, str] = {}
-        for key, text in zip(keys, texts, strict=True):
-            if key not in self._memory:
-                todo.setdefault(key, text)
-        if todo:
-            if self._embeddings is None:
-                from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-
-                self._embeddings = SentenceTransformerEmbeddings(self.model, batch_size=64)
-            started = time.perf_counter()
-            batch = list(todo.values())
-            rows = self._embeddings.embed_documents(batch)  # with the document prompt
-            self.seconds += time.perf_counter() - started
-            self.computed += len(batch)
-            vectors = np.asarray(rows, dtype=np.float32)
-            for key, vector in zip(todo, vectors, strict=True):
-                self._memory[key] = vector
-            if self._db is not None:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                    [(k, self._memory[k].tobytes()) for k in todo],
-                )
-                self._db.commit()
+        self._fill(keys, texts, lambda batch: self._model().embed_documents(batch))
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._memory[k] for k in keys])
@@ -333,33 +310,47 @@ class EmbeddingCache:
     def queries(self, texts: Sequence[str]) -> np.ndarray:
         """Query embeddings: one model call per batch, with the query prompt."""
         keys = [self._key("query", t) for t in texts]
-        self._load(keys)
-        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._memory}
-        if todo:
-            if self._embeddings is None:
-                from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
 
-                self._embeddings = SentenceTransformerEmbeddings(self.model, batch_size=64)
-            started = time.perf_counter()
-            model = self._embeddings.model
-            vectors = model.encode(
-                list(todo.values()),
+        def encode(batch: list[str]) -> Any:
+            return self._model().model.encode(
+                batch,
                 prompt=self.info.query_prompt or None,
                 batch_size=64,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
-            ).astype(np.float32)
-            self.seconds += time.perf_counter() - started
-            self.computed += len(todo)
-            for key, vector in zip(todo, vectors, strict=True):
-                self._memory[key] = vector
-            if self._db is not None:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                    [(k, self._memory[k].tobytes()) for k in todo],
-                )
-                self._db.commit()
+            )
+
+        self._fill(keys, texts, encode)
         return np.stack([self._memory[k] for k in keys])
+
+    def _model(self) -> Any:
+        if self._embeddings is None:
+            from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+
+            self._embeddings = SentenceTransformerEmbeddings(self.model, batch_size=64)
+        return self._embeddings
+
+    def _fill(self, keys: list[str], texts: Sequence[str], encode: Any) -> None:
+        """Vectors of the ``keys`` not cached yet, from ``encode`` (timed, counted, stored)."""
+        self._load(keys)
+        todo: dict[str, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key not in self._memory:
+                todo.setdefault(key, text)
+        if not todo:
+            return
+        started = time.perf_counter()
+        vectors = np.asarray(encode(list(todo.values())), dtype=np.float32)
+        self.seconds += time.perf_counter() - started
+        self.computed += len(todo)
+        for key, vector in zip(todo, vectors, strict=True):
+            self._memory[key] = vector
+        if self._db is not None:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                [(k, self._memory[k].tobytes()) for k in todo],
+            )
+            self._db.commit()
 
 
 # -- retrieval -----------------------------------------------------------------------------------

@@ -3,20 +3,11 @@ their levels, lists and tables come through whole."""
 
 from __future__ import annotations
 
-import io
-
-from ragingest.loaders.partition import element_blocks, partition
-from ragingest.loaders.rich import Parsed, RichLoader, archive_has_text
+from ragingest.loaders.partition import PartitionedArchiveLoader
 
 
-class EpubLoader(RichLoader):
+class EpubLoader(PartitionedArchiveLoader):
     suffixes = (".epub",)
     format_name = "EPUB"
-    archive = True
-
-    def _parse(self, data: bytes) -> Parsed:
-        elements = partition("epub", file=io.BytesIO(data))
-        return Parsed(element_blocks(elements))
-
-    def has_text(self, data: bytes) -> bool:
-        return archive_has_text(data, r".*\.x?html?$")
+    kind = "epub"
+    text_member = r".*\.x?html?$"

@@ -25,8 +25,8 @@ from ragingest.loaders.blocks import (
     Block,
     clean_inline,
 )
-from ragingest.loaders.partition import element_blocks, partition
-from ragingest.loaders.rich import Parsed, RichLoader, archive_has_text
+from ragingest.loaders.partition import PartitionedArchiveLoader, element_blocks, partition
+from ragingest.loaders.rich import Parsed, RichLoader
 
 _HEADING_STYLE = re.compile(r"^(?:heading|заголовок)\s*(\d)$", re.IGNORECASE)
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -238,17 +238,11 @@ def _runs_text(paragraph: Any) -> str:
     return "".join(run.text for run in paragraph.runs) or paragraph.text
 
 
-class OdtLoader(RichLoader):
+class OdtLoader(PartitionedArchiveLoader):
     suffixes = (".odt",)
     format_name = "ODT"
-    archive = True
-
-    def _parse(self, data: bytes) -> Parsed:
-        elements = partition("odt", file=io.BytesIO(data))
-        return Parsed(element_blocks(elements))
-
-    def has_text(self, data: bytes) -> bool:
-        return archive_has_text(data, r"content\.xml$")
+    kind = "odt"
+    text_member = r"content\.xml$"
 
 
 class RtfLoader(RichLoader):

