@@ -1,7 +1,8 @@
 """Snapshot: ``ingest examples/`` (real model, real Chroma) stores exactly the recorded ids,
-texts and metadata, and exactly the recorded parent sections. Only ``doc_date`` varies (a file's mtime where it has no front-matter
-date) and is dropped. Regenerate after an intended change with
-``RAGINGEST_WRITE_SNAPSHOT=1 pytest tests/e2e/test_ingest_snapshot.py`` and list the change."""
+texts and metadata, and exactly the recorded parent sections. Only ``doc_date`` varies (a
+file's mtime where it has no front-matter date) and is dropped. Regenerate after an intended
+change with ``RAGINGEST_WRITE_SNAPSHOT=1 pytest tests/e2e/test_ingest_snapshot.py`` and list
+the change."""
 
 from __future__ import annotations
 
