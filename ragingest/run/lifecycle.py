@@ -18,8 +18,10 @@ from typing import Any
 from ragingest.errors import CollectionMismatchError
 from ragingest.run.state import FileStates
 from ragingest.run.state import namespaces as state_namespaces
+from ragingest.vectorstore.aliases import Alias, Catalog
 from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.records import Alias, Catalog, namespace, record_manager
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import namespace
 from ragingest.vectorstore.store import (
     ALIAS_KEY,
     MODEL_KEY,
