@@ -104,8 +104,9 @@ def inspect_document(
 
 def render_text(result: dict) -> str:
     documents = result.get("documents", [])
+    many = "" if len(documents) == 1 else "s"
     lines = [
-        f"{result['source']}: {result['length']} characters, {len(documents)} documents, "
+        f"{result['source']}: {result['length']} characters, {len(documents)} document{many}, "
         f"{len(result['chunks'])} chunks"
     ]
     current = None
