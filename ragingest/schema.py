@@ -38,8 +38,9 @@ SCHEMA: dict[str, Field] = {
     "h3": Field(str, "splitter", "H3 heading above the chunk", required=False),
     "chunk_index": Field(int, "splitter", "position of the chunk in its document, from 0"),
     "total_chunks": Field(int, "splitter", "number of chunks of the document"),
-    "start_index": Field(int, "splitter", "start offset in the normalized document text"),
-    "end_index": Field(int, "splitter", "end offset (exclusive) in the normalized text"),
+    # offsets index the file as decoded for text formats, the normalized Markdown otherwise
+    "start_index": Field(int, "splitter", "start offset in the source text (see above)"),
+    "end_index": Field(int, "splitter", "end offset (exclusive) in the source text"),
     "token_count": Field(int, "splitter", "size of the chunk text in the splitter's unit"),
     "strategy": Field(str, "splitter", "heading | paragraph | recursive | fixed | table | ..."),
     "oversized": Field(bool, "splitter", "a whole table/code block over the chunk size"),
