@@ -110,9 +110,8 @@ class SourceMap:
         for k in range(len(outer.norm)):
             a, m, size = outer.norm[k], outer.src[k], outer.size[k]
             if not outer.verbatim[k]:
-                s = self.start(m)
-                e = self.end(m + outer.src_size[k]) if outer.src_size[k] else s
-                out.piece(a, size, s, max(s, e), False)
+                s, e = self.start(m), self.end(m + outer.src_size[k])
+                out.piece(a, size, s, max(s, e) - s, False)
                 continue
             i = max(bisect_right(self.norm, m) - 1, 0)
             while i < len(self.norm) and self.norm[i] < m + size:
@@ -195,11 +194,23 @@ def normalize_edits(text: str) -> list[Edit]:
 
 
 def diff_map(before: str, after: str) -> SourceMap:
-    """A map of ``after`` into ``before`` from a line diff (equal lines verbatim, changed
-    lines as replacements), for a step that does not list its edits."""
+    """A map of ``after`` into ``before`` by lines, for a step that does not list its edits:
+    when ``after``'s lines are a subsequence of ``before``'s (lines removed), each maps
+    verbatim to its first possible match; otherwise by a line diff (equal lines verbatim,
+    changed ones as replacements)."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    old_at = _starts(old)
-    new_at = _starts(new)
+    old_at, new_at = _starts(old), _starts(new)
+    builder = _Builder(before)
+    i = 0
+    for j, line in enumerate(new):
+        while i < len(old) and old[i] != line:
+            i += 1
+        if i == len(old):
+            break
+        builder.piece(new_at[j], len(line), old_at[i], len(line), True)
+        i += 1
+    else:
+        return builder.build()
     builder = _Builder(before)
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
