@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import CollectionMismatchError
-from ragingest.ingest import runlog
-from ragingest.ingest.lock import lock_holder
-from ragingest.ingest.state import FileStates
+from ragingest.run import runlog
+from ragingest.run.lock import lock_holder
+from ragingest.run.state import FileStates
 from ragingest.vectorstore.records import (
     display_url,
     namespace,

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ragingest.ingest import runlog
-from ragingest.ingest.state import FileStates
+from ragingest.run import runlog
+from ragingest.run.state import FileStates
 from ragingest.vectorstore.records import namespace, record_manager, resolve_collection
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import ROOT
-from tests.test_reindex import (
+from tests.ingest.test_reindex import (
     ingest_args,
     make_corpus,
     paragraph,

@@ -25,8 +25,8 @@ import pytest
 
 from ragingest.errors import LockedError
 from ragingest.ingest.cli import build_parser, main
-from ragingest.ingest.lock import CollectionLock
-from ragingest.ingest.state import FileStamp, FileState, FileStates
+from ragingest.run.lock import CollectionLock
+from ragingest.run.state import FileStamp, FileState, FileStates
 from ragingest.vectorstore.records import (
     RECORDS_FILE,
     RECORDS_URL_ENV,
@@ -39,9 +39,9 @@ from ragingest.vectorstore.records import (
 )
 from ragingest.vectorstore.store import chroma_client, open_store
 from tests.conftest import EXAMPLES, ROOT
+from tests.ingest.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
+from tests.ingest.test_reindex_processes import read_until, start
 from tests.postgres import postgres_server, server_bin
-from tests.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
-from tests.test_reindex_processes import read_until, start
 
 CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
 CACHE = "ragingest_embeddings.sqlite"
@@ -234,8 +234,8 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
 
 HOLD = """
 import sys
-from ragingest.ingest.lock import CollectionLock
-from ragingest.ingest.state import FileStamp, FileState, FileStates
+from ragingest.run.lock import CollectionLock
+from ragingest.run.state import FileStamp, FileState, FileStates
 with CollectionLock(sys.argv[1], "kbase", records_url=sys.argv[2]):
     print("locked", flush=True)
     sys.stdin.read()
