@@ -41,9 +41,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ragingest.schema import PAGE_MAP_HINT, SOURCE_MAP_HINT
 from ragingest.splitters.chunk import Chunk
 
-SOURCE_MAP_KEY = "_source_map"  # document metadata: the SourceMap of a text format
+SOURCE_MAP_KEY = SOURCE_MAP_HINT  # document metadata: the SourceMap of a text format
 
 Edit = tuple[int, int, str]  # replace input[start:end] with the string
 
@@ -245,8 +246,8 @@ def to_source(
     if mapping is None:
         return dict(metadata), list(chunks)
     moved = dict(metadata)
-    if metadata.get("_page_map"):
-        moved["_page_map"] = [(mapping.start(o), page) for o, page in metadata["_page_map"]]
+    if metadata.get(PAGE_MAP_HINT):  # a text format's pages are its form feeds
+        moved[PAGE_MAP_HINT] = form_feed_pages(mapping.source)
     out = []
     for chunk in chunks:
         start, end = mapping.span(chunk.start_index, chunk.end_index)
@@ -261,3 +262,15 @@ def to_source(
             )
         )
     return moved, out
+
+
+def form_feed_pages(text: str) -> list[tuple[int, int]]:
+    """``[(offset, page), ...]``: page 1 at 0, page k + 1 after the k-th form feed (pages
+    that start at the same offset: the last one)."""
+    pages = [(0, 1)]
+    for page, feed in enumerate(re.finditer("\f", text), 2):
+        if pages[-1][0] == feed.end():
+            pages[-1] = (feed.end(), page)
+        else:
+            pages.append((feed.end(), page))
+    return pages

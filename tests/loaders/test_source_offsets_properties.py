@@ -119,6 +119,10 @@ def test_plain_text_chunks_are_exact_spans_despite_rewritten_headings(case, spli
         if "page_start" in stored:  # pages count the form feeds of the source
             assert stored["page_start"] == 1 + source[: chunk.start_index].count("\f")
             assert stored["page_end"] == 1 + source[: chunk.end_index - 1].count("\f")
+            page_begins = source.rfind("\f", 0, chunk.start_index) + 1
+            assert stored["page_char_start"] == chunk.start_index - page_begins
+            last_page_begins = source.rfind("\f", 0, chunk.end_index - 1) + 1
+            assert stored["page_char_end"] == chunk.end_index - last_page_begins
 
 
 @settings(max_examples=300, deadline=None)
