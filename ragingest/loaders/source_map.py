@@ -12,19 +12,21 @@ Contract:
   *replacement* (a normalized run standing for a source run of any length, possibly empty:
   an inserted ``# `` maps to an empty source run just before the next source character).
   Source characters no piece covers were deleted (BOM, front matter, ``\\r`` of ``\\r\\n``, a
-  setext underline). Source runs are in order and do not overlap.
+  setext underline). Source runs are in order (a replacement that a later step cut in two
+  gives both parts its whole source run).
 - ``span(start, end)``: a start inside a verbatim piece maps one for one, inside a replacement
   to the replacement's source start; an end likewise, to the replacement's source end.
   Deleted source characters are never at a span's edge: a chunk starting at normalized 0
   starts after the BOM and the front matter. ``start <= end`` always holds for the result.
 - ``source[span(s, e)]`` therefore holds the chunk's characters with the deleted ones between
-  them restored; that is the text stored. The embedded text stays the normalized one.
+  them restored; that is the text stored (for Markdown, ``normalize_text`` of it is the
+  normalized chunk text again). The embedded text stays the normalized one.
 
 ``to_source(metadata, chunks)`` is the split stage's one call: for a document with a map it
 returns the chunks with source offsets, source text and source parent spans, and the metadata
-with the page map in source offsets; without one (converted formats: PDF, DOCX, HTML, ...)
-both come back unchanged, the offsets indexing the normalized Markdown, whose pages the page
-map gives. ``indexed_text`` is the text those offsets index.
+with the page map in source offsets (a text's pages are its form feeds); without one
+(converted formats: PDF, DOCX, HTML, ...) both come back unchanged, the offsets indexing the
+normalized Markdown, whose pages the page map gives. ``indexed_text``: the text offsets index.
 
 ``apply_edits`` builds text and map from edits (sorted, disjoint ``(start, end, new)``
 replacements of the input); ``compose`` chains the maps of successive steps; ``diff_map``

@@ -35,6 +35,7 @@ from ragingest.loaders.source_map import (
     Edit,
     SourceMap,
     apply_edits,
+    form_feed_pages,
     normalize_edits,
 )
 
@@ -266,13 +267,11 @@ def pages_of(text: str) -> tuple[str, list[tuple[int, int]]]:
 def _source_pages(mapping: SourceMap) -> list[tuple[int, int]]:
     """The page map from the form feeds of the source (a page break on a heading line, whose
     outer whitespace the heading rewrite drops, still counts)."""
-    page_map = [(0, 1)]
-    for page, feed in enumerate(re.finditer("\f", mapping.source), 2):
-        offset = mapping.normalized(feed.end())
-        if page_map[-1][0] == offset:
-            page_map[-1] = (offset, page)
-        else:
-            page_map.append((offset, page))
+    page_map: list[tuple[int, int]] = []
+    for offset, page in form_feed_pages(mapping.source):
+        if page_map and page_map[-1][0] == mapping.normalized(offset):
+            page_map.pop()
+        page_map.append((mapping.normalized(offset), page))
     return page_map
 
 
