@@ -175,3 +175,34 @@ def test_plain_text_heading_maps_to_its_words():
         "Подраздел\r\n=====\r\n\r\nЕщё текст.",
     ]
     assert [(c.start_index, c.end_index) for c in mapped] == [(0, 7), (13, 51), (53, 83)]
+
+
+def test_boilerplate_removal_keeps_source_offsets(tmp_path):
+    from ragingest.loaders.cleaning import CorpusCleaner
+    from ragingest.run.split import split_file
+
+    disclaimer = "Информация носит справочный характер и не является публичной офертой."
+    corpus = CorpusCleaner()
+    sources = {}
+    for n in range(4):
+        source = (
+            f"\ufeff# Раздел {n}\r\n\r\n{disclaimer}\r\n\r\nПравило {n}: срок выдачи {n + 3} дня."
+            f"\r\n\r\n## Исключение\r\n\r\n{disclaimer}\r\n\r\nАльбомы выдают на {n + 1} дня.\r\n"
+        )
+        path = tmp_path / f"doc{n}.md"
+        path.write_bytes(source.encode("utf-8"))
+        sources[path] = source
+        corpus.observe([d.page_content for d in loader_for(path, tmp_path).lazy_load()])
+    splitter = HeadingFirstSplitter(1000, 0, 0, unit="chars")
+    for path, source in sources.items():
+        chunks = split_file(path, tmp_path, splitter, corpus=corpus)
+        assert chunks.cleaning["boilerplate_paragraphs"] == 2
+        for chunk in chunks:
+            meta = chunk.metadata
+            assert chunk.text == source[meta["start_index"] : meta["end_index"]]
+            assert chunk.parent_text == source[meta["parent_start"] : meta["parent_end"]]
+            assert disclaimer not in chunk.embed_text
+        second = source.index("## Исключение")
+        assert [c.metadata["start_index"] for c in chunks] == [1, second]
+        # a removed paragraph inside a chunk's span stays in the stored (source) text only
+        assert [disclaimer in c.text for c in chunks] == [True, True]
