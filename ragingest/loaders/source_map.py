@@ -116,15 +116,22 @@ class SourceMap:
                 s, e = self.start(m), self.end(m + outer.src_size[k])
                 out.piece(a, size, s, max(s, e) - s, False)
                 continue
-            i = max(bisect_right(self.norm, m) - 1, 0)
-            while i < len(self.norm) and self.norm[i] < m + size:
-                lo, hi = max(m, self.norm[i]), min(m + size, self.norm[i] + self.size[i])
-                if self.verbatim[i]:
-                    out.piece(a + lo - m, hi - lo, self.src[i] + lo - self.norm[i], hi - lo, True)
-                else:
-                    out.piece(a + lo - m, hi - lo, self.src[i], self.src_size[i], False)
-                i += 1
+            first = max(bisect_right(self.norm, m) - 1, 0)
+            last = max(bisect_left(self.norm, m + size) - 1, first)
+            self._clipped(out, first, m, size, a)
+            if last > first + 1:  # the pieces in between, whole: copied in bulk
+                out.extend(self, first + 1, last, a - m)
+            if last > first:
+                self._clipped(out, last, m, size, a)
         return out.build()
+
+    def _clipped(self, out: _Builder, i: int, m: int, size: int, a: int) -> None:
+        """Piece ``i`` cut to the normalized ``[m, m + size)``, moved to ``a``."""
+        lo, hi = max(m, self.norm[i]), min(m + size, self.norm[i] + self.size[i])
+        if self.verbatim[i]:
+            out.piece(a + lo - m, hi - lo, self.src[i] + lo - self.norm[i], hi - lo, True)
+        else:
+            out.piece(a + lo - m, hi - lo, self.src[i], self.src_size[i], False)
 
 
 class _Builder:
@@ -152,6 +159,14 @@ class _Builder:
         self.src_size.append(src_size)
         self.verbatim.append(1 if verbatim else 0)
         return self
+
+    def extend(self, other: SourceMap, first: int, last: int, shift: int) -> None:
+        """Append ``other``'s pieces ``first`` to ``last`` (exclusive), ``shift`` later."""
+        self.norm.extend(array("q", (n + shift for n in other.norm[first:last])))
+        self.src.extend(other.src[first:last])
+        self.size.extend(other.size[first:last])
+        self.src_size.extend(other.src_size[first:last])
+        self.verbatim.extend(other.verbatim[first:last])
 
     def build(self) -> SourceMap:
         return SourceMap(
@@ -194,6 +209,31 @@ def normalize_edits(text: str) -> list[Edit]:
         else:  # "\r\n": drop the "\r"; NUL: drop it
             edits.append((match.start(), match.start() + 1, ""))
     return edits
+
+
+def normalize_mapped(text: str) -> tuple[str, SourceMap]:
+    """``apply_edits(text, normalize_edits(text))``; built in bulk when the only edits are a
+    BOM and the ``\r`` of each ``\r\n`` (the usual Windows file)."""
+    bom = len(text) - len(text.lstrip("\ufeff"))
+    if "\x00" in text or _LONE_CR.search(text):
+        return apply_edits(text, normalize_edits(text))
+    cuts = [match.start() for match in _CR.finditer(text, bom)]
+    starts = [bom, *(cut + 1 for cut in cuts)]
+    sizes = [end - start for start, end in zip(starts, [*cuts, len(text)], strict=True)]
+    if sizes[0] == 0:  # the text starts with a line end
+        starts, sizes = starts[1:], sizes[1:]
+        shift = 1
+    else:
+        shift = 0
+    norm = array("q", (start - bom - k - shift for k, start in enumerate(starts)))
+    mapping = SourceMap(
+        text, norm, array("q", starts), array("q", sizes), array("q", sizes), b"\x01" * len(sizes)
+    )
+    return text[bom:].replace("\r\n", "\n"), mapping
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+_CR = re.compile("\r")
 
 
 def diff_map(before: str, after: str) -> SourceMap:

@@ -36,7 +36,7 @@ from ragingest.loaders.source_map import (
     SourceMap,
     apply_edits,
     form_feed_pages,
-    normalize_edits,
+    normalize_mapped,
 )
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
@@ -283,7 +283,7 @@ class TextLoader(FileLoader):
 
     def _documents(self) -> Iterator[Document]:
         source = decode(read_bytes(self.path, self.max_bytes), self.path, keep_bom=True)
-        text, mapping = apply_edits(source, normalize_edits(source))
+        text, mapping = normalize_mapped(source)
         front, body = split_front_matter(text)
         if len(body) < len(text):
             mapping = mapping.compose(apply_edits(text, [(0, len(text) - len(body), "")])[1])

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import normalize_text
-from ragingest.loaders.source_map import apply_edits, normalize_edits, source_map_of, to_source
+from ragingest.loaders.source_map import (
+    apply_edits,
+    normalize_edits,
+    normalize_mapped,
+    source_map_of,
+    to_source,
+)
 from ragingest.loaders.text import heading_edits, text_headings
 from ragingest.schema import chunk_metadata
 from ragingest.splitters import HeadingFirstSplitter
@@ -136,6 +142,16 @@ def test_normalize_edits_reproduce_normalize_text(text):
     for i, ch in enumerate(normalized):  # every character maps to itself or to its line end
         s, e = mapping.span(i, i + 1)
         assert text[s:e] == ch or (ch == "\n" and text[s:e] in ("\r", "\r\n"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab\r\n\ufeff\x00 ", max_size=40))
+def test_bulk_normalize_equals_the_edits(text):
+    normalized, mapping = apply_edits(text, normalize_edits(text))
+    fast, fast_mapping = normalize_mapped(text)
+    assert fast == normalized
+    spans = [(s, e) for s in range(len(fast) + 1) for e in range(s, len(fast) + 1)]
+    assert [fast_mapping.span(s, e) for s, e in spans] == [mapping.span(s, e) for s, e in spans]
 
 
 @settings(max_examples=200, deadline=None)
