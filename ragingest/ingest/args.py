@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+
+from ragingest.ingest.args_evaluate import add_evaluate_parser
 
 EPILOG = """examples:
   ragingest ingest docs/ --persist-dir ./chroma_db --collection kb
@@ -140,64 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
         "the --contains sentences marked",
     )
 
-    _evaluate_args(sub)
+    add_evaluate_parser(sub, _positive)
     return parser
-
-
-def _evaluate_args(sub: Any) -> None:
-    ev = sub.add_parser(
-        "evaluate",
-        help="score chunking configurations on a question set (recall, precision, IoU, ...)",
-        description="Cut every corpus file with each configuration, put all chunks in a fresh "
-        "Chroma collection, retrieve the top k for every question and score the hits against "
-        "the reference excerpts (Chroma's chunking metrics). The default configuration and "
-        "LangChain's RecursiveCharacterTextSplitter baseline (same tokenizer) are always in.",
-    )
-    ev.add_argument("--corpus", required=True, type=Path, help="folder of .md/.txt files")
-    ev.add_argument(
-        "--questions",
-        required=True,
-        type=Path,
-        help="CSV or JSONL: question, references (JSON [{content,start_index,end_index}]), "
-        "corpus_id (file name without suffix)",
-    )
-    ev.add_argument("--model", default=None, help="embedding model (default: the product's)")
-    ev.add_argument("-k", type=int, default=5, help="hits per question (default 5)")
-    ev.add_argument(
-        "--sweep",
-        nargs="+",
-        default=[],
-        metavar="AXIS=V1,V2",
-        help="grid of configurations: strategy=heading,semantic,recursive,fixed "
-        "chunk_size=N,.. chunk_overlap=N,.. min_chunk_size=N,.. context_prefix=on,off",
-    )
-    ev.add_argument(
-        "--config",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="one more configuration, e.g. heading:size=128,overlap=0,min=32 (repeatable)",
-    )
-    ev.add_argument(
-        "--baseline-size",
-        type=_positive,
-        default=None,
-        help="chunk size of the recursive baseline (default: the default's chunk size)",
-    )
-    ev.add_argument(
-        "--no-embed",
-        action="store_true",
-        help="no model: chunk statistics and precision_omega only",
-    )
-    ev.add_argument(
-        "--cache", metavar="FILE", help="keep embeddings in this SQLite file across runs"
-    )
-    ev.add_argument("--json", action="store_true", help="print JSON")
-    ev.add_argument("--html", metavar="REPORT.html", help="write an HTML report with plots")
-    ev.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    from ragingest.vectorstore.server import add_server_args
-
-    add_server_args(ev)
 
 
 def _store_args(parser: argparse.ArgumentParser) -> None:

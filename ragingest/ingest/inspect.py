@@ -58,6 +58,8 @@ def inspect_document(
 ) -> tuple[dict, str]:
     """``inspect_file``'s result and the first document's text (for ``--html``)."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: inspect takes one file")
     plan = make_plan([path], {}, max_file_bytes=splitting.max_file_bytes)
     item = plan.items[0]
     if item.unsupported is not None:

@@ -12,13 +12,9 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.run import runlog
 from ragingest.run.lock import lock_holder
 from ragingest.run.state import FileStates
-from ragingest.vectorstore.records import (
-    display_url,
-    namespace,
-    read_alias,
-    record_manager,
-    records_url_for,
-)
+from ragingest.vectorstore.aliases import read_alias
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import display_url, namespace, records_url_for
 from ragingest.vectorstore.store import (
     FINGERPRINT_KEY,
     MODEL_KEY,

@@ -18,8 +18,10 @@ from typing import Any
 from ragingest.errors import CollectionMismatchError
 from ragingest.run.state import FileStates
 from ragingest.run.state import namespaces as state_namespaces
-from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.records import Alias, Catalog, namespace, record_manager
+from ragingest.vectorstore.aliases import Alias, Catalog
+from ragingest.vectorstore.parents import ParentStore, parent_collections
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import namespace
 from ragingest.vectorstore.store import (
     ALIAS_KEY,
     MODEL_KEY,
@@ -89,7 +91,8 @@ class Lifecycle:
 
     def collect_garbage(self, alias: Alias) -> None:
         """Drop the physical collections of this name that neither serve it nor are being
-        built (left by a run killed between a swap and the drop of the old collection)."""
+        built (left by a run killed between a swap and the drop of the old collection), and
+        what is kept beside Chroma for such collections (records, states, parents)."""
         keep = {alias.live, alias.building}
         doomed: set[str] = set()
         for collection in self.client.list_collections():
@@ -101,6 +104,7 @@ class Lifecycle:
         manager = record_manager(self.persist_dir, alias.live, self.records_url)
         known = set(manager.namespaces())
         known |= set(state_namespaces(self.persist_dir, self.records_url))
+        known |= {namespace(name) for name in parent_collections(self.persist_dir)}
         for name in known:
             physical = name.removeprefix("chroma/")
             if (

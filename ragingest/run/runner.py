@@ -36,7 +36,8 @@ from ragingest.run.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
 from ragingest.vectorstore.cache import cached_embeddings
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-from ragingest.vectorstore.records import namespace, record_manager
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import namespace
 from ragingest.vectorstore.store import chroma_client, collection_metadata, open_store
 
 log = logging.getLogger(__name__)

@@ -28,7 +28,7 @@ from ragingest.run.report import RunReport
 from ragingest.run.split import FileChunks
 from ragingest.run.state import FileState, FileStates
 from ragingest.schema import ChunkRecord
-from ragingest.vectorstore.records import IndexRecords
+from ragingest.vectorstore.record_manager import IndexRecords
 from ragingest.vectorstore.store import ChunkStore
 
 log = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ use it too. A parent no chunk refers to any more is never returned; ``prune`` dr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -91,6 +92,19 @@ class ParentStore(BaseStore[str, Document]):
         dead = [key for key in self.yield_keys() if key not in live]
         self.mdelete(dead)
         return len(dead)
+
+
+def parent_collections(persist_dir: str | Path) -> list[str]:
+    """The physical collections with parent rows in ``persist_dir`` (creates nothing)."""
+    path = Path(persist_dir) / PARENTS_FILE
+    if not path.is_file():
+        return []
+    with contextlib.closing(sqlite3.connect(str(path), timeout=30)) as db:
+        try:
+            rows = db.execute("SELECT DISTINCT collection FROM parents").fetchall()
+        except sqlite3.OperationalError:  # no table yet
+            return []
+    return sorted(row[0] for row in rows)
 
 
 def parent_documents(

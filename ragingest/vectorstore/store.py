@@ -27,8 +27,8 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from ragingest.errors import CollectionMismatchError
+from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-from ragingest.vectorstore.records import resolve_collection
 
 MODEL_KEY = "ragingest_model"
 FINGERPRINT_KEY = "ragingest_fingerprint"

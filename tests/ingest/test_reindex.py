@@ -24,8 +24,9 @@ from ragingest.run import runlog
 from ragingest.run.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore import open_store
+from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-from ragingest.vectorstore.records import IndexRecords, record_manager, resolve_collection
+from ragingest.vectorstore.record_manager import IndexRecords, record_manager
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
 

@@ -133,12 +133,16 @@ def test_ray_node_is_loopback(ray_cluster):
         assert ray.get_runtime_context().gcs_address.startswith(LOOPBACK + ":")
 
 
-def test_ray_into_server_equals_local(ray_cluster, chroma_server, local_rows, tmp_path, capsys):
+def test_ray_into_server_equals_local(
+    ray_cluster, chroma_server, local_rows, tmp_path, capsys, count_parses
+):
     persist = tmp_path / "state"
     args = ["--persist-dir", str(persist), "--collection", "examples"]
     server = ["--chroma-host", LOOPBACK, "--chroma-port", str(chroma_server.port)]
     ray = ["--engine", "ray", "--ray-address", ray_cluster, "--no-progress"]
     assert main(["ingest", str(EXAMPLES), *args, *server, *ray]) == 0
+    assert sorted(count_parses) == sorted(p.name for p in EXAMPLES.rglob("*") if p.is_file())
+    count_parses.clear()
     assert not (persist / "chroma.sqlite3").exists()  # Chroma is the server's
     assert _rows(chroma_server.client(), "examples") == local_rows
 
@@ -151,6 +155,7 @@ def test_ray_into_server_equals_local(ray_cluster, chroma_server, local_rows, tm
             ),
         )
     assert again.changed == 0 and again.added == 0 and again.embeddings_computed == 0
+    assert count_parses == []
     assert _rows(chroma_server.client(), "examples") == local_rows
 
     capsys.readouterr()
