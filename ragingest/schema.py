@@ -47,8 +47,9 @@ SCHEMA: dict[str, Field] = {
     "h3": Field(str, "splitter", "H3 heading above the chunk", required=False),
     "chunk_index": Field(int, "splitter", "position of the chunk in its document, from 0"),
     "total_chunks": Field(int, "splitter", "number of chunks of the document"),
-    "start_index": Field(int, "splitter", "start offset in the normalized document text"),
-    "end_index": Field(int, "splitter", "end offset (exclusive) in the normalized text"),
+    # offsets index the file as decoded for text formats, the normalized Markdown otherwise
+    "start_index": Field(int, "splitter", "start offset in the source text (see above)"),
+    "end_index": Field(int, "splitter", "end offset (exclusive) in the source text"),
     "token_count": Field(int, "splitter", "size of the chunk text in the splitter's unit"),
     "strategy": Field(str, "splitter", "heading | paragraph | recursive | fixed | table | ..."),
     "oversized": Field(bool, "splitter", "a whole table/code block over the chunk size"),
@@ -59,6 +60,8 @@ SCHEMA: dict[str, Field] = {
     "parent_end": Field(int, "splitter", "end (exclusive) of the parent section"),
     "page_start": Field(int, "loader/splitter", "first page of the chunk", required=False),
     "page_end": Field(int, "loader/splitter", "last page of the chunk", required=False),
+    "page_char_start": Field(int, "splitter", "start offset inside page_start", False),
+    "page_char_end": Field(int, "splitter", "end offset (exclusive) inside page_end", False),
     # content types (issue 3): filled by the loader of that kind of file, absent elsewhere
     "content_type": Field(str, "splitter", "document|faq|email|catalogue|ticket|paragraph", False),
     "author": Field(str, "loader", "author from the file's properties", required=False),
@@ -89,7 +92,14 @@ CONTENT_TYPE_HINT = "_content_type"  # the loader's word on the content type (co
 PAGE_MAP_HINT = "_page_map"  # sorted [(offset, page), ...] of a paged format → page_start/end
 TITLE_FROM_NAME_HINT = "_title_from_name"  # the title is only the file name: no breadcrumb
 CLEANING_HINT = "_cleaning"  # what the loader's cleaning removed (counts for the run report)
-LOADER_HINTS = (CONTENT_TYPE_HINT, PAGE_MAP_HINT, TITLE_FROM_NAME_HINT, CLEANING_HINT)
+SOURCE_MAP_HINT = "_source_map"  # text formats: loaders.source_map.SourceMap → source offsets
+LOADER_HINTS = (
+    CONTENT_TYPE_HINT,
+    PAGE_MAP_HINT,
+    TITLE_FROM_NAME_HINT,
+    CLEANING_HINT,
+    SOURCE_MAP_HINT,
+)
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
@@ -153,6 +163,10 @@ def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: in
         metadata["page_start"], metadata["page_end"] = page_range(
             page_map, chunk.start_index, chunk.end_index
         )
+        starts = [(offset, offset) for offset, _page in page_map]  # where each page begins
+        first, last = page_range(starts, chunk.start_index, chunk.end_index)
+        metadata["page_char_start"] = max(0, chunk.start_index - first)
+        metadata["page_char_end"] = max(0, chunk.end_index - last)
     return metadata
 
 

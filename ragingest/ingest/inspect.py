@@ -8,7 +8,10 @@ pages). The one difference: boilerplate repeated across files needs the whole co
 
 ``inspect_file`` returns ``{"source", "length", "documents": [...], "chunks": [...],
 "contains": [...]}``; each chunk names its ``document``; ``contains`` lists, for each given
-text, the chunks that hold it whole.
+text, the chunks that hold it whole. Each document gives the ``normalized`` Markdown the
+splitter saw and what chunk offsets index (``offsets``): ``"source"``, the file as decoded
+(text formats), or ``"normalized"``, that Markdown (converted formats); ``length`` is the
+length of the indexed text.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.source_map import indexed_text, source_map_of
 from ragingest.run.plan import make_plan
 from ragingest.run.split import Splitting, split_documents
 from ragingest.splitters.content_types import ContentTypeConfig
@@ -65,12 +69,15 @@ def inspect_document(
     rows: list[dict[str, Any]] = []
     described = []
     for number, (document, records) in enumerate(documents):
+        mapped = source_map_of(document.metadata) is not None
         described.append(
             {
                 "index": number,
-                "length": len(document.page_content),
+                "length": len(indexed_text(document.page_content, document.metadata)),
                 "chunks": len(records),
                 "content_type": records[0].metadata["content_type"] if records else "",
+                "offsets": "source" if mapped else "normalized",
+                "normalized": document.page_content,
             }
         )
         for record in records:
@@ -91,7 +98,9 @@ def inspect_document(
         {"text": needle, "chunks": [r["index"] for r in rows if needle in r["text"]]}
         for needle in contains or []
     ]
-    first = documents[0][0].page_content if documents else ""
+    first = (
+        indexed_text(documents[0][0].page_content, documents[0][0].metadata) if documents else ""
+    )
     result = {
         "source": str(path),
         "length": sum(d["length"] for d in described),

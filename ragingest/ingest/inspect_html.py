@@ -9,7 +9,8 @@ returns one self-contained HTML page (no scripts, no external files):
 - the document itself with every chunk's span coloured, shared (overlap) text hatched, chunk
   starts marked ``⟦n`` and ends ``n⟧``, and the sentences outlined with their letter.
 
-Coordinates are code points of the text the splitter saw (the loader's normalized text).
+Coordinates are code points of the text chunk offsets index: the file as decoded for text
+formats, the loader's normalized Markdown for converted ones.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 A loaded document is a LangChain ``Document`` whose ``page_content`` is normalized Markdown
 (``\\n`` line ends, no BOM) and whose metadata holds the document keys of ``ragingest.schema``
-plus, where the format has pages, ``_page_map`` (sorted ``[(offset, page), ...]``; keys with a
-leading underscore are never stored in Chroma).
+plus, where the format has pages, ``_page_map`` (sorted ``[(offset, page), ...]``), and for
+text formats ``_source_map`` (``source_map.SourceMap``: offsets back into the file as decoded);
+keys with a leading underscore are never stored in Chroma.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from ragingest.loaders.blocks import (
     clean_inline,
     remove_spans,
 )
+from ragingest.loaders.source_map import SOURCE_MAP_KEY, diff_map, source_map_of
 
 EDGE_BLOCKS = 2  # header/footer lines are among the first/last two blocks of a page
 REPEAT_SHARE = 0.6  # ... and repeat on at least 60 % of the pages (at least two)
@@ -293,6 +294,9 @@ def apply_corpus(document: Any, corpus: CorpusCleaner | None, counts: dict[str, 
         return document
     text, page_map, removed = corpus.clean(document.page_content, metadata.get("_page_map", ()))
     if removed:
+        mapping = source_map_of(metadata)
+        if mapping is not None:  # keep source offsets exact through the removal
+            metadata[SOURCE_MAP_KEY] = mapping.compose(diff_map(document.page_content, text))
         document.page_content = text
         if page_map:
             metadata["_page_map"] = page_map

@@ -14,6 +14,9 @@ of the text before it, no sentence end after it). They are rewritten as ``#`` he
 by kind (underlined ``===`` > Часть > Раздел > Глава > capitals > underlined ``---`` > Статья
 > numbering depth); a heading on the first line whose kind occurs nowhere else is the title
 (H1). A text with none is marked for the paragraph strategy. Form feeds are page breaks.
+
+Every step is a list of edits, so the document carries a ``source_map.SourceMap`` from its
+normalized Markdown back into the file as decoded (BOM kept): chunk offsets index the file.
 """
 
 from __future__ import annotations
@@ -26,7 +29,15 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
-from ragingest.loaders.base import FileLoader, file_metadata, normalize_text, read_bytes
+from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.source_map import (
+    SOURCE_MAP_KEY,
+    Edit,
+    SourceMap,
+    apply_edits,
+    form_feed_pages,
+    normalize_mapped,
+)
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
 _KEY_VALUE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$", re.MULTILINE)
@@ -37,12 +48,16 @@ _UPPER_INSIDE = re.compile(r"(?<=[А-Яа-яЁё])[А-ЯЁ]")
 _ODD = re.compile(r"[^\x00-\x7fА-Яа-яЁё«»—–…№„“”‘’•·\u00a0°]")
 
 
-def decode(data: bytes, path: object) -> str:
-    """Bytes → text (see the module docstring); ``ParseError`` for binary data."""
+def decode(data: bytes, path: object, keep_bom: bool = False) -> str:
+    """Bytes → text (see the module docstring); ``ParseError`` for binary data. With
+    ``keep_bom`` a byte-order mark stays, as one ``\ufeff`` code point (source offsets)."""
+    bom = "\ufeff" if keep_bom else ""
     if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-        return data.decode("utf-32")
+        return bom + data.decode("utf-32")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16")
+        return bom + data.decode("utf-16")
+    if keep_bom and data.startswith(codecs.BOM_UTF8):
+        return bom + decode(data[len(codecs.BOM_UTF8) :], path)
     if b"\x00" in data[:65536]:
         utf16 = _utf16_without_bom(data)
         if utf16 is not None:
@@ -180,12 +195,20 @@ def _kind(lines: list[str], i: int) -> str | None:
 def text_headings(text: str) -> tuple[str, bool]:
     """Plain text with its detected headings rewritten as Markdown ``#`` lines, and whether
     any were found."""
+    edits, found = heading_edits(text)
+    return apply_edits(text, edits)[0] if edits else text, found
+
+
+def heading_edits(text: str) -> tuple[list[Edit], bool]:
+    """``text_headings`` as edits of ``text`` (``source_map.apply_edits``): a heading line's
+    outer whitespace out, its ``#`` prefix inserted before its first character, a setext
+    underline (with the line end before it) out."""
     if _ATX.search(text):
-        return text, True
+        return [], True
     lines = text.split("\n")
     kinds = {i: k for i in range(len(lines)) if (k := _kind(lines, i))}
     if not kinds:
-        return text, False
+        return [], False
     first_line = next((i for i, line in enumerate(lines) if line.strip()), 0)
     first_kind = kinds.get(first_line)
     title_at = None
@@ -193,21 +216,34 @@ def text_headings(text: str) -> tuple[str, bool]:
         title_at = first_line  # a heading of its own kind on the first line: the title
     used = sorted({k for i, k in kinds.items() if i != title_at}, key=_RANKS.index)
     levels = {kind: min(6, 2 + rank) for rank, kind in enumerate(used)}
-    out: list[str] = []
+    edits: list[Edit] = []
     skip = False
+    at = 0  # offset of line i
     for i, line in enumerate(lines):
+        start, at = at, at + len(line) + 1
         if skip:
             skip = False
             continue
         kind = kinds.get(i)
         if kind is None:
-            out.append(line)
             continue
         level = 1 if i == title_at else levels[kind]
-        out.append("#" * level + " " + line.strip())
-        if kind.startswith("setext"):
-            skip = True  # drop the underline
-    return "\n".join(out), True
+        lead = start + len(line) - len(line.lstrip())
+        trail = start + len(line.rstrip())
+        edits += [
+            (start, lead, ""),
+            (lead, lead, "#" * level + " "),
+            (trail, start + len(line), ""),
+        ]
+        if kind.startswith("setext") and i + 1 < len(lines):
+            edits.append((start + len(line), at + len(lines[i + 1]), ""))  # drop the underline
+            skip = True
+    return edits, True
+
+
+def page_edits(text: str) -> list[Edit]:
+    """``pages_of``'s text as edits: each form feed becomes a line end."""
+    return [(m.start(), m.end(), "\n") for m in re.finditer("\f", text)]
 
 
 def pages_of(text: str) -> tuple[str, list[tuple[int, int]]]:
@@ -228,6 +264,17 @@ def pages_of(text: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(out), page_map
 
 
+def _source_pages(mapping: SourceMap) -> list[tuple[int, int]]:
+    """The page map from the form feeds of the source (a page break on a heading line, whose
+    outer whitespace the heading rewrite drops, still counts)."""
+    page_map: list[tuple[int, int]] = []
+    for offset, page in form_feed_pages(mapping.source):
+        if page_map and page_map[-1][0] == mapping.normalized(offset):
+            page_map.pop()
+        page_map.append((mapping.normalized(offset), page))
+    return page_map
+
+
 class TextLoader(FileLoader):
     """``.md``, ``.markdown``, ``.txt``: the text itself is the normalized Markdown; in
     ``.txt``, headings are detected (module docstring)."""
@@ -235,16 +282,26 @@ class TextLoader(FileLoader):
     suffixes = (".md", ".markdown", ".txt", ".text")
 
     def _documents(self) -> Iterator[Document]:
-        text = normalize_text(decode(read_bytes(self.path, self.max_bytes), self.path))
+        source = decode(read_bytes(self.path, self.max_bytes), self.path, keep_bom=True)
+        text, mapping = normalize_mapped(source)
         front, body = split_front_matter(text)
+        if len(body) < len(text):
+            mapping = mapping.compose(apply_edits(text, [(0, len(text) - len(body), "")])[1])
         extra = {"title": front.get("title"), "doc_date": front.get("date")}
         plain = self.path.suffix.lower() in (".txt", ".text")
         page_map: list[tuple[int, int]] = []
         found = True
         if plain:
-            body, found = text_headings(body)
-            body, page_map = pages_of(body)
+            edits, found = heading_edits(body)
+            if edits:
+                body, moved = apply_edits(body, edits)
+                mapping = mapping.compose(moved)
+            if "\f" in body:  # form feeds become line ends, one for one
+                body, moved = apply_edits(body, page_edits(body))
+                mapping = mapping.compose(moved)
+            page_map = _source_pages(mapping)
         metadata = file_metadata(self.path, self.root, body, **extra)
+        metadata[SOURCE_MAP_KEY] = mapping
         if front.get("content_type"):
             metadata["_content_type"] = front["content_type"]
         elif plain and not found:

@@ -19,6 +19,7 @@ from ragingest.errors import FileError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
+from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.run.plan import FileTask
 from ragingest.schema import ChunkRecord, breadcrumb_title, chunk_metadata
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
@@ -57,11 +58,13 @@ def records_of(
     content_type = detect(text, meta, config)
     splitter = build_splitter(splitting.settings, content_type, base=splitting.base)
     chunks = splitter.split_chunks(text, title=breadcrumb_title(meta))
+    meta, chunks = to_source(meta, chunks)  # text formats: offsets into the file as decoded
+    indexed = indexed_text(text, meta)
     records = []
     for i, chunk in enumerate(chunks):
         metadata = chunk_metadata(meta, chunk, i, len(chunks))
         metadata["content_type"] = content_type
-        parent = text[slice(*chunk.parent_span)]
+        parent = indexed[slice(*chunk.parent_span)]
         records.append(ChunkRecord(source, chunk.text, metadata, chunk.embed_text, parent))
     return records
 

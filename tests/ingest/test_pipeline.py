@@ -10,6 +10,7 @@ import pytest
 
 from ragingest.ingest.cli import main
 from ragingest.loaders import loader_for
+from ragingest.loaders.source_map import indexed_text
 from ragingest.schema import validate
 from ragingest.vectorstore import open_store
 from ragingest.vectorstore.store import chroma_client
@@ -126,7 +127,8 @@ def test_stored_chunks_have_exact_offsets_and_valid_metadata(ingested, corpus):
         assert validate(meta) == [], meta
         source = meta["source"]
         if source not in texts:
-            texts[source] = next(loader_for(corpus / source, corpus).lazy_load()).page_content
+            document = next(loader_for(corpus / source, corpus).lazy_load())
+            texts[source] = indexed_text(document.page_content, document.metadata)
         assert texts[source][meta["start_index"] : meta["end_index"]] == text
     by_source = {}
     for meta in stored["metadatas"]:
