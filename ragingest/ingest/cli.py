@@ -1,4 +1,6 @@
-"""The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error."""
+"""The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
+3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted
+(``ingest.faults``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import RagIngestError
+from ragingest.ingest import faults
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.splitters.content_types import ContentTypeConfig
 
@@ -75,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Ingest files and folders into a collection. Re-running "
         "skips unchanged files and chunks and removes stale ones. Exit 0: all went in; "
         "1: some files failed; 2: usage error or model/settings mismatch; 3: another run "
-        "is writing the collection.",
+        "is writing the collection; 4: the store is read-only; 5: the store is damaged "
+        "(--rebuild repairs it); 6: the disk is full; 130: interrupted.",
     )
     _ingest_args(ing)
     ing.add_argument("--report", metavar="FILE", help="write the JSON run report here")
@@ -358,6 +362,10 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     except LockedError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_LOCKED
+    except Exception as exc:
+        if not faults.recover_damaged(exc, options.persist_dir, options.rebuild):
+            raise
+        report = ingest(args.paths, options)
     if args.report:
         report.write(args.report)
     print(report.summary())
@@ -382,11 +390,13 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
+    from ragingest.ingest.readonly import readable_store
     from ragingest.ingest.status import collection_status, render
 
-    status = collection_status(
-        args.persist_dir, args.collection, args.run_log, records_url=args.records_url
-    )
+    with readable_store(args.persist_dir) as persist:
+        status = collection_status(persist, args.collection, args.run_log, args.records_url)
+    if persist != args.persist_dir:  # say where the store really is
+        status = json.loads(json.dumps(status).replace(str(persist), str(args.persist_dir)))
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
@@ -396,16 +406,12 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def _cmd_query(args: argparse.Namespace) -> int:
     from ragingest.ingest.query import search
+    from ragingest.ingest.readonly import readable_store
 
-    hits = search(
-        args.text,
-        args.persist_dir,
-        args.collection,
-        args.k,
-        args.where,
-        args.model,
-        records_url=args.records_url,
-    )
+    with readable_store(args.persist_dir) as persist:
+        hits = search(
+            args.text, persist, args.collection, args.k, args.where, args.model, args.records_url
+        )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
         return 0
@@ -480,10 +486,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with use_server(server_from_args(args)):
             return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
+        return faults.EXIT_INTERRUPTED
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
+        where, report = getattr(args, "persist_dir", None), vars(args).get("report")
+        code = faults.report_fault(exc, where, report)
+        if code is not None:
+            return code
         from sqlalchemy.exc import OperationalError
 
         if not isinstance(exc, OperationalError):

@@ -112,7 +112,8 @@ class ParserPool:
             except EOFError:
                 code = self._process.exitcode if self._process else None
                 self.stop()
-                raise ParseError(path, f"the parser process failed to start (exit {code})")
+                reason = f"the parser process failed to start (exit {code})"
+                raise ParseError(path, reason) from None
             self._waiting = False
         return connection
 

@@ -43,7 +43,9 @@ def test_a_parser_past_the_limit_is_killed_and_the_next_file_goes_on(tmp_path):
         page = tmp_path / "page.md"
         page.write_text("# Страница\n\nТекст после зависшего файла.\n", "utf-8")
         documents = pool.load(page, tmp_path, 2**20)
-        assert [d.page_content for d in documents] == ["# Страница\n\nТекст после зависшего файла.\n"]
+        assert [d.page_content for d in documents] == [
+            "# Страница\n\nТекст после зависшего файла.\n"
+        ]
         assert documents[0].metadata["source"] == "page.md"
         assert pool.restarts == 1
 
