@@ -45,7 +45,7 @@ class CsvLoader(FileLoader):
     suffixes = (".csv", ".tsv")
 
     def _documents(self) -> Iterator[Document]:
-        text = decode(read_bytes(self.path, self.max_bytes), self.path)
+        text, damaged = _decode_csv(read_bytes(self.path, self.max_bytes), self.path)
         if not text.strip():
             return
         sample = text[:8192]
@@ -53,7 +53,7 @@ class CsvLoader(FileLoader):
             dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t|")
         except csv.Error:
             dialect = csv.excel_tab if self.path.suffix.lower() == ".tsv" else csv.excel
-        rows, bad = _csv_rows(text, dialect)
+        rows, bad = _csv_rows(text, dialect, damaged)
         if not rows and bad:
             raise ParseError(self.path, f"malformed CSV: {summarize(bad)}")
         if not rows:
@@ -64,7 +64,20 @@ class CsvLoader(FileLoader):
         yield from documents
 
 
-def _csv_rows(text: str, dialect: Any) -> tuple[list[list[str]], list[str]]:
+def _decode_csv(data: bytes, path: object) -> tuple[str, set[int]]:
+    """The text, and the lines (from 1) that held NUL bytes: a few NULs in a text file are
+    damage to those rows, not a sign of binary data (the text decoder refuses any)."""
+    try:
+        return decode(data, path), set()
+    except ParseError:
+        lines = data.split(b"\n")
+        damaged = {n for n, line in enumerate(lines, 1) if b"\x00" in line}
+        if len(damaged) * 2 > len(lines):  # NULs all over: binary data
+            raise
+    return decode(data.replace(b"\x00", b""), path), damaged
+
+
+def _csv_rows(text: str, dialect: Any, damaged: set[int]) -> tuple[list[list[str]], list[str]]:
     """The good non-empty rows, and a line-numbered reason for each bad one (a row with NUL
     bytes is damaged, not data; the reader goes on after a malformed row)."""
     reader = csv.reader(io.StringIO(text), dialect)
@@ -79,7 +92,9 @@ def _csv_rows(text: str, dialect: Any) -> tuple[list[list[str]], list[str]]:
         except csv.Error as exc:
             bad.append(f"line {line}: {exc}")
             continue
-        if any("\x00" in cell for cell in row):
+        if any("\x00" in cell for cell in row) or damaged.intersection(
+            range(line, reader.line_num + 1)
+        ):
             bad.append(f"line {line}: NUL bytes (a damaged row)")
         elif any(row):
             rows.append(row)

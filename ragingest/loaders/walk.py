@@ -18,6 +18,7 @@ with ``\\xNN`` escapes so reports, metadata and the databases always get valid t
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import logging
 import os
@@ -105,26 +106,38 @@ class _Walk:
         self.follow_outside = follow_outside
         self.visited: set[str] = set()  # real folders walked (loops via followed links)
 
-    def resolve_link(self, path: str) -> tuple[str, os.stat_result] | tuple[str, str]:
-        """(real target, its stat) or (kind, reason) when the link is not to be followed."""
+    def resolve_link(self, path: str) -> tuple[str, os.stat_result | None, str, str]:
+        """(real target, its stat, skip kind, skip reason); the kind is "" when the link is
+        to be followed, the stat None when the target can't be reached."""
         try:
             target = os.path.realpath(path, strict=True)
             info = os.stat(target)
         except OSError as exc:
-            if exc.errno == 40 or "loop" in str(exc).lower():  # ELOOP
-                return "symlink_loop", "a symlink loop (Too many levels of symbolic links)"
+            if exc.errno == errno.ELOOP:
+                return (
+                    "",
+                    None,
+                    "symlink_loop",
+                    "a symlink loop (Too many levels of symbolic links)",
+                )
             if isinstance(exc, FileNotFoundError):
-                return "dangling_symlink", "a broken symlink (No such file or directory)"
-            return "unreadable", f"cannot follow the symlink: {exc.strerror or exc}"
+                return "", None, "dangling_symlink", "a broken symlink (No such file or directory)"
+            return "", None, "unreadable", f"cannot follow the symlink: {exc.strerror or exc}"
         if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
             kind = file_type_name(info.st_mode)
-            return "not_regular", f"a symlink to {printable(target)}, {kind}, not a regular file"
+            reason = f"a symlink to {printable(target)}, {kind}, not a regular file"
+            return target, info, "not_regular", reason
         if not self.follow_outside and not _inside(target, self.roots):
-            return "outside_root", (
-                f"a symlink to {printable(target)}, outside the ingested folders "
-                "(--follow-symlinks-outside follows it)"
+            return (
+                target,
+                info,
+                "outside_root",
+                (
+                    f"a symlink to {printable(target)}, outside the ingested folders "
+                    "(--follow-symlinks-outside follows it)"
+                ),
             )
-        return target, info
+        return target, info, "", ""
 
     def files(
         self, root: Path, folder: Path, include: Sequence[str], exclude: Sequence[str]
@@ -149,14 +162,15 @@ class _Walk:
                 yield SkippedFile(path, root, "unreadable", f"cannot stat: {exc.strerror or exc}")
                 continue
             if stat.S_ISLNK(info.st_mode):
-                resolved = self.resolve_link(entry.path)
-                if isinstance(resolved[1], str):
-                    if not _wanted(relative, include, exclude):
-                        continue
-                    yield SkippedFile(path, root, resolved[0], resolved[1])  # type: ignore[arg-type]
+                target, target_info, kind, reason = self.resolve_link(entry.path)
+                is_folder = target_info is not None and stat.S_ISDIR(target_info.st_mode)
+                if kind:
+                    if is_folder or _wanted(relative, include, exclude):
+                        yield SkippedFile(path, root, kind, reason)
                     continue
-                target, info = resolved  # type: ignore[misc]
-                if stat.S_ISDIR(info.st_mode):
+                assert target_info is not None
+                info = target_info
+                if is_folder:
                     if not self.follow_outside or _inside(target, self.roots):
                         yield SkippedFile(
                             path, root, "symlink_folder",
