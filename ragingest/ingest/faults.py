@@ -18,6 +18,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 EXIT_OK = 0
 EXIT_FILES_FAILED = 1
@@ -161,10 +162,13 @@ def set_aside_chroma(persist_dir: Path) -> list[Path]:
     return moved
 
 
-def report_fault(exc: BaseException, persist_dir: Path | None, report: str | None) -> int | None:
+def report_fault(
+    exc: BaseException, persist_dir: Path | None, report: str | None, partial: Any = None
+) -> int | None:
     """Say what ``exc`` is, in one line on stderr, and return its exit code; None when it is
-    no store fault. With ``report`` (the ``--report`` file) a report holding the error is
-    written there, or the line says why it could not be."""
+    no store fault. With ``report`` (the ``--report`` file) the run's ``partial`` report
+    (``run.report.RunReport``, as far as the run got) is written there with the fault as its
+    error, or the line says why it could not be."""
     import sys
 
     fault = classify(exc, persist_dir)
@@ -172,10 +176,13 @@ def report_fault(exc: BaseException, persist_dir: Path | None, report: str | Non
         return None
     line = f"ragingest: {fault.message}"
     if report:
-        from ragingest.ingest.report import RunReport
+        if partial is None:
+            from ragingest.run.report import RunReport
 
+            partial = RunReport()
+        partial.error = fault.message
         try:
-            RunReport(error=fault.message).write(report)
+            partial.write(report)
         except OSError as write_error:
             line += f" (the report {report} could not be written: {write_error.strerror})"
     print(line, file=sys.stderr)

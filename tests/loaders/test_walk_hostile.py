@@ -8,9 +8,9 @@ import json
 import os
 from pathlib import Path
 
-from ragingest.ingest.report import FileResult, RunReport
 from ragingest.loaders import loader_for
 from ragingest.loaders.walk import FoundFile, SkippedFile, walk, walk_entries
+from ragingest.run.report import FileResult, RunReport
 
 BAD_NAME = os.fsdecode(b"bad\xff\xfe.md")  # not UTF-8: surrogate-escaped by os
 
