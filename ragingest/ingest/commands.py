@@ -114,7 +114,8 @@ def watch_command(args: argparse.Namespace) -> int:
     try:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
     except KeyboardInterrupt:
-        return 130
+        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
+        return faults.EXIT_INTERRUPTED
 
 
 def status_command(args: argparse.Namespace) -> int:
