@@ -9,12 +9,13 @@ leading underscore are never stored in Chroma).
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
@@ -67,6 +68,17 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
             path, f"over the {max_bytes / 2**20:.0f} MiB limit (raise it with --max-file-mb)"
         )
     return data
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading only if it is a regular file (non-blocking open, checked
+    on the descriptor): a FIFO or device raises ``OSError`` instead of blocking a hash."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise OSError(errno.ENXIO, f"{file_type_name(mode)}, not a regular file", str(path))
+    return os.fdopen(descriptor, "rb")
 
 
 def _check_regular(path: Path, info: os.stat_result, max_bytes: int) -> None:

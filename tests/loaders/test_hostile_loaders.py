@@ -138,3 +138,12 @@ def test_a_fifo_swapped_in_after_the_check_does_not_block(tmp_path, monkeypatch)
     assert not reader.is_alive(), "read_bytes blocked on a FIFO"
     assert isinstance(outcome[0], UnreadableFileError)
     assert "a FIFO (named pipe), not a regular file" in outcome[0].reason
+
+
+def test_the_file_stamp_refuses_a_fifo_instead_of_blocking_on_its_hash(tmp_path):
+    from ragingest.run.state import FileStamp
+
+    fifo = tmp_path / "c.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="a FIFO \\(named pipe\\), not a regular file"):
+        FileStamp.of(fifo)
