@@ -43,7 +43,9 @@ class LocalEngine:
     @contextlib.contextmanager
     def outcomes(self, tasks: Sequence[FileTask]) -> Iterator[Iterator[SplitOutcome]]:
         o = self.options
-        parsers = ParserPool(o.file_timeout)  # its worker starts with the first file
+        parsers = ParserPool(o.file_timeout)
+        if tasks:  # the worker starts now, in parallel; nothing to parse, no worker
+            parsers.start()
         self.splitting.parsers = parsers
         try:
             corpus = scan_corpus(tasks, o.cleaning, o.max_file_bytes, parsers)

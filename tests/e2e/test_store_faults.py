@@ -144,6 +144,12 @@ def test_disk_full_is_said_in_one_line_and_the_report_still_written(tmp_path):
     assert json.loads(report.read_text("utf-8"))["error"] == line.removeprefix("ragingest: ")
 
 
+def _default_sigint() -> None:
+    """A terminal's Ctrl-C: even when this test runs in a background job (SIGINT ignored,
+    and a child inherits that), the CLI gets the default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_with_one_line_and_exit_130_and_the_next_run_finishes(tmp_path):
     corpus = tmp_path / "docs"
     corpus.mkdir()
@@ -155,7 +161,7 @@ def test_ctrl_c_stops_with_one_line_and_exit_130_and_the_next_run_finishes(tmp_p
     args = ["ingest", str(corpus), *store_args(persist), "--no-progress", "--batch-size", "8"]
     process = subprocess.Popen(
         [*CLI, "-v", *args, "--model", MODEL], cwd=ROOT, stderr=subprocess.PIPE, text=True,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, preexec_fn=_default_sigint,
     )  # fmt: skip
     seen = []
     for line in process.stderr:  # interrupt once a write is done: mid-run, mid-write
