@@ -53,12 +53,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragingest.errors import FileError, RagIngestError
+from ragingest.errors import FileError
 from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.run.engine import SplitOutcome
 from ragingest.run.engine_local import run_splitting, split_outcome
 from ragingest.run.options import IngestOptions
 from ragingest.run.plan import FileTask
+from ragingest.run.ray_env import actor_count, data_context, failed
 from ragingest.run.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
 from ragingest.run.split import FileChunks
 
@@ -90,13 +91,6 @@ class RayStats:
 LAST_STATS = RayStats()
 
 
-def actor_count(ray: Any, requested: int | None) -> int:
-    if requested:
-        return requested
-    cpus = ray.cluster_resources().get("CPU", 1)
-    return max(1, int(cpus))  # half the CPUs at 0.5 each: the rest for map tasks
-
-
 def cached_hashes(embeddings: Any) -> Any:
     """Sorted uint64 hashes of the texts in the embedding cache for this model (8 bytes per
     text, read straight from the cache's key index): the split skips them. Empty when the
@@ -117,40 +111,6 @@ def cached_hashes(embeddings: Any) -> Any:
         hashes = np.fromiter((int(h, 16) for (h,) in rows), dtype=np.uint64)
     hashes.sort()
     return hashes
-
-
-def failed(exc: BaseException) -> RagIngestError:
-    first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
-    return RagIngestError(
-        f"the Ray engine failed ({type(exc).__name__}: {first}); the files written before it "
-        "keep their chunks and states, the others are as before: run again"
-    )
-
-
-@contextlib.contextmanager
-def _data_context(progress: bool) -> Iterator[None]:
-    """Rows in input order (files reach the driver in task order), no progress bars unless
-    asked, and Ray Data's per-dataset INFO lines only with progress."""
-    from ray.data import DataContext
-
-    context = DataContext.get_current()
-    saved = (context.execution_options.preserve_order, context.enable_progress_bars)
-    loggers = {
-        logging.getLogger("ray.data"): logging.WARNING,
-        logging.getLogger("ray.data._internal.progress"): logging.ERROR,  # "bars disabled"
-    }
-    levels = {logger: logger.level for logger in loggers}
-    context.execution_options.preserve_order = True
-    context.enable_progress_bars = progress
-    if not progress:
-        for logger, level in loggers.items():
-            logger.setLevel(level)
-    try:
-        yield
-    finally:
-        context.execution_options.preserve_order, context.enable_progress_bars = saved
-        for logger, level in levels.items():
-            logger.setLevel(level)
 
 
 class RayEngine:
@@ -180,7 +140,7 @@ class RayEngine:
             try:
                 clock = time.perf_counter()
                 ray = stack.enter_context(ray_runtime(self.options.ray_address))
-                stack.enter_context(_data_context(self.options.progress))
+                stack.enter_context(data_context(self.options.progress))
                 self.stats.seconds["start"] = time.perf_counter() - clock
                 stream = self._start(ray, tasks)
             except Exception as exc:
