@@ -34,6 +34,12 @@ class ParseError(FileError):
     kind = "parse_failed"
 
 
+class FileTimeoutError(FileError):
+    """The parser ran past the per-file time limit and was stopped."""
+
+    kind = "timeout"
+
+
 class EmptyDocumentError(FileError):
     kind = "empty"
 

@@ -74,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Ingest files and folders into a collection. Re-running "
         "skips unchanged files and chunks and removes stale ones. Exit 0: all went in; "
         "1: some files failed; 2: usage error or model/settings mismatch; 3: another run "
-        "is writing the collection.",
+        "is writing the collection; 4: the store is read-only; 5: the store is damaged "
+        "(--rebuild repairs it); 6: the disk is full; 130: interrupted.",
     )
     _ingest_args(ing)
     ing.add_argument("--report", metavar="FILE", help="write the JSON run report here")
@@ -165,6 +166,18 @@ def _store_args(parser: argparse.ArgumentParser) -> None:
 def _file_args(parser: argparse.ArgumentParser) -> None:
     """How files are read and cut: shared by ingest, watch and inspect (same cut)."""
     parser.add_argument("--max-file-mb", type=float, default=32, help="refuse larger files")
+    parser.add_argument(
+        "--file-timeout",
+        type=float,
+        default=120,
+        metavar="SECONDS",
+        help="stop parsing a file after this long and report it failed (default 120; 0: none)",
+    )
+    parser.add_argument(
+        "--follow-symlinks-outside",
+        action="store_true",
+        help="follow symlinks that lead out of the ingested folders (default: skip them)",
+    )
     parser.add_argument(
         "--no-clean",
         action="append",

@@ -1,4 +1,6 @@
-"""The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error."""
+"""The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
+3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted
+(``ingest.faults``)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import logging
 import sys
 
 from ragingest.errors import RagIngestError
+from ragingest.ingest import faults
 from ragingest.ingest.args import build_parser
 from ragingest.ingest.commands import COMMANDS
 
@@ -23,10 +26,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with use_server(server_from_args(args)):
             return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
+        return faults.EXIT_INTERRUPTED
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
+        where, report = getattr(args, "persist_dir", None), vars(args).get("report")
+        code = faults.report_fault(exc, where, report)
+        if code is not None:
+            return code
         from sqlalchemy.exc import OperationalError
 
         if not isinstance(exc, OperationalError):

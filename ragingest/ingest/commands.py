@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ragingest.ingest import faults
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.splitters.content_types import ContentTypeConfig
 
@@ -61,6 +62,8 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         engine=args.engine,
         ray_address=args.ray_address,
         ray_actors=args.ray_actors or None,
+        file_timeout=args.file_timeout or None,
+        follow_symlinks_outside=args.follow_symlinks_outside,
     )
 
 
@@ -69,16 +72,28 @@ EXIT_LOCKED = 3  # another run is writing the collection
 
 def ingest_command(args: argparse.Namespace) -> int:
     from ragingest.errors import LockedError
+    from ragingest.run.report import RunReport
     from ragingest.run.runner import ingest
 
     options = ingest_options(args)
     if options is None:
         return 2
+    report = RunReport()
     try:
-        report = ingest(args.paths, options)
+        try:
+            ingest(args.paths, options, report)
+        except Exception as exc:
+            if not faults.recover_damaged(exc, options.persist_dir, options.rebuild):
+                raise
+            report = ingest(args.paths, options)
     except LockedError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_LOCKED
+    except Exception as exc:  # a store fault: said in one line, the report as far as it got
+        code = faults.report_fault(exc, options.persist_dir, args.report, report)
+        if code is None:
+            raise
+        return code
     if args.report:
         report.write(args.report)
     print(report.summary())
@@ -99,15 +114,18 @@ def watch_command(args: argparse.Namespace) -> int:
     try:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
     except KeyboardInterrupt:
-        return 130
+        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
+        return faults.EXIT_INTERRUPTED
 
 
 def status_command(args: argparse.Namespace) -> int:
+    from ragingest.ingest.readonly import readable_store
     from ragingest.ingest.status import collection_status, render
 
-    status = collection_status(
-        args.persist_dir, args.collection, args.run_log, records_url=args.records_url
-    )
+    with readable_store(args.persist_dir) as persist:
+        status = collection_status(persist, args.collection, args.run_log, args.records_url)
+    if persist != args.persist_dir:  # say where the store really is
+        status = json.loads(json.dumps(status).replace(str(persist), str(args.persist_dir)))
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
@@ -117,16 +135,12 @@ def status_command(args: argparse.Namespace) -> int:
 
 def query_command(args: argparse.Namespace) -> int:
     from ragingest.ingest.query import search
+    from ragingest.ingest.readonly import readable_store
 
-    hits = search(
-        args.text,
-        args.persist_dir,
-        args.collection,
-        args.k,
-        args.where,
-        args.model,
-        records_url=args.records_url,
-    )
+    with readable_store(args.persist_dir) as persist:
+        hits = search(
+            args.text, persist, args.collection, args.k, args.where, args.model, args.records_url
+        )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
         return 0

@@ -43,7 +43,7 @@ def snapshot(
 ) -> Snapshot:
     """Size and mtime of every file ``ingest`` would see."""
     state: Snapshot = {}
-    for found in walk(paths, include, exclude):
+    for found in walk(paths, include, exclude, skipped=[]):  # the ingest run names them
         try:
             stat = found.path.stat()
             state[str(found.path)] = (stat.st_size, stat.st_mtime_ns)

@@ -10,16 +10,19 @@ keys with a leading underscore are never stored in Chroma.
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import os
 import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
+from ragingest.loaders.walk import file_type_name, printable, source_of
 from ragingest.schema import short_hash
 
 MAX_FILE_BYTES = 32 * 1024 * 1024  # larger files are refused: bounded time and memory
@@ -42,12 +45,48 @@ def normalize_text(text: str) -> str:
 
 
 def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes; only a regular file is read. It is opened non-blocking and checked
+    again on the open descriptor, so a FIFO or device swapped in after the walk can't block."""
     try:
         info = path.stat()
     except OSError as exc:
         raise UnreadableFileError(path, f"cannot stat the file: {exc.strerror or exc}") from exc
+    _check_regular(path, info, max_bytes)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise UnreadableFileError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        _check_regular(path, os.fstat(descriptor), max_bytes)
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise UnreadableFileError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    finally:
+        os.close(descriptor)
+    if len(data) > max_bytes:  # it grew after the stat
+        raise FileTooLargeError(
+            path, f"over the {max_bytes / 2**20:.0f} MiB limit (raise it with --max-file-mb)"
+        )
+    return data
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading only if it is a regular file (non-blocking open, checked
+    on the descriptor): a FIFO or device raises ``OSError`` instead of blocking a hash."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise OSError(errno.ENXIO, f"{file_type_name(mode)}, not a regular file", str(path))
+    return os.fdopen(descriptor, "rb")
+
+
+def _check_regular(path: Path, info: os.stat_result, max_bytes: int) -> None:
     if not stat.S_ISREG(info.st_mode):
-        raise UnreadableFileError(path, "not a regular file (a pipe, socket or device): skipped")
+        raise UnreadableFileError(
+            path, f"{file_type_name(info.st_mode)}, not a regular file: skipped"
+        )
     size = info.st_size
     if size > max_bytes:
         raise FileTooLargeError(
@@ -55,22 +94,15 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
             f"{size / 2**20:.1f} MiB is over the {max_bytes / 2**20:.0f} MiB limit "
             "(raise it with --max-file-mb)",
         )
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UnreadableFileError(path, f"cannot read the file: {exc.strerror or exc}") from exc
 
 
 def file_metadata(path: Path, root: Path | None, text: str, **extra: Any) -> dict[str, Any]:
     """Document-level metadata; ``extra`` (title, doc_date, ...) wins where given."""
-    try:
-        source = path.relative_to(root).as_posix() if root else path.name
-    except ValueError:
-        source = path.name
+    source = source_of(path, root)
     mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC)
     metadata: dict[str, Any] = {
         "source": source,
-        "title": path.stem,
+        "title": printable(path.stem),
         "file_type": path.suffix.lower().lstrip("."),
         "doc_date": mtime.isoformat(timespec="seconds"),
         "language": detect_language(text),

@@ -25,6 +25,7 @@ from ragingest.errors import ParseError
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.blocks import clean_inline, clean_multiline, render
 from ragingest.loaders.cleaning import CleaningRules, new_counts
+from ragingest.loaders.notes import add_note
 from ragingest.schema import short_hash
 
 _ATTRIBUTION = re.compile(
@@ -91,24 +92,42 @@ def strip_reply(body: str, rules: CleaningRules, counts: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
-def _body(message: EmailMessage) -> str:
-    """The plain-text body; the HTML one (as Markdown) when there is no plain text."""
+def _body(message: EmailMessage, notes: list[str]) -> str:
+    """The plain-text body; the HTML one (as Markdown) when there is no plain text. Bytes
+    that don't decode with the declared charset are decoded with the detected one (a note
+    says so) instead of turning into U+FFFD."""
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
-    try:
-        content = part.get_content()
-    except (LookupError, UnicodeDecodeError, AssertionError):
-        payload = part.get_payload(decode=True) or b""
-        content = payload.decode("utf-8", errors="replace")
-    if not isinstance(content, str):
-        return ""
+    content = _part_text(part, notes)
     if part.get_content_subtype() == "html":
         from ragingest.loaders.partition import element_blocks, partition
 
         text, _ = render(element_blocks(partition("html", text=content)))
         return text
     return content
+
+
+def _part_text(part: EmailMessage, notes: list[str]) -> str:
+    payload = part.get_payload(decode=True) or b""
+    if not isinstance(payload, bytes):
+        return str(payload)
+    declared = part.get_content_charset() or "us-ascii"
+    try:
+        return payload.decode(declared)
+    except LookupError:
+        problem = f"unknown charset {declared!r}"
+    except UnicodeDecodeError as exc:
+        problem = f"bytes not valid {declared} as declared (at byte {exc.start})"
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(payload).best()
+    where = f"the {part.get_content_type()} part"
+    if best is None:
+        notes.append(f"{where}: {problem}; undecodable bytes replaced with U+FFFD")
+        return payload.decode("utf-8", errors="replace")
+    notes.append(f"{where}: {problem}; decoded as {best.encoding} (detected)")
+    return str(best)
 
 
 def _ids(value: Any) -> list[str]:
@@ -126,8 +145,10 @@ def message_document(
     index: int = 0,
 ) -> Document:
     counts = new_counts()
+    notes: list[str] = []
     subject = clean_inline(str(message.get("Subject", "") or ""))
-    body = clean_multiline(strip_reply(_body(message).replace("\r\n", "\n"), rules, counts))
+    body = _body(message, notes).replace("\r\n", "\n")
+    body = clean_multiline(strip_reply(body, rules, counts))
     title = subject or "(без темы)"
     text = f"# {title}\n\n{body}\n" if body else ""
     own = _ids(message.get("Message-ID"))
@@ -163,6 +184,8 @@ def message_document(
         metadata["doc_id"] = short_hash(metadata["source"], message_id or index)
     metadata["_cleaning"] = counts
     metadata["_content_type"] = "email"
+    for note in notes:
+        add_note(metadata, f"message {index}: {note}" if index else note)
     return Document(page_content=text, metadata=metadata)
 
 

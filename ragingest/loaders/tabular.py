@@ -17,6 +17,7 @@ from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.notes import note_file, summarize
 from ragingest.loaders.records import (
     catalogue_documents,
     faq_document,
@@ -44,7 +45,7 @@ class CsvLoader(FileLoader):
     suffixes = (".csv", ".tsv")
 
     def _documents(self) -> Iterator[Document]:
-        text = decode(read_bytes(self.path, self.max_bytes), self.path)
+        text, damaged = _decode_csv(read_bytes(self.path, self.max_bytes), self.path)
         if not text.strip():
             return
         sample = text[:8192]
@@ -52,13 +53,51 @@ class CsvLoader(FileLoader):
             dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t|")
         except csv.Error:
             dialect = csv.excel_tab if self.path.suffix.lower() == ".tsv" else csv.excel
-        try:
-            rows = [row for row in csv.reader(io.StringIO(text), dialect) if any(row)]
-        except csv.Error as exc:
-            raise ParseError(self.path, f"malformed CSV: {exc}") from exc
+        rows, bad = _csv_rows(text, dialect, damaged)
+        if not rows and bad:
+            raise ParseError(self.path, f"malformed CSV: {summarize(bad)}")
         if not rows:
             return
-        yield from _rows_documents(self, rows[0], rows[1:])
+        documents = list(_rows_documents(self, rows[0], rows[1:]))
+        if bad and documents:
+            note_file(documents, f"{len(bad)} CSV rows skipped: {summarize(bad)}", lost=True)
+        yield from documents
+
+
+def _decode_csv(data: bytes, path: object) -> tuple[str, set[int]]:
+    """The text, and the lines (from 1) that held NUL bytes: a few NULs in a text file are
+    damage to those rows, not a sign of binary data (the text decoder refuses any)."""
+    try:
+        return decode(data, path), set()
+    except ParseError:
+        lines = data.split(b"\n")
+        damaged = {n for n, line in enumerate(lines, 1) if b"\x00" in line}
+        if len(damaged) * 2 > len(lines):  # NULs all over: binary data
+            raise
+    return decode(data.replace(b"\x00", b""), path), damaged
+
+
+def _csv_rows(text: str, dialect: Any, damaged: set[int]) -> tuple[list[list[str]], list[str]]:
+    """The good non-empty rows, and a line-numbered reason for each bad one (a row with NUL
+    bytes is damaged, not data; the reader goes on after a malformed row)."""
+    reader = csv.reader(io.StringIO(text), dialect)
+    rows: list[list[str]] = []
+    bad: list[str] = []
+    while True:
+        line = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return rows, bad
+        except csv.Error as exc:
+            bad.append(f"line {line}: {exc}")
+            continue
+        if any("\x00" in cell for cell in row) or damaged.intersection(
+            range(line, reader.line_num + 1)
+        ):
+            bad.append(f"line {line}: NUL bytes (a damaged row)")
+        elif any(row):
+            rows.append(row)
 
 
 class XlsxLoader(FileLoader):
@@ -103,15 +142,24 @@ class JsonLoader(FileLoader):
         text = decode(read_bytes(self.path, self.max_bytes), self.path)
         if not text.strip():
             return
-        try:
-            if self.path.suffix.lower() in (".jsonl", ".ndjson"):
-                data: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
-            else:
+        bad: list[str] = []
+        if self.path.suffix.lower() in (".jsonl", ".ndjson"):
+            data, bad = _json_lines(text)
+            if not data and bad:
+                raise ParseError(self.path, f"no valid JSON line: {summarize(bad)}")
+        else:
+            try:
                 data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(
-                self.path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from exc
+            except json.JSONDecodeError as exc:
+                raise ParseError(
+                    self.path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+                ) from exc
+        documents = list(self._records_documents(data))
+        if bad and documents:
+            note_file(documents, f"{len(bad)} JSON lines skipped: {summarize(bad)}", lost=True)
+        yield from documents
+
+    def _records_documents(self, data: Any) -> Iterator[Document]:
         records = _records(data)
         if records and all(is_ticket(r) for r in records):
             for index, record in enumerate(records, 1):
@@ -127,6 +175,20 @@ class JsonLoader(FileLoader):
         lines = [f"{k}: {v}" for k, v in _flatten(data).items() if v not in (None, "")]
         body = "\n".join(lines) + "\n" if lines else ""
         yield Document(page_content=body, metadata=file_metadata(self.path, self.root, body))
+
+
+def _json_lines(text: str) -> tuple[list[Any], list[str]]:
+    """The records of the good lines, and a reason with its real line number for each bad
+    one (numbered by ``\\n`` as editors do: ``splitlines`` would also break on U+2028)."""
+    records, bad = [], []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            bad.append(f"line {number}: {exc.msg} (column {exc.colno})")
+    return records, bad
 
 
 def _records(data: Any) -> list[Any]:

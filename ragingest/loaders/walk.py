@@ -1,14 +1,51 @@
 """Find the files to ingest: directories walked in sorted order, hidden entries skipped,
-include/exclude globs on the path relative to the root, symlinked directories not followed
-(so a symlink loop can't trap the walk)."""
+include/exclude globs on the path relative to the root.
+
+Only regular files are yielded, and every entry that is not taken is reported as a
+``SkippedFile`` with its reason, decided from ``lstat``/``stat`` before anything is opened (a
+FIFO or a device would block or never end a read):
+
+- FIFOs, sockets and devices, and symlinks resolving to one;
+- symlinks that loop, dangle, or resolve outside every ingested root (``follow_outside``
+  lets them through, folders included, each real folder walked once);
+- symlinks to folders inside a root (their target is walked where it lies: no duplicates);
+- folders that can't be listed.
+
+A path given directly is its own root, so naming a symlink on the command line follows it.
+Names that are not valid UTF-8 come from ``os`` surrogate-escaped; ``source`` shows them
+with ``\\xNN`` escapes so reports, metadata and the databases always get valid text.
+"""
 
 from __future__ import annotations
 
+import errno
 import fnmatch
+import logging
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def printable(text: str) -> str:
+    """``text`` with undecodable bytes of a file name (surrogate escapes) as ``\\xNN``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def source_of(path: Path, root: Path | None) -> str:
+    """The ``source`` of ``path``: relative to ``root`` (POSIX), its name when outside."""
+    try:
+        relative = path.relative_to(root).as_posix() if root else path.name
+    except ValueError:
+        relative = path.name
+    return printable(relative)
 
 
 @dataclass(frozen=True)
@@ -18,10 +55,34 @@ class FoundFile:
 
     @property
     def source(self) -> str:
-        try:
-            return self.path.relative_to(self.root).as_posix()
-        except ValueError:
-            return self.path.name
+        return source_of(self.path, self.root)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """An entry of the walk that is not read, and why."""
+
+    path: Path
+    root: Path
+    kind: str  # "not_regular" | "symlink_loop" | "dangling_symlink" | "outside_root" | ...
+    reason: str
+
+    @property
+    def source(self) -> str:
+        return source_of(self.path, self.root)
+
+
+_TYPES = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def file_type_name(mode: int) -> str:
+    return next((name for test, name in _TYPES if test(mode)), "not a regular file")
 
 
 def _matches(relative: str, patterns: Sequence[str]) -> bool:
@@ -29,27 +90,151 @@ def _matches(relative: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
+def _wanted(relative: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    if include and not _matches(relative, include):
+        return False
+    return not (exclude and _matches(relative, exclude))
+
+
+def _inside(target: str, roots: Sequence[str]) -> bool:
+    return any(target == r or target.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+class _Walk:
+    def __init__(self, roots: Sequence[str], follow_outside: bool) -> None:
+        self.roots = roots  # real paths of the ingested roots
+        self.follow_outside = follow_outside
+        self.visited: set[str] = set()  # real folders walked (loops via followed links)
+
+    def resolve_link(self, path: str) -> tuple[str, os.stat_result | None, str, str]:
+        """(real target, its stat, skip kind, skip reason); the kind is "" when the link is
+        to be followed, the stat None when the target can't be reached."""
+        try:
+            target = os.path.realpath(path, strict=True)
+            info = os.stat(target)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return (
+                    "",
+                    None,
+                    "symlink_loop",
+                    "a symlink loop (Too many levels of symbolic links)",
+                )
+            if isinstance(exc, FileNotFoundError):
+                return "", None, "dangling_symlink", "a broken symlink (No such file or directory)"
+            return "", None, "unreadable", f"cannot follow the symlink: {exc.strerror or exc}"
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            kind = file_type_name(info.st_mode)
+            reason = f"a symlink to {printable(target)}, {kind}, not a regular file"
+            return target, info, "not_regular", reason
+        if not self.follow_outside and not _inside(target, self.roots):
+            return (
+                target,
+                info,
+                "outside_root",
+                (
+                    f"a symlink to {printable(target)}, outside the ingested folders "
+                    "(--follow-symlinks-outside follows it)"
+                ),
+            )
+        return target, info, "", ""
+
+    def files(
+        self, root: Path, folder: Path, include: Sequence[str], exclude: Sequence[str]
+    ) -> Iterator[FoundFile | SkippedFile]:
+        try:
+            self.visited.add(os.path.realpath(folder))
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError as exc:
+            yield SkippedFile(
+                folder, root, "unreadable", f"cannot list the folder: {exc.strerror or exc}"
+            )
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            relative = path.relative_to(root).as_posix()
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                yield SkippedFile(path, root, "unreadable", f"cannot stat: {exc.strerror or exc}")
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                target, target_info, kind, reason = self.resolve_link(entry.path)
+                is_folder = target_info is not None and stat.S_ISDIR(target_info.st_mode)
+                if kind:
+                    if is_folder or _wanted(relative, include, exclude):
+                        yield SkippedFile(path, root, kind, reason)
+                    continue
+                assert target_info is not None
+                info = target_info
+                if is_folder:
+                    if not self.follow_outside or _inside(target, self.roots):
+                        yield SkippedFile(
+                            path, root, "symlink_folder",
+                            f"a symlink to the folder {printable(target)}, walked where it lies",
+                        )  # fmt: skip
+                    elif target in self.visited:
+                        yield SkippedFile(
+                            path, root, "symlink_loop",
+                            f"a symlink to the folder {printable(target)}, already walked",
+                        )  # fmt: skip
+                    else:
+                        yield from self.files(root, path, include, exclude)
+                    continue
+            if stat.S_ISDIR(info.st_mode):
+                yield from self.files(root, path, include, exclude)
+                continue
+            if not _wanted(relative, include, exclude):
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                kind = file_type_name(info.st_mode)
+                yield SkippedFile(path, root, "not_regular", f"{kind}, not a regular file")
+                continue
+            yield FoundFile(path, root)
+
+
+def walk_entries(
+    paths: Sequence[str | Path],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    follow_outside: bool = False,
+) -> Iterator[FoundFile | SkippedFile]:
+    """Every entry under ``paths``: a ``FoundFile`` to read or a ``SkippedFile`` with why."""
+    roots = [os.path.realpath(p) for p in paths]
+    walker = _Walk(roots, follow_outside)
+    for given in paths:
+        path = Path(given)
+        if not path.is_dir():
+            try:
+                info = path.stat()
+            except OSError as exc:
+                yield SkippedFile(path, path.parent, "unreadable", exc.strerror or str(exc))
+                continue
+            if stat.S_ISREG(info.st_mode):
+                yield FoundFile(path, path.parent)
+            else:
+                kind = file_type_name(info.st_mode)
+                yield SkippedFile(path, path.parent, "not_regular", f"{kind}, not a regular file")
+            continue
+        yield from walker.files(path, path, include, exclude)
+
+
 def walk(
     paths: Sequence[str | Path],
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    follow_outside: bool = False,
+    skipped: list[SkippedFile] | None = None,
 ) -> Iterator[FoundFile]:
-    """Each file under ``paths`` (a file given directly is its own root's child)."""
-    for given in paths:
-        path = Path(given)
-        if not path.is_dir():
-            yield FoundFile(path, path.parent)
-            continue
-        root = path
-        for directory, dirnames, filenames in os.walk(root, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for filename in sorted(filenames):
-                if filename.startswith("."):
-                    continue
-                file = Path(directory) / filename
-                relative = file.relative_to(root).as_posix()
-                if include and not _matches(relative, include):
-                    continue
-                if exclude and _matches(relative, exclude):
-                    continue
-                yield FoundFile(file, root)
+    """The regular files under ``paths`` (a file given directly is its own root's child).
+    Entries not taken go to ``skipped``; without the list each is logged as a warning."""
+    for entry in walk_entries(paths, include, exclude, follow_outside):
+        if isinstance(entry, FoundFile):
+            yield entry
+        elif skipped is not None:
+            skipped.append(entry)
+        else:
+            log.warning("skipped %s: %s", entry.source, entry.reason)

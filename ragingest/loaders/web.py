@@ -8,6 +8,8 @@ import codecs
 import re
 
 from ragingest.loaders.blocks import clean_inline, strip_html
+from ragingest.loaders.html_depth import flatten_deep
+from ragingest.loaders.notes import add_note
 from ragingest.loaders.partition import element_blocks, partition
 from ragingest.loaders.rich import Parsed, RichLoader
 from ragingest.loaders.text import decode
@@ -42,8 +44,12 @@ class HtmlLoader(RichLoader):
         # scripts and styles go before parsing too (unstructured skips them; this keeps a
         # page that is all script from reaching the parser)
         markup = _DROP.sub(" ", markup)
+        markup, note = flatten_deep(markup)
         elements = partition("html", text=markup) if markup.strip() else []
-        return Parsed(element_blocks(elements), metadata={"title": title} if title else {})
+        metadata: dict[str, object] = {"title": title} if title else {}
+        if note:
+            add_note(metadata, note)
+        return Parsed(element_blocks(elements), metadata=metadata)
 
     def has_text(self, data: bytes) -> bool:
         markup = _DROP.sub(" ", decode_html(data, self.path))

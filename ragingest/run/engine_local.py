@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragingest.errors import FileError
+from ragingest.loaders.bounded import ParserPool
 from ragingest.run.engine import SplitOutcome
 from ragingest.run.options import IngestOptions
 from ragingest.run.plan import FileTask, scan_corpus
@@ -42,8 +43,15 @@ class LocalEngine:
     @contextlib.contextmanager
     def outcomes(self, tasks: Sequence[FileTask]) -> Iterator[Iterator[SplitOutcome]]:
         o = self.options
-        corpus = scan_corpus(tasks, o.cleaning, o.max_file_bytes)
-        yield (split_outcome(task, self.splitting, corpus) for task in tasks)
+        parsers = ParserPool(o.file_timeout)
+        if tasks:  # the worker starts now, in parallel; nothing to parse, no worker
+            parsers.start()
+        self.splitting.parsers = parsers
+        try:
+            corpus = scan_corpus(tasks, o.cleaning, o.max_file_bytes, parsers)
+            yield (split_outcome(task, self.splitting, corpus) for task in tasks)
+        finally:
+            parsers.close()
 
     def written(self, seconds: float) -> None:
         pass

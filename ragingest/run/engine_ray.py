@@ -277,7 +277,7 @@ class RayEngine:
                 return SplitOutcome(task, error=kind(path, reason))
             return split_outcome(task, self.splitting, self.corpus)  # the local split says why
         chunks = FileChunks()
-        chunks.cleaning = cleaning
+        chunks.cleaning, chunks.notes, chunks.lost = cleaning
         for seq in range(got["count"]):
             record, vector = got["records"][seq]
             if vector:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.bounded import DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
@@ -38,3 +39,6 @@ class IngestOptions:
     engine: str = "local"  # "ray": stages on Ray Data (ragingest.run.engine_ray)
     ray_address: str | None = None  # None: a fresh local Ray runtime on 127.0.0.1
     ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
+    # seconds a file may take to parse (in a worker process, killed past it); None: no bound
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots

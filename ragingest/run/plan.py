@@ -1,7 +1,8 @@
 """The plan of a run: what each walked file needs, decided once, in walk order.
 
-``make_plan`` walks the paths and gives every entry one status: ``unsupported`` (no loader
-for its name: not even read), ``unchanged`` (the skip rule, ``is_unchanged``) or ``parse``
+``make_plan`` walks the paths and gives every entry one status: ``skipped`` (not a regular
+file inside the roots: ``loaders.walk``), ``unsupported`` (no loader for its name: not even
+read), ``unchanged`` (the skip rule, ``is_unchanged``) or ``parse``
 (a ``FileTask`` for the engine). ``scan_corpus`` is the boilerplate scan over the tasks.
 
 A ``FileTask`` is keyed by its ``source`` (the record-manager group and file-state key). Its
@@ -19,9 +20,11 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.errors import UnsupportedFormatError
-from ragingest.loaders import loader_for, walk
+from ragingest.loaders import loader_for
 from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
+from ragingest.loaders.walk import SkippedFile, walk_entries
 from ragingest.run.state import VERSION as STATE_VERSION
 from ragingest.run.state import FileStamp, FileState
 
@@ -41,21 +44,30 @@ class FileTask:
         """What messages call it: the file's path, else the source."""
         return str(self.path) if self.path is not None else self.source
 
-    def load(self, max_file_bytes: int, cleaning: CleaningRules | None) -> Iterator[Document]:
-        """The task's documents: the given ones, else its file's loader's."""
+    def load(
+        self,
+        max_file_bytes: int,
+        cleaning: CleaningRules | None,
+        parsers: ParserPool | None = None,
+    ) -> Iterator[Document]:
+        """The task's documents: the given ones, else its file's loader's (in ``parsers``'
+        worker, under its time bound, when given)."""
         if self.documents is not None:
             return iter(self.documents)
         assert self.path is not None
+        if parsers is not None:
+            return iter(parsers.load(self.path, self.root, max_file_bytes, cleaning))
         return loader_for(self.path, self.root, max_file_bytes, cleaning).lazy_load()
 
 
 @dataclass(frozen=True)
 class PlanItem:
     source: str
-    status: str  # "parse" | "unchanged" | "unsupported"
+    status: str  # "parse" | "unchanged" | "unsupported" | "skipped"
     task: FileTask | None = None  # for "parse"
     state: FileState | None = None  # for "unchanged": the recorded state
     unsupported: UnsupportedFormatError | None = None
+    skipped: SkippedFile | None = None  # for "skipped": not read (the walk says why)
 
 
 @dataclass
@@ -104,11 +116,16 @@ def make_plan(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     max_file_bytes: int = MAX_FILE_BYTES,
+    follow_outside: bool = False,
 ) -> Plan:
-    """Every walked file with its status (see the module docstring)."""
+    """Every walked file with its status (see the module docstring); the walk's skipped
+    entries (not regular files, symlinks out of the roots, loops) as ``skipped``."""
     plan = Plan()
-    for found in walk(paths, include, exclude):
+    for found in walk_entries(paths, include, exclude, follow_outside):
         source = found.source
+        if isinstance(found, SkippedFile):
+            plan.items.append(PlanItem(source, "skipped", skipped=found))
+            continue
         refused = unsupported(found.path, found.root, max_file_bytes)
         if refused is not None:
             plan.items.append(PlanItem(source, "unsupported", unsupported=refused))
@@ -124,7 +141,10 @@ def make_plan(
 
 
 def scan_corpus(
-    tasks: Sequence[FileTask], cleaning: CleaningRules, max_file_bytes: int = MAX_FILE_BYTES
+    tasks: Sequence[FileTask],
+    cleaning: CleaningRules,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    parsers: ParserPool | None = None,
 ) -> CorpusCleaner | None:
     """Boilerplate across files (cleaning rule ``boilerplate``): a first pass over the tasks
     counts their paragraphs; the loaded documents are kept (within the cache budget, keyed by
@@ -134,7 +154,7 @@ def scan_corpus(
     corpus = CorpusCleaner(cleaning)
     for task in tasks:
         try:
-            documents: list[Any] = list(task.load(max_file_bytes, cleaning))
+            documents: list[Any] = list(task.load(max_file_bytes, cleaning, parsers))
         except Exception:  # the split names the failure
             continue
         corpus.observe(d.page_content for d in documents)

@@ -112,7 +112,7 @@ def split_batch(
         try:
             chunks = split_task(_task(path, root, source), splitting, corpus)
             records = list(chunks)
-            header: tuple[Any, Any] = (None, chunks.cleaning)
+            header: tuple[Any, Any] = (None, (chunks.cleaning, chunks.notes, chunks.lost))
         except FileError as exc:
             header = ((type(exc), exc.path, exc.reason), None)
         except Exception as exc:  # split_task wraps its own; the driver's split names it

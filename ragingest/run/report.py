@@ -3,21 +3,34 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+from ragingest.loaders.walk import SkippedFile, printable
 
 
 @dataclass
 class FileResult:
     path: str
-    status: str  # "ok" | "failed" | "unchanged" | "unsupported"
+    # "ok" | "partial" (in, but parts lost: ``notes`` say which) | "failed" | "unchanged" |
+    # "unsupported" | "skipped" (not read: not a regular file, a symlink out of the roots, ...)
+    status: str
     chunks: int = 0
     error: str = ""
-    kind: str = ""  # the error kind (ragingest.errors), empty when ok
+    kind: str = ""  # the error or skip kind (ragingest.errors, loaders.walk), empty when ok
     cleaning: dict[str, int] = field(default_factory=dict)  # what cleaning removed (non-zero)
+    notes: list[str] = field(default_factory=list)  # what the loader changed or lost, and why
 
     def __post_init__(self) -> None:
         self.cleaning = {k: v for k, v in (self.cleaning or {}).items() if v}
+        self.path, self.error = printable(self.path), printable(self.error)
+        self.notes = [printable(n) for n in self.notes or []]
+
+    @classmethod
+    def skipped(cls, entry: SkippedFile) -> FileResult:
+        return cls(entry.source, "skipped", error=entry.reason, kind=entry.kind)
 
 
 @dataclass
@@ -38,7 +51,7 @@ class RunReport:
     @property
     def changed(self) -> int:
         """Files parsed this run (new or modified)."""
-        return sum(1 for f in self.files if f.status in ("ok", "failed"))
+        return sum(1 for f in self.files if f.status in ("ok", "partial", "failed"))
 
     @property
     def unchanged(self) -> int:
@@ -58,29 +71,43 @@ class RunReport:
         return sum(1 for f in self.files if f.status == "failed")
 
     @property
-    def exit_code(self) -> int:
-        return 1 if self.failed else 0
+    def partial(self) -> int:
+        return sum(1 for f in self.files if f.status == "partial")
 
-    def to_dict(self) -> dict:
+    @property
+    def files_skipped(self) -> int:
+        return sum(1 for f in self.files if f.status == "skipped")
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed or self.partial else 0
+
+    def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
+        self.files.extend(FileResult.skipped(entry) for entry in entries)
+
+    def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["failed"] = self.failed
+        data["partial"] = self.partial
+        data["files_skipped"] = self.files_skipped
         data["changed"] = self.changed
         data["unchanged"] = self.unchanged
         data["cleaning"] = self.cleaning
         return data
 
     def write(self, path: str | Path) -> None:
-        Path(path).write_text(
-            json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-        )
+        """The JSON report; any text that is not valid UTF-8 is written escaped, never fatal."""
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        Path(path).write_text(text, encoding="utf-8", errors="backslashreplace")
 
     def summary(self) -> str:
-        ok = sum(1 for f in self.files if f.status in ("ok", "unchanged"))
+        ok = sum(1 for f in self.files if f.status in ("ok", "partial", "unchanged"))
         chunks = sum(f.chunks for f in self.files)
         gone = f" ({self.files_deleted} files gone)" if self.files_deleted else ""
         lines = [
             f"files: {ok} ingested ({self.unchanged} unchanged, not parsed), {self.failed} "
-            f"failed, {len(self.files)} seen; chunks: {chunks}",
+            f"failed, {self.partial} partly, {self.files_skipped} skipped, {len(self.files)} "
+            f"seen; chunks: {chunks}",
             f"index: {self.added} added, {self.skipped} unchanged, {self.deleted} deleted{gone}; "
             f"{self.embeddings_computed} embeddings computed ({self.embeddings_cached} cached) "
             f"in {self.seconds:.1f} s",
@@ -90,5 +117,9 @@ class RunReport:
             lines.append(f"cleaning removed: {removed}")
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
-        lines += [f"FAILED {f.path}: {f.error}" for f in self.files if f.status == "failed"]
+        for f in self.files:
+            if f.status in ("failed", "skipped"):
+                lines.append(f"{f.status.upper()} {f.path}: {f.error}")
+            lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {f.path}: {note}"
+                      for note in f.notes]  # fmt: skip
         return "\n".join(lines)

@@ -47,11 +47,16 @@ COLLECTION_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{1,498})[A-Za-z0-9]")
 __all__ = ["IngestOptions", "SplitSettings", "ingest"]
 
 
-def ingest(paths: Sequence[str | Path], options: IngestOptions) -> RunReport:
-    """One run: lock the collection, bring it up to date with ``paths``, log the run."""
+def ingest(
+    paths: Sequence[str | Path], options: IngestOptions, report: RunReport | None = None
+) -> RunReport:
+    """One run: lock the collection, bring it up to date with ``paths``, log the run. The
+    run fills ``report`` when given, so a caller still has it when the run raises."""
     started = _now()
     clock = time.perf_counter()
-    report = RunReport(collection=options.collection)
+    if report is None:
+        report = RunReport()
+    report.collection = options.collection
     if not COLLECTION_NAME.fullmatch(options.collection):
         raise ValueError(
             f"bad collection name {options.collection!r}: 3-500 characters of letters, digits, "
@@ -105,7 +110,12 @@ def run_locked(paths: Sequence[str | Path], options: IngestOptions, report: RunR
     writer.recover()
     known = states.load()
     plan = make_plan(
-        paths, known, include=o.include, exclude=o.exclude, max_file_bytes=o.max_file_bytes
+        paths,
+        known,
+        include=o.include,
+        exclude=o.exclude,
+        max_file_bytes=o.max_file_bytes,
+        follow_outside=o.follow_symlinks_outside,
     )
     keep = update(plan, engine_for(o, embeddings), writer, o)
     if o.delete_missing:
@@ -145,6 +155,11 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
 
     with engine.outcomes(plan.tasks) as outcomes:
         for item in _progress(plan.items, options.progress):
+            if item.status == "skipped":  # not kept: chunks of what it was before go
+                assert item.skipped is not None
+                log.warning("skipped %s: %s", item.source, item.skipped.reason)
+                report.files.append(FileResult.skipped(item.skipped))
+                continue
             if item.status == "unsupported":
                 exc = item.unsupported
                 assert exc is not None
@@ -174,8 +189,11 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 continue
             chunks = outcome.chunks
             assert chunks is not None
+            status = "partial" if chunks.lost else "ok"
             report.files.append(
-                FileResult(item.source, "ok", chunks=len(chunks), cleaning=chunks.cleaning)
+                FileResult(
+                    item.source, status, len(chunks), cleaning=chunks.cleaning, notes=chunks.notes
+                )
             )
             group.append((outcome.task, chunks))
             pending += len(chunks)

@@ -18,7 +18,9 @@ from langchain_core.documents import Document
 from ragingest.errors import FileError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
+from ragingest.loaders.notes import file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.run.plan import FileTask
 from ragingest.schema import ChunkRecord, breadcrumb_title, chunk_metadata
@@ -32,6 +34,8 @@ class FileChunks(list[ChunkRecord]):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.cleaning: dict[str, int] = new_counts()
+        self.notes: list[str] = []  # what the loader changed or lost (``loaders.notes``)
+        self.lost = False  # part of the file did not come through: partly failed
 
 
 @dataclass
@@ -44,6 +48,7 @@ class Splitting:
     max_file_bytes: int = MAX_FILE_BYTES
     cleaning: CleaningRules | None = None
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
+    parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
 
     @cached_property
     def base(self) -> Any:
@@ -76,7 +81,9 @@ def loaded_documents(
     removed (counted into ``counts``)."""
     kept = corpus.take(task.name) if corpus is not None and task.documents is None else None
     documents = (
-        kept if kept is not None else task.load(splitting.max_file_bytes, splitting.cleaning)
+        kept
+        if kept is not None
+        else task.load(splitting.max_file_bytes, splitting.cleaning, splitting.parsers)
     )
     for document in documents:
         yield apply_corpus(document, corpus, counts)
@@ -109,6 +116,7 @@ def split_task(
     documents, counts = split_documents(task, splitting, corpus)
     chunks = FileChunks(record for _document, records in documents for record in records)
     chunks.cleaning = counts
+    chunks.notes, chunks.lost = file_notes(document for document, _records in documents)
     return chunks
 
 

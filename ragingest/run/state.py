@@ -23,6 +23,7 @@ from pathlib import Path
 from sqlalchemy import delete, select
 
 import ragingest
+from ragingest.loaders.base import open_regular
 from ragingest.vectorstore.records import (
     FILE_STATE,
     ensure_schema,
@@ -58,7 +59,7 @@ class FileStamp:
     def of(cls, path: Path) -> FileStamp:
         """Stat first, then hash: a change during hashing shows at the next run."""
         stat = os.stat(path)
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:  # a FIFO swapped in can't block the hash
             digest = hashlib.file_digest(handle, "sha256").hexdigest()
         return cls(stat.st_size, stat.st_mtime_ns, digest)
 

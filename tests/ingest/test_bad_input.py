@@ -63,6 +63,13 @@ def corpus(tmp_path_factory) -> Path:
     (good / "file with spaces.md").write_text("# Пробелы\n\nИмя с пробелами.\n", "utf-8")
     (good / "документ.md").write_text("# Кириллица\n\nИмя по-русски.\n", "utf-8")
     (good / "new\nline.md").write_text("# Перевод строки\n\nИмя с переводом строки.\n", "utf-8")
+    (good / os.fsdecode(b"name\xff.md")).write_text("# Байты\n\nИмя не в UTF-8.\n", "utf-8")
+    deep = "<p>TOP</p>" + "<div>" * 260 + "<p>DEEP</p>" + "</div>" * 260 + "<p>END</p>"
+    (good / "deep.html").write_text(f"<html><body>{deep}</body></html>", "utf-8")
+    (good / "lying.eml").write_bytes(
+        b"From: a@example.org\nTo: b@example.org\nSubject: charset\n"
+        b"Content-Type: text/plain; charset=utf-8\n\n" + (RUSSIAN * 3).encode("cp1251") + b"\n"
+    )
 
     bad = root / "bad"
     bad.mkdir()
@@ -81,6 +88,14 @@ def corpus(tmp_path_factory) -> Path:
     (bad / "locked.md").write_text("# Закрыт\n\nНельзя прочитать.\n", "utf-8")
     os.chmod(bad / "locked.md", 0)
     (bad / "malformed.eml").write_bytes(b"\x00\x01garbage without headers\n\x02\x03" * 20)
+    os.mkfifo(bad / "fifo.txt")  # an open() would block the run forever
+    os.symlink("/dev/zero", bad / "zero.txt")  # a read would never end
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text("# Секрет\n\nСекретная строка вне корня.\n", "utf-8")
+    os.symlink(outside, bad / "outside.md")
+    (bad / "partial.jsonl").write_text(
+        '{"name": "Стол", "цена": 14990}\n{"name": \n{"name": "Шкаф", "цена": 12000}\n', "utf-8"
+    )
     return root
 
 
@@ -132,6 +147,9 @@ GOOD = sorted(
         "good/file with spaces.md",
         "good/документ.md",
         "good/new\nline.md",
+        "good/name\\xff.md",
+        "good/deep.html",
+        "good/lying.eml",
     ]
 )
 BAD = {
@@ -141,13 +159,18 @@ BAD = {
     "bad/encrypted.pdf": ("parse_failed", "encrypted with a password"),
     "bad/bomb.docx": ("too_large", "zip bomb"),
     "bad/huge_line.txt": ("too_large", "over the 32 MiB limit"),
-    "bad/loop_a.md": ("unreadable", "Too many levels of symbolic links"),
-    "bad/loop_b.md": ("unreadable", "Too many levels of symbolic links"),
-    "bad/dangling.md": ("unreadable", "No such file or directory"),
     "bad/malformed.eml": ("parse_failed", "not an e-mail message"),
 }
 if not ROOT_USER:  # root reads a chmod 000 file anyway
     BAD["bad/locked.md"] = ("unreadable", "Permission denied")
+SKIPPED = {  # never opened: decided from lstat/stat in the walk
+    "bad/loop_a.md": ("symlink_loop", "Too many levels of symbolic links"),
+    "bad/loop_b.md": ("symlink_loop", "Too many levels of symbolic links"),
+    "bad/dangling.md": ("dangling_symlink", "No such file or directory"),
+    "bad/fifo.txt": ("not_regular", "a FIFO (named pipe), not a regular file"),
+    "bad/zero.txt": ("not_regular", "a symlink to /dev/zero, a character device"),
+    "bad/outside.md": ("outside_root", "outside the ingested folders"),
+}
 
 
 def test_every_bad_file_is_named_and_every_good_file_goes_in(run):
@@ -163,6 +186,17 @@ def test_every_bad_file_is_named_and_every_good_file_goes_in(run):
         assert failed[path][0] == kind, (path, failed[path])
         assert reason in failed[path][1], (path, failed[path])
     assert report["failed"] == len(BAD)
+    skipped = {p: (f["kind"], f["error"]) for p, f in status.items() if f["status"] == "skipped"}
+    assert sorted(skipped) == sorted(SKIPPED)
+    for path, (kind, reason) in SKIPPED.items():
+        assert skipped[path][0] == kind and reason in skipped[path][1], (path, skipped[path])
+    partial = status["bad/partial.jsonl"]
+    assert (partial["status"], partial["chunks"]) == ("partial", 2)
+    assert partial["notes"] == ["1 JSON lines skipped: line 2: Expecting value (column 10)"]
+    assert status["good/deep.html"]["notes"][0].startswith("HTML nested 262 levels deep")
+    assert status["good/lying.eml"]["notes"][0].startswith(
+        "the text/plain part: bytes not valid utf-8 as declared"
+    )
 
 
 def test_report_counts_cleaning(run):
@@ -202,6 +236,18 @@ def test_encodings_scripts_and_many_headings_come_through(run):
     assert [text for text, _ in chunks["good/new\nline.md"]] == [
         "# Перевод строки\n\nИмя с переводом строки."
     ]
+
+
+def test_hostile_files_keep_their_text_and_nothing_from_outside_is_stored(run):
+    _code, _report, persist = run
+    chunks = stored(persist)
+    assert [text for text, _ in chunks["good/deep.html"]] == ["TOP\n\nDEEP\n\nEND"]
+    assert [text for text, _ in chunks["good/name\\xff.md"]] == ["# Байты\n\nИмя не в UTF-8."]
+    assert [text for text, _ in chunks["good/lying.eml"]] == [f"# charset\n\n{RUSSIAN * 3}"]
+    assert sorted(meta["title"] for _, meta in chunks["bad/partial.jsonl"]) == ["Стол", "Шкаф"]
+    texts = [text for source in chunks for text, _ in chunks[source]]
+    assert not any("Секретная строка" in text for text in texts)
+    assert not set(chunks) & {"bad/outside.md", "bad/zero.txt", "bad/fifo.txt"}
 
 
 def test_numeric_catalogue_metadata_filters(run, capsys):

@@ -1,0 +1,183 @@
+"""Per-file time (and optional memory) bound for parsers: a long-lived worker process.
+
+A parser that loops or chews on a pathological file can't be stopped from inside the
+process that runs it (a thread can't be killed, and C code ignores signals), so files are
+parsed in a worker process that is killed when a file runs past the limit and started again
+for the next file. The worker is *spawned*, not forked: the parent holds ONNX Runtime and
+tokenizer threads, which a fork would copy in an undefined state. It is started once and
+reused, so a file costs one round trip of its documents through a pipe; the start-up
+(interpreter + loader imports) is waited for separately and never counts against a file.
+
+Contract: ``ParserPool.call(path, function, *args)`` returns ``function(*args)`` as run in
+the worker, or raises a ``FileError`` naming ``path``: the function's own ``FileError``
+as raised, ``FileTimeoutError`` past ``timeout`` seconds (the worker is killed), a
+``ParseError`` when the worker dies (a crash, the memory limit) or the function raises
+anything else. ``function`` and its arguments and result must pickle. With ``timeout``
+None the function runs in this process, unbounded.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import signal
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, TypeVar
+
+from langchain_core.documents import Document
+
+from ragingest.errors import FileError, FileTimeoutError, ParseError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
+_START_TIMEOUT = 300.0  # the worker's interpreter and imports, on a loaded machine
+T = TypeVar("T")
+
+
+def load_documents(
+    path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
+) -> list[Document]:
+    """Every document of one file (``loader_for(...).lazy_load()``), as a list."""
+    from ragingest.loaders import loader_for
+
+    return list(loader_for(path, root, max_bytes, cleaning).lazy_load())
+
+
+def _serve(connection: Connection, memory_bytes: int | None) -> None:
+    """The worker: answer ``(function, args)`` requests until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if memory_bytes:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    import ragingest.loaders  # noqa: F401  (the imports happen before the first file's clock)
+
+    connection.send(("ready", None))
+    while True:
+        try:
+            function, args = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[Any, ...] = ("ok", function(*args))
+        except FileError as exc:
+            answer = ("file_error", type(exc), exc.path, exc.reason)
+        except MemoryError:
+            answer = ("error", "MemoryError: the file needs more than --file-memory-mb")
+        except Exception as exc:
+            answer = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            connection.send(answer)
+        except Exception as exc:  # an unpicklable result
+            connection.send(("error", f"the result could not be sent back: {exc}"))
+
+
+class ParserPool:
+    """One worker process running parsers under a time bound (see the module docstring)."""
+
+    def __init__(self, timeout: float | None = DEFAULT_FILE_TIMEOUT, memory_mb: int | None = None):
+        self.timeout = timeout if timeout and timeout > 0 else None
+        self.memory_bytes = memory_mb * 2**20 if memory_mb else None
+        self.restarts = 0  # workers killed or lost and started again
+        self._process: Any = None
+        self._connection: Connection | None = None
+        self._waiting = True  # the started worker has not said it is ready yet
+
+    def start(self) -> None:
+        """Start the worker now (it imports while the caller does other work)."""
+        if self.timeout is None or self._process is not None:
+            return
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(theirs, self.memory_bytes), name="ragingest-parser", daemon=True
+        )
+        self._process.start()
+        theirs.close()
+        self._connection = ours
+
+    def _ready(self, path: object) -> Connection:
+        self.start()
+        connection = self._connection
+        assert connection is not None
+        if self._waiting:
+            if not connection.poll(_START_TIMEOUT):
+                self.stop()
+                raise ParseError(path, "the parser process did not start")
+            try:
+                connection.recv()
+            except EOFError:
+                code = self._process.exitcode if self._process else None
+                self.stop()
+                reason = f"the parser process failed to start (exit {code})"
+                raise ParseError(path, reason) from None
+            self._waiting = False
+        return connection
+
+    def call(self, path: object, function: Callable[..., T], *args: Any) -> T:
+        if self.timeout is None:
+            return function(*args)
+        connection = self._ready(path)
+        connection.send((function, args))
+        if not connection.poll(self.timeout):
+            self._restart()
+            raise FileTimeoutError(
+                path, f"parsing took longer than {self.timeout:g} s (--file-timeout): stopped"
+            )
+        try:
+            answer = connection.recv()
+        except EOFError:
+            if self._process is not None:
+                self._process.join(5)
+            code = self._process.exitcode if self._process else None
+            self._restart()
+            how = f"signal {-code}" if code and code < 0 else f"exit {code}"
+            raise ParseError(path, f"the parser process died ({how}); out of memory?") from None
+        if answer[0] == "ok":
+            return answer[1]
+        if answer[0] == "file_error":
+            _tag, kind, error_path, reason = answer
+            raise kind(error_path, reason)
+        raise ParseError(path, answer[1])
+
+    def load(
+        self, path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
+    ) -> list[Document]:
+        """``load_documents`` under the bound."""
+        return self.call(path, load_documents, path, root, max_bytes, cleaning)
+
+    def _restart(self) -> None:
+        self.restarts += 1
+        self.stop()
+
+    def stop(self) -> None:
+        """Kill the worker (the next call starts a fresh one)."""
+        process, self._process = self._process, None
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        self._waiting = True
+        if process is not None:
+            if process.is_alive():
+                process.kill()
+            process.join(5)
+
+    def close(self) -> None:
+        """Let the worker end on its own (the pipe closes), killing it if it lingers."""
+        process = self._process
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        if process is not None:
+            process.join(2)
+        self.stop()
+
+    def __enter__(self) -> ParserPool:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
