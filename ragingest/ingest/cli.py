@@ -77,7 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
         "1: some files failed; 2: usage error or model/settings mismatch; 3: another run "
         "is writing the collection.",
     )
-    _ingest_args(ing)
+    _ingest_args(ing, paths="*")
+    from ragingest.ingest.loader_specs import add_loader_args
+
+    add_loader_args(ing)
     ing.add_argument("--report", metavar="FILE", help="write the JSON run report here")
 
     wat = sub.add_parser(
@@ -218,9 +221,16 @@ def _store_args(parser: argparse.ArgumentParser) -> None:
     add_server_args(parser)
 
 
-def _ingest_args(parser: argparse.ArgumentParser) -> None:
+def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     """The options of ``ingest``, shared by ``watch``."""
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    parser.add_argument(
+        "paths",
+        nargs=paths,
+        metavar="PATH",
+        help="files or folders (with none and no --loader: the [[sources]] of ./.ragingest.toml)"
+        if paths == "*"
+        else "files or folders",
+    )
     _store_args(parser)
     _split_args(parser)
     parser.add_argument(
@@ -347,14 +357,23 @@ EXIT_LOCKED = 3  # another run is writing the collection
 
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
+    from ragingest.api import run
     from ragingest.errors import LockedError
-    from ragingest.ingest.pipeline import ingest
+    from ragingest.ingest.loader_specs import cli_sources
 
     options = _ingest_options(args)
     if options is None:
         return 2
+    sources = cli_sources(args.paths, args.loaders)
+    if not sources:
+        print(
+            "ragingest: nothing to ingest: give a PATH, a --loader, or [[sources]] in "
+            "./.ragingest.toml",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        report = ingest(args.paths, options)
+        report = run(sources, options)
     except LockedError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_LOCKED
