@@ -22,7 +22,8 @@ def make_options(
     persist_dir: str | Path, collection: str, options: Any = None, **settings: Any
 ) -> Any:
     """``IngestOptions`` from keyword settings (module docstring)."""
-    from ragingest.ingest.pipeline import IngestOptions, SplitSettings
+    from ragingest.run.options import IngestOptions
+    from ragingest.splitters.factory import SplitSettings
 
     base = options if options is not None else IngestOptions(Path(persist_dir), collection)
     run_names = {f.name for f in fields(IngestOptions)} - {"persist_dir", "collection", "split"}
@@ -51,10 +52,8 @@ def ingest(
 
 def run(sources: Any, options: Any) -> Any:
     """One run over ``sources`` with ready ``IngestOptions``; the ``RunReport``."""
-    from ragingest.ingest.pipeline import ingest as run_paths
     from ragingest.loaders.sources import split_sources
+    from ragingest.run.runner import ingest as run_all
 
     paths, documents = split_sources(sources)
-    if documents:
-        raise NotImplementedError("document sources need the run's source tasks")
-    return run_paths(paths, options)
+    return run_all(paths, options, documents)
