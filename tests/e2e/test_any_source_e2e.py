@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 import ragingest
@@ -194,3 +195,31 @@ def test_cli_reindexes_a_community_loader_on_a_schedule(corpus, tmp_path):
     assert [f["status"] for f in second["files"]] == ["unchanged"]
     assert (second["added"], second["embeddings_computed"], second["deleted"]) == (0, 0, 0)
     assert "1 ingested (1 unchanged, not parsed)" in done.stdout
+
+
+class Flaky(BaseLoader):
+    """A remote source: documents when it answers, an error when it does not."""
+
+    def __init__(self, up: bool) -> None:
+        self.up = up
+
+    def lazy_load(self):
+        if not self.up:
+            raise ConnectionError("wiki.example: connection refused")
+        yield Document(page_content=RENEWAL, metadata={"source": "wiki/renewal"})
+
+
+def test_a_failing_loader_keeps_its_last_good_chunks(tmp_path):
+    db = tmp_path / "db"
+    first = ragingest.ingest([Flaky(up=True)], persist_dir=db, collection="flaky-kb")
+    assert (first.added, first.failed) == (1, 0)
+    down = ragingest.ingest([Flaky(up=False)], persist_dir=db, collection="flaky-kb")
+    assert [(f.path, f.status, f.error) for f in down.files] == [
+        ("Flaky", "failed", "the loader failed: ConnectionError: wiki.example: connection refused")
+    ]
+    assert (down.deleted, down.files_deleted, down.exit_code) == (0, 0, 1)
+    store = open_store(db, "flaky-kb", create=False)
+    assert [t for t, _m in chunks_of(store, "wiki/renewal")] == [RENEWAL]
+    gone = ragingest.ingest([], persist_dir=db, collection="flaky-kb")
+    assert (gone.files_deleted, gone.deleted) == (1, 1)
+    assert chunks_of(store, "wiki/renewal") == []
