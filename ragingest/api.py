@@ -56,4 +56,9 @@ def run(sources: Any, options: Any) -> Any:
     from ragingest.run.runner import ingest as run_all
 
     paths, documents = split_sources(sources)
+    if documents and options.engine != "local":
+        raise ValueError(
+            f"the {options.engine} engine reads files only: ingest loaders and Documents with "
+            "the local engine (engine='local'), or save them as files first"
+        )
     return run_all(paths, options, documents)

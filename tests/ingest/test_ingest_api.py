@@ -46,3 +46,15 @@ def test_unknown_options_are_refused_with_the_known_ones(tmp_path):
 def test_unknown_source_kinds_are_refused(tmp_path):
     with pytest.raises(TypeError, match="cannot ingest int 7"):
         ragingest.ingest([7], persist_dir=tmp_path, collection="kb-docs")
+
+
+def test_document_sources_need_the_local_engine(tmp_path):
+    from langchain_core.documents import Document
+
+    with pytest.raises(ValueError, match="the ray engine reads files only"):
+        ragingest.ingest(
+            [[Document(page_content="Т", metadata={"source": "t"})]],
+            persist_dir=tmp_path,
+            collection="kb-docs",
+            engine="ray",
+        )
