@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragingest import ingest  # callable: ragingest.ingest(sources, persist_dir=..., ...)
+
 __version__ = "0.1.0"
 
 
@@ -15,4 +17,4 @@ def retriever(persist_dir: Any, collection: str, **kwargs: Any) -> Any:
     return _retriever(persist_dir, collection, **kwargs)
 
 
-__all__ = ["__version__", "retriever"]
+__all__ = ["__version__", "ingest", "retriever"]

@@ -77,7 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
         "is writing the collection; 4: the store is read-only; 5: the store is damaged "
         "(--rebuild repairs it); 6: the disk is full; 130: interrupted.",
     )
-    _ingest_args(ing)
+    _ingest_args(ing, paths="*")
+    from ragingest.ingest.loader_specs import add_loader_args
+
+    add_loader_args(ing)
     ing.add_argument("--report", metavar="FILE", help="write the JSON run report here")
 
     wat = sub.add_parser(
@@ -196,9 +199,16 @@ def _file_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _ingest_args(parser: argparse.ArgumentParser) -> None:
+def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     """The options of ``ingest``, shared by ``watch``."""
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    parser.add_argument(
+        "paths",
+        nargs=paths,
+        metavar="PATH",
+        help="files or folders (with none and no --loader: the [[sources]] of ./.ragingest.toml)"
+        if paths == "*"
+        else "files or folders",
+    )
     _store_args(parser)
     _split_args(parser)
     parser.add_argument(

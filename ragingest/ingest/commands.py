@@ -71,21 +71,30 @@ EXIT_LOCKED = 3  # another run is writing the collection
 
 
 def ingest_command(args: argparse.Namespace) -> int:
+    from ragingest.api import run
     from ragingest.errors import LockedError
+    from ragingest.ingest.loader_specs import cli_sources
     from ragingest.run.report import RunReport
-    from ragingest.run.runner import ingest
 
     options = ingest_options(args)
     if options is None:
         return 2
+    sources = cli_sources(args.paths, args.loaders)
+    if not sources:
+        print(
+            "ragingest: nothing to ingest: give a PATH, a --loader, or [[sources]] in "
+            "./.ragingest.toml",
+            file=sys.stderr,
+        )
+        return 2
     report = RunReport()
     try:
         try:
-            ingest(args.paths, options, report)
+            run(sources, options, report)
         except Exception as exc:
             if not faults.recover_damaged(exc, options.persist_dir, options.rebuild):
                 raise
-            report = ingest(args.paths, options)
+            report = run(sources, options)
     except LockedError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_LOCKED

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ragingest.loaders.sources import DocumentSource
 from ragingest.run import runlog
 from ragingest.run.engine import Engine
 from ragingest.run.lifecycle import Lifecycle
@@ -31,6 +32,7 @@ from ragingest.run.lock import CollectionLock
 from ragingest.run.options import IngestOptions
 from ragingest.run.plan import Plan, make_plan
 from ragingest.run.report import FileResult, RunReport
+from ragingest.run.sources import plan_sources
 from ragingest.run.state import FileStates
 from ragingest.run.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
@@ -48,10 +50,14 @@ __all__ = ["IngestOptions", "SplitSettings", "ingest"]
 
 
 def ingest(
-    paths: Sequence[str | Path], options: IngestOptions, report: RunReport | None = None
+    paths: Sequence[str | Path],
+    options: IngestOptions,
+    documents: Sequence[DocumentSource] = (),
+    report: RunReport | None = None,
 ) -> RunReport:
-    """One run: lock the collection, bring it up to date with ``paths``, log the run. The
-    run fills ``report`` when given, so a caller still has it when the run raises."""
+    """One run: lock the collection, bring it up to date with ``paths`` and the document
+    sources (``run.sources``: LangChain loaders, given Documents), log the run. The run fills
+    ``report`` when given, so a caller still has it when the run raises."""
     started = _now()
     clock = time.perf_counter()
     if report is None:
@@ -66,7 +72,7 @@ def ingest(
         with CollectionLock(
             options.persist_dir, options.collection, options.wait, options.records_url
         ):
-            run_locked(paths, options, report)
+            run_locked(paths, options, report, documents)
     except BaseException as exc:
         report.error = f"{type(exc).__name__}: {exc}"
         raise
@@ -76,7 +82,12 @@ def ingest(
     return report
 
 
-def run_locked(paths: Sequence[str | Path], options: IngestOptions, report: RunReport) -> None:
+def run_locked(
+    paths: Sequence[str | Path],
+    options: IngestOptions,
+    report: RunReport,
+    documents: Sequence[DocumentSource] = (),
+) -> None:
     """The run under the lock, in the order that keeps a killed run recoverable."""
     o = options
     client = chroma_client(o.persist_dir)
@@ -117,7 +128,15 @@ def run_locked(paths: Sequence[str | Path], options: IngestOptions, report: RunR
         max_file_bytes=o.max_file_bytes,
         follow_outside=o.follow_symlinks_outside,
     )
+    sourced = plan_sources(documents, known, o.cleaning)
+    plan.items.extend(sourced.items)
     keep = update(plan, engine_for(o, embeddings), writer, o)
+    for failure in sourced.failed:  # its chunks of the last good run stay
+        log.warning("%s", failure)
+        report.files.append(
+            FileResult(failure.path, "failed", error=failure.reason, kind=failure.kind)
+        )
+    keep |= sourced.keep(set(known) | set(manager.list_groups()))
     if o.delete_missing:
         writer.delete_missing(known, keep)
     report.rebuilt = lifecycle.finish(target)

@@ -16,6 +16,7 @@ the store keeps beside Chroma (parents, a lexical index) stays in step.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ from ragingest.vectorstore.store import ChunkStore
 
 log = logging.getLogger(__name__)
 
+RECORD_ID = re.compile(r"[0-9a-f]{64}")  # ChunkRecord.id: a sha256; other ids: added by hand
 DELETE_BATCH = 1000  # ids per Chroma delete (under its max batch) and per SQL statement
 Group = list[tuple[FileTask, FileChunks]]
 
@@ -164,9 +166,16 @@ class Writer:
     def reconcile(self) -> None:
         """Chroma and the record manager disagree (a directory copied in part, a file deleted
         by hand): Chroma ids without a record go; records without a Chroma id go with their
-        files' states, so those files are parsed again now."""
-        in_chroma = set(self.store.ids())
+        files' states, so those files are parsed again now. Documents added outside ragingest
+        (ids not of ``ChunkRecord.id``'s form) are left alone: never updated nor deleted."""
+        everything = self.store.ids()
+        in_chroma = {i for i in everything if RECORD_ID.fullmatch(i)}
         recorded = set(self.manager.list_keys())
+        if in_chroma == recorded:
+            log.info(
+                "%d documents not written by ragingest left alone", len(everything) - len(in_chroma)
+            )
+            return
         extra = sorted(in_chroma - recorded)
         for i in range(0, len(extra), DELETE_BATCH):
             self._delete_unjournaled(extra[i : i + DELETE_BATCH])

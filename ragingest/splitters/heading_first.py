@@ -131,6 +131,14 @@ class HeadingFirstSplitter(TextSplitter):
     def split_text(self, text: str) -> list[str]:
         return [chunk.text for chunk in self.split_chunks(text)]
 
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """LangChain's ``split_documents`` after ``loaders.pages.normalize_documents``: the
+        pages or elements of one source (PyPDFLoader, UnstructuredLoader, ...) are joined into
+        one document with a page map, front matter becomes metadata."""
+        from ragingest.loaders.pages import normalize_documents
+
+        return super().split_documents(normalize_documents(documents))
+
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
     ) -> list[Document]:

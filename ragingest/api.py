@@ -1,0 +1,65 @@
+"""The Python API of a run: ``ingest(sources, *, persist_dir, collection, **options)``.
+
+``sources``: paths (files or folders), LangChain ``BaseLoader``s (ours or any of
+langchain-community's) and iterables of ``Document``s, in any mix (``loaders.sources``).
+Every kind gets the same re-indexing: keyed by ``metadata["source"]`` (a file: its path under
+the ingested root), an unchanged source is not split or embedded again, a source gone from
+this run's output has its chunks deleted, under the same lock, journal, model guard, parent
+sections and run report. ``options`` are the fields of ``IngestOptions`` and of its
+``SplitSettings`` by name (``chunk_size=200``, ``rebuild=True``, ...), or a whole
+``options=IngestOptions(...)`` (its ``persist_dir``/``collection`` replaced by the
+arguments). An unknown name raises ``TypeError`` listing the known ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
+
+
+def make_options(
+    persist_dir: str | Path, collection: str, options: Any = None, **settings: Any
+) -> Any:
+    """``IngestOptions`` from keyword settings (module docstring)."""
+    from ragingest.run.options import IngestOptions
+    from ragingest.splitters.factory import SplitSettings
+
+    base = options if options is not None else IngestOptions(Path(persist_dir), collection)
+    run_names = {f.name for f in fields(IngestOptions)} - {"persist_dir", "collection", "split"}
+    split_names = {f.name for f in fields(SplitSettings)}
+    unknown = set(settings) - run_names - split_names - {"split"}
+    if unknown:
+        raise TypeError(
+            f"ingest() got unknown option(s) {sorted(unknown)}; run options: "
+            f"{sorted(run_names)}; split settings: {sorted(split_names)}"
+        )
+    split = settings.pop("split", base.split)
+    split = replace(split, **{k: settings.pop(k) for k in list(settings) if k in split_names})
+    if isinstance(split.split_levels, list):
+        split = replace(split, split_levels=tuple(split.split_levels))
+    return replace(
+        base, persist_dir=Path(persist_dir), collection=collection, split=split, **settings
+    )
+
+
+def ingest(
+    sources: Any, *, persist_dir: str | Path, collection: str, options: Any = None, **settings: Any
+) -> Any:
+    """One run over ``sources`` into ``collection`` (module docstring); the ``RunReport``."""
+    return run(sources, make_options(persist_dir, collection, options, **settings))
+
+
+def run(sources: Any, options: Any, report: Any = None) -> Any:
+    """One run over ``sources`` with ready ``IngestOptions``; the ``RunReport`` (``report``
+    when given: filled as the run goes, so a caller still has it when the run raises)."""
+    from ragingest.loaders.sources import split_sources
+    from ragingest.run.runner import ingest as run_all
+
+    paths, documents = split_sources(sources)
+    if documents and options.engine != "local":
+        raise ValueError(
+            f"the {options.engine} engine reads files only: ingest loaders and Documents with "
+            "the local engine (engine='local'), or save them as files first"
+        )
+    return run_all(paths, options, documents, report)

@@ -1,0 +1,197 @@
+"""Loaders named in text: ``--loader MODULE:CLASS --loader-arg KEY=VALUE`` on the command line
+and ``[[sources]]`` tables in ``.ragingest.toml``, so a cron line can re-index any LangChain
+document loader.
+
+Contract:
+
+- ``MODULE:CLASS`` is imported as given; a bare ``CLASS`` is looked up in
+  ``langchain_community.document_loaders`` (``TextLoader``, ``PyPDFLoader``, ``CSVLoader``,
+  ``BSHTMLLoader``, ``DirectoryLoader``, ...). It must be a ``BaseLoader``; errors
+  (``LoaderSpecError``) name the spec and what to do.
+- ``KEY=VALUE``: the value is parsed as JSON when it parses (``42``, ``true``, ``["a"]``,
+  ``{"k": 1}``), else taken as a string. The loader is built as ``CLASS(**args)``.
+- ``[[sources]]`` entries: ``loader = "MODULE:CLASS"`` with an ``args`` table, or
+  ``path = "folder/or/file"``. Relative ``path`` values, and loader args named ``file_path``,
+  ``path``, ``paths`` or ``file_paths``, are resolved against the folder of the
+  ``.ragingest.toml`` (so a job may run from any directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragingest.errors import RagIngestError
+
+CONFIG_FILE = ".ragingest.toml"
+COMMUNITY_MODULE = "langchain_community.document_loaders"
+_PATH_ARGS = ("file_path", "path", "paths", "file_paths")
+
+
+class LoaderSpecError(RagIngestError):
+    """A loader named on the command line or in ``.ragingest.toml`` cannot be built."""
+
+
+@dataclass
+class LoaderSpec:
+    target: str  # "MODULE:CLASS" or "CLASS" (in langchain_community.document_loaders)
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> Any:
+        """The loader instance; ``LoaderSpecError`` with the reason otherwise."""
+        cls = import_loader(self.target)
+        try:
+            return cls(**self.args)
+        except Exception as exc:
+            raise LoaderSpecError(
+                f"loader {self.target}: cannot build it with {self.args}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
+
+def import_loader(target: str) -> type:
+    from langchain_core.document_loaders import BaseLoader
+
+    module_name, _, class_name = target.rpartition(":")
+    module_name = module_name or COMMUNITY_MODULE
+    if not class_name.isidentifier():
+        raise LoaderSpecError(
+            f"loader {target!r}: write MODULE:CLASS, e.g. {COMMUNITY_MODULE}:TextLoader"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise LoaderSpecError(
+            f"loader {target}: cannot import {module_name} ({exc}): install the package that "
+            "provides it, or check the spelling"
+        ) from exc
+    try:
+        cls = getattr(module, class_name)
+    except (AttributeError, ImportError) as exc:  # community loaders import lazily
+        raise LoaderSpecError(
+            f"loader {target}: {module_name} has no {class_name} ({exc})"
+        ) from exc
+    if not (isinstance(cls, type) and issubclass(cls, BaseLoader)):
+        raise LoaderSpecError(f"loader {target}: {class_name} is not a LangChain BaseLoader")
+    return cls
+
+
+def parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_arg(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip().isidentifier():
+        raise LoaderSpecError(f"--loader-arg {text!r}: write KEY=VALUE, e.g. file_path=notes.txt")
+    return key.strip(), parse_value(value)
+
+
+class LoaderAction(argparse.Action):
+    """``--loader``: start a new spec (its ``--loader-arg``s follow it)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        specs = list(getattr(namespace, self.dest, None) or [])
+        specs.append(LoaderSpec(str(values)))
+        setattr(namespace, self.dest, specs)
+
+
+class LoaderArgAction(argparse.Action):
+    """``--loader-arg KEY=VALUE``: an argument of the last ``--loader``."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        specs = getattr(namespace, "loaders", None) or []
+        if not specs:
+            parser.error("--loader-arg must follow the --loader it belongs to")
+        try:
+            key, value = parse_arg(str(values))
+        except LoaderSpecError as exc:
+            parser.error(str(exc))
+        specs[-1].args[key] = value
+
+
+def add_loader_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--loader",
+        dest="loaders",
+        action=LoaderAction,
+        default=[],
+        metavar="MODULE:CLASS",
+        help="also ingest what this LangChain document loader returns (repeatable); a bare "
+        f"CLASS is looked up in {COMMUNITY_MODULE}, e.g. --loader PyPDFLoader "
+        "--loader-arg file_path=report.pdf",
+    )
+    parser.add_argument(
+        "--loader-arg",
+        action=LoaderArgAction,
+        metavar="KEY=VALUE",
+        help="keyword argument of the preceding --loader (VALUE read as JSON when it parses)",
+    )
+
+
+def config_sources(folder: Path) -> list[Any]:
+    """The ``[[sources]]`` of ``folder/.ragingest.toml``: paths (``Path``) and loader specs,
+    relative paths resolved against ``folder``; [] when the file or the table is absent."""
+    config = Path(folder) / CONFIG_FILE
+    if not config.is_file():
+        return []
+    try:
+        data = tomllib.loads(config.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise LoaderSpecError(f"{config}: cannot read it: {exc}") from exc
+    entries = data.get("sources", [])
+    if not isinstance(entries, list):
+        raise LoaderSpecError(f"{config}: write [[sources]] tables (loader = ... or path = ...)")
+    out: list[Any] = []
+    for i, entry in enumerate(entries, 1):
+        where = f"{config}: [[sources]] entry {i}"
+        if not isinstance(entry, dict) or ("loader" in entry) == ("path" in entry):
+            raise LoaderSpecError(f'{where}: give exactly one of loader = "MODULE:CLASS" or path')
+        if "path" in entry:
+            out.append(_resolve(folder, str(entry["path"])))
+            continue
+        args = entry.get("args", {})
+        if not isinstance(args, dict):
+            raise LoaderSpecError(f"{where}: args must be a table (args = {{ file_path = ... }})")
+        resolved = {
+            key: _resolve_arg(folder, value) if key in _PATH_ARGS else value
+            for key, value in args.items()
+        }
+        out.append(LoaderSpec(str(entry["loader"]), resolved))
+    return out
+
+
+def _resolve(folder: Path, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else Path(folder) / path
+
+
+def _resolve_arg(folder: Path, value: Any) -> Any:
+    if isinstance(value, str):
+        return str(_resolve(folder, value))
+    if isinstance(value, list):
+        return [str(_resolve(folder, v)) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def cli_sources(paths: list[str], loaders: list[LoaderSpec]) -> list[Any]:
+    """The sources of an ``ingest``/``watch`` command line: its paths, the ``[[sources]]`` of
+    each folder's ``.ragingest.toml`` (of the current directory when no path or loader is
+    given), then its ``--loader``s, built."""
+    out: list[Any] = list(paths)
+    folders = [Path(p) for p in paths if Path(p).is_dir()]
+    if not paths and not loaders:
+        folders = [Path.cwd()]
+    for folder in folders:
+        for item in config_sources(folder):
+            out.append(item.build() if isinstance(item, LoaderSpec) else str(item))
+    out.extend(spec.build() for spec in loaders)
+    return out

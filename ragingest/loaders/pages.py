@@ -1,0 +1,312 @@
+"""Any loader's Documents → our normalized documents: pages and elements joined, front matter
+as metadata, the document keys of ``ragingest.schema`` filled.
+
+Contract of ``normalize_documents(documents)``, per ``metadata["source"]`` (in input order):
+
+- documents that are pages (``page``/``page_number`` metadata: PyPDFLoader, PyMuPDFLoader,
+  PyPDFium2Loader, ...) or unstructured elements (``category`` metadata: UnstructuredLoader,
+  ``mode="elements"`` loaders) become ONE document: its text is the normalized Markdown our
+  own loaders render (``loaders.blocks.render``), with ``_page_map`` where pages are known,
+  so page breaks make no chunk boundaries and chunks get ``page_start``/``page_end``. Running
+  headers/footers, page numbers and a table of contents are cleaned by the rules of
+  ``loaders.cleaning`` (``clean_blocks``; each rule switchable, counts in ``_cleaning``).
+  Lines of a page are joined into paragraphs (a paragraph runs on across a page break when
+  its last line ends no sentence); numbered lines standing alone («1.», «1.2.») and short
+  lines that stand alone become headings; the line equal to the metadata title is the H1;
+- any other document stays one document; a leading YAML ``---`` front matter goes into the
+  metadata (``title``, ``date`` → ``doc_date``, ``content_type``, other scalar keys as they
+  are) and out of the text; ``.txt`` sources get the plain-text heading detection of
+  ``loaders.text``;
+- documents we produced (``_title_from_name`` set by ``loaders.base.file_metadata``) pass
+  through unchanged.
+
+Several documents of one source that are neither (CSVLoader rows, one document per record)
+stay separate and get distinct ``doc_id``s, so their parents never mix. Everything here is
+deterministic: a source whose loader output did not change gives identical documents.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from langchain_core.documents import Document
+
+from ragingest.loaders.base import detect_language, normalize_text
+from ragingest.loaders.blocks import HEADING, PARAGRAPH, Block, clean_inline, render
+from ragingest.loaders.cleaning import CleaningRules, clean_blocks
+from ragingest.loaders.partition import element_blocks
+from ragingest.loaders.text import split_front_matter, text_headings
+from ragingest.schema import DOCUMENT_KEYS, SCHEMA, short_hash
+
+NORMALIZED_KEY = "_title_from_name"  # set on every document our loaders produce
+_PAGE_KEYS = ("page", "page_number")
+_PER_PAGE = {
+    "page",
+    "page_number",
+    "page_label",
+    "total_pages",
+    "coordinates",
+    "category",
+    "category_depth",
+    "element_id",
+    "parent_id",
+    "text_as_html",
+    "emphasized_text_contents",
+    "emphasized_text_tags",
+    "detection_class_prob",
+    "last_modified",
+    "links",
+}
+_SENTENCE_END = re.compile(r"[.!?:;…»\")]$")
+_HYPHENATED = re.compile(r"[A-Za-zА-Яа-яЁё]-$")
+_NUMBERED_HEADING = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,3})\.?\s+[A-ZА-ЯЁ«\"]")
+# keys this module or the splitter compute: a loader's value for them is not copied
+_RESERVED = {*DOCUMENT_KEYS, "page_start", "page_end"} | {
+    key for key, spec in SCHEMA.items() if spec.stage == "splitter"
+}
+
+
+@dataclass
+class PageLine(Block):
+    """One line of a page's text; ``blank_before``: a blank line preceded it."""
+
+    blank_before: bool = False
+
+
+def is_paged(document: Document) -> bool:
+    return any(key in document.metadata for key in _PAGE_KEYS)
+
+
+def is_element(document: Document) -> bool:
+    return "category" in document.metadata and "element_id" in document.metadata
+
+
+def normalize_documents(
+    documents: Iterable[Document], cleaning: CleaningRules | None = None
+) -> list[Document]:
+    """The normalized documents of ``documents`` (module docstring), grouped by source."""
+    rules = cleaning or CleaningRules()
+    groups: dict[str, list[Document]] = {}
+    for document in documents:
+        groups.setdefault(str(document.metadata.get("source", "")), []).append(document)
+    out: list[Document] = []
+    for source, group in groups.items():
+        if source:
+            out.extend(normalize_source(source, group, rules))
+        else:  # no key to tell documents apart: nothing is joined
+            out.extend(normalize_source(source, [d], rules)[0] for d in group)
+    return out
+
+
+def normalize_source(source: str, group: list[Document], rules: CleaningRules) -> list[Document]:
+    """The normalized documents of one source's loader output."""
+    if all(NORMALIZED_KEY in d.metadata for d in group):
+        return list(group)
+    if len(group) > 1 and all(is_paged(d) or is_element(d) for d in group):
+        return [_joined(source, group, rules)]
+    if len(group) == 1:
+        return [_single(source, group[0], doc_id=short_hash(source))]
+    return [_single(source, d, doc_id=short_hash(source, "#", i)) for i, d in enumerate(group)]
+
+
+def _single(source: str, document: Document, doc_id: str) -> Document:
+    text = normalize_text(document.page_content)
+    front, body = split_front_matter(text)
+    metadata = {k: v for k, v in document.metadata.items() if k not in _RESERVED}
+    for key, value in front.items():
+        if key not in _RESERVED and key not in ("date", "content_type") and value:
+            metadata.setdefault(key, value)
+    extra: dict[str, Any] = {"title": front.get("title") or document.metadata.get("title")}
+    extra["doc_date"] = front.get("date") or _date_of(document.metadata)
+    content_type = front.get("content_type")
+    if _suffix(source) in ("txt", "text"):
+        body, found = text_headings(body)
+        content_type = content_type or (None if found else "paragraph")
+    metadata.update(document_keys(source, body, doc_id=doc_id, **extra))
+    if content_type:
+        metadata["_content_type"] = content_type
+    return Document(page_content=body, metadata=metadata, id=document.id)
+
+
+def _joined(source: str, group: list[Document], rules: CleaningRules) -> Document:
+    common = _common_metadata(group)
+    title = str(common.get("title") or "")
+    if all(is_element(d) for d in group):
+        blocks = element_blocks(_elements(group))
+        pages = len({b.page for b in blocks if b.page is not None})
+        kept, counts = clean_blocks(blocks, rules, pages if pages > 1 else 0)
+    else:
+        lines = [line for d in group for line in _page_lines(d)]
+        pages = len({_page_of(d) for d in group})
+        cleaned, counts = clean_blocks(lines, rules, pages)
+        kept = _paragraphs([b for b in cleaned if isinstance(b, PageLine)], title)
+    text, page_map = render(kept)
+    metadata = {k: v for k, v in common.items() if k not in _PER_PAGE and k not in _RESERVED}
+    if not title:
+        title = next((clean_inline(b.text) for b in kept if b.kind == HEADING and b.level == 1), "")
+    metadata.update(
+        document_keys(
+            source, text, title=title, doc_date=_date_of(common), doc_id=short_hash(source)
+        )
+    )
+    metadata["_cleaning"] = counts
+    if len(page_map) > 1:
+        metadata["_page_map"] = page_map
+    if pages > 1:
+        metadata["pages"] = pages
+    return Document(page_content=text, metadata=metadata)
+
+
+def document_keys(source: str, text: str, *, doc_id: str, **extra: Any) -> dict[str, Any]:
+    """The document keys of ``ragingest.schema`` for a document of ``source`` (a path, a URL
+    or any key a loader set); ``extra`` (title, doc_date) wins where given."""
+    name = source.rstrip("/").rsplit("/", 1)[-1] or source
+    metadata: dict[str, Any] = {
+        "source": source,
+        "title": Path(name).stem or name,
+        "file_type": _suffix(source) or "document",
+        "doc_date": _mtime(source),
+        "language": detect_language(text),
+        "doc_id": doc_id,
+    }
+    metadata.update({k: str(v) for k, v in extra.items() if v not in (None, "")})
+    metadata[NORMALIZED_KEY] = not extra.get("title")
+    return metadata
+
+
+def _suffix(source: str) -> str:
+    if "://" in source and not source.startswith("file://"):
+        path = source.split("://", 1)[1].split("?", 1)[0]
+        return Path(path).suffix.lower().lstrip(".") if "/" in path else ""
+    return Path(source).suffix.lower().lstrip(".")
+
+
+def _mtime(source: str) -> str:
+    """The file's mtime when the source is a readable path (deterministic), else ''."""
+    try:
+        stamp = Path(source).stat().st_mtime
+    except (OSError, ValueError):
+        return ""
+    return dt.datetime.fromtimestamp(stamp, tz=dt.UTC).isoformat(timespec="seconds")
+
+
+def _date_of(metadata: dict[str, Any]) -> str | None:
+    for key in ("doc_date", "creationdate", "creation_date", "date", "last_modified"):
+        value = metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _common_metadata(group: list[Document]) -> dict[str, Any]:
+    """The metadata every document of the group agrees on."""
+    common = dict(group[0].metadata)
+    for document in group[1:]:
+        common = {k: v for k, v in common.items() if document.metadata.get(k) == v}
+    return common
+
+
+def _page_of(document: Document) -> int:
+    """1-based page: ``page_number`` (unstructured), else ``page_label`` when numeric, else
+    ``page`` + 1 (pypdf and PyMuPDF count from 0)."""
+    metadata = document.metadata
+    if isinstance(metadata.get("page_number"), int):
+        return metadata["page_number"]
+    label = str(metadata.get("page_label", ""))
+    if label.isdigit():
+        return int(label)
+    page = metadata.get("page")
+    return page + 1 if isinstance(page, int) else 1
+
+
+def _page_lines(document: Document) -> list[PageLine]:
+    page = _page_of(document)
+    lines: list[PageLine] = []
+    blank = False
+    for raw in normalize_text(document.page_content).split("\n"):
+        text = clean_inline(raw)
+        if not text:
+            blank = bool(lines)
+            continue
+        lines.append(PageLine(PARAGRAPH, text, page=page, blank_before=blank))
+        blank = False
+    return lines
+
+
+def _elements(group: list[Document]) -> list[Any]:
+    """Element documents as the element objects ``partition.element_blocks`` reads."""
+    out = []
+    for document in group:
+        metadata = document.metadata
+        out.append(
+            SimpleNamespace(
+                category=str(metadata.get("category", "")),
+                text=document.page_content,
+                metadata=SimpleNamespace(
+                    page_number=metadata.get("page_number"),
+                    category_depth=metadata.get("category_depth"),
+                    text_as_html=metadata.get("text_as_html"),
+                ),
+            )
+        )
+    return out
+
+
+def _paragraphs(lines: list[PageLine], title: str) -> list[Block]:
+    """Page lines → heading and paragraph blocks (module docstring)."""
+    widths = [len(line.text) for line in lines if len(line.text) > 20]
+    width = statistics.median(widths) if widths else 80.0
+    want_title = clean_inline(title).lower()
+    first_page = lines[0].page if lines else None
+    blocks: list[Block] = []
+    current: Block | None = None
+    ended = sentence = True  # the previous line ended a paragraph; a sentence
+    for i, line in enumerate(lines):
+        starts = ended or line.blank_before
+        following = lines[i + 1] if i + 1 < len(lines) else None
+        level = _heading_level(line, sentence or line.blank_before, following, width)
+        if want_title and line.page == first_page and line.text.lower() == want_title:
+            level, want_title = 1, ""
+        if level:
+            blocks.append(Block(HEADING, line.text, level=level, page=line.page))
+            current, ended, sentence = None, True, True
+            continue
+        if current is not None and not starts:
+            if _HYPHENATED.search(current.text) and line.text[:1].islower():
+                current.text, glue = current.text[:-1], ""
+            else:
+                glue = " "
+            last_page = current.page_marks[-1][1] if current.page_marks else current.page
+            if line.page != last_page:
+                current.page_marks.append((len(current.text) + len(glue), line.page or 0))
+            current.text += glue + line.text
+        else:
+            current = Block(PARAGRAPH, line.text, page=line.page)
+            blocks.append(current)
+        sentence = bool(_SENTENCE_END.search(line.text))
+        ended = sentence and len(line.text) < 0.85 * width
+    return blocks
+
+
+def _heading_level(line: PageLine, starts: bool, following: PageLine | None, width: float) -> int:
+    """For a line after a sentence end (``starts``): 2 + numbering depth for a numbered line
+    with no sentence end («1.2. Термины» → 3); 2 for such a short line before a capitalized
+    line; else 0."""
+    text = line.text
+    if not starts or len(text) > 100 or _SENTENCE_END.search(text):
+        return 0
+    if not (text[:1].isupper() or text[:1].isdigit()):
+        return 0
+    numbered = _NUMBERED_HEADING.match(text)
+    if numbered:
+        return min(6, 2 + numbered.group(1).count("."))
+    if len(text) < 0.6 * width and following is not None and following.text[:1].isupper():
+        return 2
+    return 0

@@ -1,0 +1,215 @@
+"""Any source of a run → typed work: paths stay paths (the file walk handles them); a LangChain
+``BaseLoader`` (ours or any langchain-community one) or an iterable of ``Document``s becomes a
+``DocumentSource``, whose ``tasks()`` are ``SourceTask``s: one per ``metadata["source"]``.
+
+Contract:
+
+- ``split_sources(sources)`` keeps the order; a ``str``/``PathLike`` is a path, a
+  ``BaseLoader`` a loader, a ``Document`` or an iterable of them given documents (adjacent
+  ``Document`` items of ``sources`` form one source). Anything else raises ``TypeError``
+  naming it and what is accepted.
+- ``DocumentSource.tasks()`` loads once, normalizes (``loaders.pages.normalize_documents``:
+  pages and elements joined, front matter as metadata) and groups by ``metadata["source"]``.
+  A loader's documents without one are keyed by the loader's name; given documents without
+  one are refused (``SourceError``): the key is what re-indexing skips, replaces and deletes
+  by. A loader that raises gives ``SourceError`` naming it; the run keeps that source's
+  chunks from the last good run.
+- ``SourceTask.content_hash`` is the sha256 of the normalized documents (text and
+  metadata): equal hashes mean the same chunks, so an unchanged task is not split or
+  embedded. ``SourceTask.group`` is the record-manager group (and state row) of the task:
+  ``GROUP_PREFIX`` + key, so a document source never collides with a walked file and the
+  run can tell the two apart when it deletes what vanished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.document_loaders import BaseLoader
+from langchain_core.documents import Document
+
+from ragingest.errors import FileError
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.pages import normalize_documents
+from ragingest.loaders.partition import setup as setup_unstructured
+
+GROUP_PREFIX = "doc:"  # record-manager groups of document sources (files: their path)
+_PATH_ATTRS = ("file_path", "path", "web_path", "url", "source")
+
+
+class SourceError(FileError):
+    """A loader or a given document could not be ingested; the run goes on with the rest."""
+
+    kind = "source_failed"
+
+
+@dataclass(frozen=True)
+class SourceTask:
+    """The documents of one source key, normalized and ready to split."""
+
+    key: str  # metadata["source"] of its documents
+    content_hash: str  # sha256 of the documents' text and metadata
+    documents: tuple[Document, ...]
+    origin: str  # the given source that produced it (a loader's name, or "documents")
+
+    @property
+    def group(self) -> str:
+        return GROUP_PREFIX + self.key
+
+    @property
+    def size(self) -> int:
+        return sum(len(d.page_content) for d in self.documents)
+
+
+@dataclass
+class DocumentSource:
+    """A non-file source of a run."""
+
+    name: str  # for the report: "TextLoader(notes.txt)", "documents"
+    load: Callable[[], Iterable[Document]]
+    given: bool = False  # documents given directly (each must carry metadata["source"])
+
+    def tasks(self, cleaning: CleaningRules | None = None) -> list[SourceTask]:
+        """Load, normalize and group; ``SourceError`` naming this source on any failure."""
+        try:
+            loaded = list(self.load())
+        except FileError as exc:
+            raise SourceError(self.name, exc.reason) from exc
+        except Exception as exc:
+            raise SourceError(self.name, f"the loader failed: {type(exc).__name__}: {exc}") from exc
+        keyed: list[Document] = []
+        for i, document in enumerate(loaded):
+            if not isinstance(document, Document):
+                raise SourceError(
+                    self.name, f"item {i} is a {type(document).__name__}, not a Document"
+                )
+            source = document.metadata.get("source")
+            if source in (None, ""):
+                if self.given:
+                    raise SourceError(
+                        self.name,
+                        f"document {i} has no metadata['source']: set one (re-indexing keys "
+                        "documents by it: unchanged ones are skipped, vanished ones deleted)",
+                    )
+                document = Document(
+                    page_content=document.page_content,
+                    metadata={**document.metadata, "source": self.name},
+                    id=document.id,
+                )
+            elif not isinstance(source, str):
+                document = Document(
+                    page_content=document.page_content,
+                    metadata={**document.metadata, "source": str(source)},
+                    id=document.id,
+                )
+            keyed.append(document)
+        try:
+            normalized = normalize_documents(keyed, cleaning)
+        except Exception as exc:
+            raise SourceError(self.name, f"cannot normalize its documents: {exc}") from exc
+        by_key: dict[str, list[Document]] = {}
+        for document in normalized:
+            if document.page_content.strip():
+                by_key.setdefault(document.metadata["source"], []).append(document)
+        return [
+            SourceTask(key, content_hash(docs), tuple(docs), self.name)
+            for key, docs in by_key.items()
+        ]
+
+
+def content_hash(documents: Iterable[Document]) -> str:
+    """sha256 of the documents' text and metadata, in order (JSON, sorted keys)."""
+    digest = hashlib.sha256()
+    for document in documents:
+        digest.update(document.page_content.encode("utf-8"))
+        digest.update(b"\x1e")
+        digest.update(json.dumps(document.metadata, sort_keys=True, default=str).encode("utf-8"))
+        digest.update(b"\x1d")
+    return digest.hexdigest()
+
+
+def loader_name(loader: BaseLoader) -> str:
+    """``Class(path)`` for a loader with a path-like attribute, else ``Class``."""
+    cls = type(loader).__name__
+    for attr in _PATH_ATTRS:
+        value = getattr(loader, attr, None)
+        if isinstance(value, str | os.PathLike) and str(value):
+            return f"{cls}({value})"
+    return cls
+
+
+def split_sources(
+    sources: Any,
+) -> tuple[list[Path], list[DocumentSource]]:
+    """Paths and document sources of ``sources`` (module docstring)."""
+    if isinstance(sources, str | os.PathLike | BaseLoader | Document):
+        sources = [sources]
+    paths: list[Path] = []
+    found: list[DocumentSource] = []
+    pending: list[Document] = []
+
+    def flush() -> None:
+        if pending:
+            items = list(pending)
+            found.append(DocumentSource("documents", lambda: items, given=True))
+            pending.clear()
+
+    for item in sources:
+        if isinstance(item, Document):
+            pending.append(item)
+            continue
+        flush()
+        if isinstance(item, str | os.PathLike):
+            paths.append(Path(item))
+        elif isinstance(item, BaseLoader):
+            if "unstructured" in type(item).__module__ or type(item).__name__.startswith(
+                "Unstructured"
+            ):
+                setup_unstructured()  # its spaCy model offline, no telemetry
+            found.append(DocumentSource(loader_name(item), item.lazy_load))
+        elif isinstance(item, Iterable) and not isinstance(item, bytes | dict):
+            items = _materialize(item)
+            found.append(DocumentSource("documents", lambda i=items: i, given=True))
+        else:
+            raise TypeError(
+                f"cannot ingest {type(item).__name__} {item!r:.80}: give paths, LangChain "
+                "document loaders (BaseLoader) or iterables of Documents"
+            )
+    flush()
+    _unique_names(found)
+    return paths, found
+
+
+def _materialize(items: Iterable[Any]) -> list[Any]:
+    return items if isinstance(items, list) else list(items)  # a generator is read once
+
+
+def _unique_names(sources: list[DocumentSource]) -> None:
+    seen: dict[str, int] = {}
+    for source in sources:
+        count = seen.get(source.name, 0)
+        seen[source.name] = count + 1
+        if count:
+            source.name = f"{source.name}#{count + 1}"
+
+
+def unique_tasks(tasks: Iterable[SourceTask]) -> Iterator[SourceTask | SourceError]:
+    """The tasks, with a ``SourceError`` instead of each task whose key an earlier task of
+    the run already has (two sources giving documents the same ``metadata["source"]``)."""
+    owners: dict[str, str] = {}
+    for task in tasks:
+        owner = owners.setdefault(task.key, task.origin)
+        if owner != task.origin:
+            yield SourceError(
+                task.origin,
+                f"its documents with source {task.key!r} clash with those of {owner}: give "
+                "them a distinct metadata['source']",
+            )
+            continue
+        yield task
