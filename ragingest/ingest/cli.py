@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import RagIngestError
+from ragingest.ingest import trace_cmd
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.splitters.content_types import ContentTypeConfig
 
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _evaluate_args(sub)
+    trace_cmd.add_parser(sub, _store_args)
     return parser
 
 
@@ -466,6 +468,7 @@ COMMANDS = {
     "inspect": _cmd_inspect,
     "watch": _cmd_watch,
     "status": _cmd_status,
+    "trace": trace_cmd.run,
 }
 
 
