@@ -170,7 +170,8 @@ def _as_parent(hit: Document, parent: Document, hits: set[str]) -> Document:
 
 
 class ContextRetriever(BaseRetriever):
-    """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``fit_budget``.
+    """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``fit_budget`` →
+    the first ``k``.
 
     ``base`` must return chunks (not parents), best first, more than fit: e.g.
     ``ChunkRetriever(parents=False, k=20)``. ``store`` is the ``ChunkStore`` (for the number of
@@ -183,6 +184,7 @@ class ContextRetriever(BaseRetriever):
     parent_store: Any
     merge_threshold: float | None = 0.5
     max_context_tokens: int | None = None
+    k: int | None = None  # at most this many passages (None: as many as fit)
     count: Any = None  # a TokenCounter; None: the embedding model's tokenizer
 
     def _get_relevant_documents(
@@ -199,7 +201,12 @@ class ContextRetriever(BaseRetriever):
             )
         if self.count is None:
             self.count = token_counter()
-        return fit_budget(passages, self.max_context_tokens, self.count)
+        context = fit_budget(passages, self.max_context_tokens, self.count)
+        if self.k is not None and len(context.documents) > self.k:
+            extra = context.documents[self.k :]
+            context.documents = context.documents[: self.k]
+            context.tokens -= sum(self.count(doc.page_content) for doc in extra)
+        return context
 
     def _children(self, parent_id: str) -> int:
         return len(self.store.get(where={"parent_id": parent_id}, include=[])["ids"])
