@@ -23,107 +23,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import Document
 
-CHECKPOINTS = ("source", "chunks", "retrieval", "context", "answer")
-ADVICE = {
-    "source": "the text is not in what the loader produced: check the file with "
-    "`ragingest inspect FILE --no-clean all`, or the spelling of --expect",
-    "chunks": "the chunking cuts the text: see `ragingest inspect FILE --contains TEXT`; "
-    "raise --chunk-size, or keep the rule and its exception under one heading",
-    "retrieval": "the chunk that holds it ranks below k: raise -k, try --hybrid (exact "
-    "words, codes and numbers), or give its section a heading that names the topic",
-    "context": "retrieved, but lost when the context was assembled: raise the context "
-    "budget, or check de-duplication and parent expansion",
-    "answer": "the context had it, the answer dropped it: tell the generator to keep "
-    "conditions and exceptions, or put fewer passages in the context",
-}
+from ragingest.evaluate.matching import contains, locate
+from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
+
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
-
-
-@dataclass
-class Checkpoint:
-    name: str
-    ok: bool | None  # None: not checked (no answer given)
-    detail: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Expectation:
-    text: str
-    checkpoints: list[Checkpoint]
-
-    @property
-    def failed(self) -> str | None:
-        """The first checkpoint that failed, or None."""
-        return next((c.name for c in self.checkpoints if c.ok is False), None)
-
-
-@dataclass
-class TraceReport:
-    question: str
-    expectations: list[Expectation]
-
-    @property
-    def ok(self) -> bool:
-        return all(e.failed is None for e in self.expectations)
-
-    def to_json(self) -> dict[str, Any]:
-        out = []
-        for e in self.expectations:
-            item = asdict(e)
-            item["failed"] = e.failed
-            item["advice"] = ADVICE.get(e.failed or "", "")
-            out.append(item)
-        return {"question": self.question, "ok": self.ok, "expectations": out}
-
-    def render(self) -> str:
-        lines = [f"question: {self.question}"]
-        for e in self.expectations:
-            lines.append(f"expect: {e.text!r}")
-            for c in e.checkpoints:
-                mark = {True: "ok  ", False: "FAIL", None: "-   "}[c.ok]
-                lines.append(f"  {mark} {c.name:<9} {c.detail}")
-            if e.failed:
-                lines.append(f"  lost at {e.failed}: {ADVICE[e.failed]}")
-        return "\n".join(lines)
-
-
-def _folded(text: str) -> tuple[str, list[int]]:
-    """``text`` lower-cased with each whitespace run as one space, and for every character
-    of the result its offset in ``text``."""
-    out: list[str] = []
-    where: list[int] = []
-    for i, char in enumerate(text):
-        if char.isspace():
-            if out and out[-1] != " ":
-                out.append(" ")
-                where.append(i)
-            continue
-        lower = char.lower()
-        out.append(lower if len(lower) == 1 else char)
-        where.append(i)
-    return "".join(out), where
-
-
-def locate(needle: str, haystack: str) -> tuple[int, int] | None:
-    """``[start, end)`` of ``needle`` in ``haystack``, ignoring case and whitespace runs."""
-    want = _folded(needle.strip())[0]
-    have, where = _folded(haystack)
-    at = have.find(want) if want else -1
-    if at < 0:
-        return None
-    return where[at], where[at + len(want) - 1] + 1
-
-
-def contains(haystack: str, needle: str) -> bool:
-    return locate(needle, haystack) is not None
 
 
 def trace(
