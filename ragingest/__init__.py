@@ -22,8 +22,8 @@ def retriever(
     Context for a generator (``ragingest.vectorstore.context``): ``max_context_tokens`` keeps
     the best passages whole within that budget, counted by ``tokenizer`` (the generator's: a
     tokenizer.json, a tokenizer folder, ``"tiktoken:NAME"``, a callable; default the embedding
-    model's); ``auto_merge=0.5`` searches chunks and returns a parent section only when at
-    least half of its chunks are hits (instead of always expanding to parents)."""
+    model's), and returns chunks unless ``parents=True``; ``auto_merge=0.5`` searches chunks and
+    returns a parent section only when at least half of its chunks are hits."""
     from ragingest.vectorstore.retriever import retriever as _retriever
 
     if max_context_tokens is None and auto_merge is None:
@@ -31,8 +31,9 @@ def retriever(
     from ragingest.vectorstore.context import ContextRetriever, token_counter
 
     k = kwargs.pop("k", 4)
-    if auto_merge is not None:
-        kwargs["parents"] = False
+    # at an equal budget whole parents crowd out other hits (bench/README.md, "Context"):
+    # under a budget the chunks themselves are the default
+    kwargs["parents"] = kwargs.get("parents", False) and auto_merge is None
     base = _retriever(persist_dir, collection, k=max(4 * k, 20), **kwargs)
     return ContextRetriever(
         base=base,
