@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ragingest.ingest.args_evaluate import add_evaluate_parser
+from ragingest.ingest.trace_cmd import add_parser as add_trace_parser
 
 EPILOG = """examples:
   ragingest ingest docs/ --persist-dir ./chroma_db --collection kb
@@ -146,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     add_evaluate_parser(sub, _positive)
+    add_trace_parser(sub, _store_args)
     return parser
 
 

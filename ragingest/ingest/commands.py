@@ -205,8 +205,15 @@ def evaluate_command(args: argparse.Namespace) -> int:
     return run_cli(args)
 
 
+def trace_command(args: argparse.Namespace) -> int:
+    from ragingest.ingest.trace_cmd import run
+
+    return run(args)
+
+
 COMMANDS = {
     "evaluate": evaluate_command,
+    "trace": trace_command,
     "ingest": ingest_command,
     "query": query_command,
     "inspect": inspect_command,
