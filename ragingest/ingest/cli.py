@@ -113,6 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="metadata filter, repeatable: source=a.md, price<=5000",
     )
     qry.add_argument("--model", default=None, help="default: the collection's model")
+    qry.add_argument(
+        "--hybrid",
+        action="store_true",
+        help="fuse BM25 over stemmed words with the vectors (finds codes and numbers: E-07)",
+    )
     qry.add_argument("--json", action="store_true", help="print JSON")
 
     ins = sub.add_parser("inspect", help="show how a file is cut (no embedding)")
@@ -405,6 +410,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
         args.where,
         args.model,
         records_url=args.records_url,
+        hybrid=args.hybrid,
     )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))

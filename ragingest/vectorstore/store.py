@@ -15,6 +15,7 @@ Chroma collection (``NAME__2``, ...). ``open_store`` and ``query`` follow it; co
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,11 @@ from langchain_core.embeddings import Embeddings
 
 from ragingest.errors import CollectionMismatchError
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+from ragingest.vectorstore.ids import chroma_id
+from ragingest.vectorstore.lexical import LexicalIndex, lexical_text
 from ragingest.vectorstore.records import resolve_collection
+
+log = logging.getLogger(__name__)
 
 EMBED_KEY = "_embed_text"  # a Document's text to embed; never stored
 MODEL_KEY = "ragingest_model"
@@ -40,24 +45,34 @@ Journal = Callable[[list[str], str], None]
 
 
 class ChunkStore(Chroma):
-    """``Chroma`` that embeds a chunk's ``embed_text`` (breadcrumb + text) but stores its text.
+    """``Chroma`` that embeds a chunk's ``embed_text`` (breadcrumb + text) but stores its text,
+    and keeps the lexical index (``ragingest.vectorstore.lexical``) in step with Chroma.
 
     ``langchain_chroma.Chroma`` embeds exactly what it stores; the breadcrumb must reach the
     model without changing the stored text that offsets refer to.
 
     ``journal`` (set by the ingest pipeline) is called with the ids and "add"/"delete" before
     Chroma is written, so a killed run's half-done writes can be found and finished.
+
+    Every write goes Chroma first, then the lexical index, through ``add_documents`` and
+    ``delete`` (``delete(ids, journal=False)``: the journal's own recovery) and
+    ``delete_collection``. A kill between the two leaves ids in one of them only; the journal's
+    recovery deletes them from both, and the first write of a store, seeing the counts differ,
+    makes the lexical index hold exactly Chroma's ids again (``sync_lexical``), so it converges.
     """
 
     journal: Journal | None = None
     parent_store: Any = None  # ragingest.vectorstore.parents.ParentStore, set by open_store
+    lexical: LexicalIndex | None = None  # set by open_store
+    _lexical_synced: bool = False
 
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
-        ids = list(kwargs.get("ids") or [doc.id for doc in documents])
+        ids = list(kwargs.get("ids") or [doc.id or chroma_id(doc) for doc in documents])
         if not documents:
             return ids
         to_embed = [doc.metadata.get(EMBED_KEY, doc.page_content) for doc in documents]
         vectors = self.embeddings.embed_documents(to_embed)
+        self._sync_before_write()
         if self.journal is not None:
             self.journal(ids, "add")
         if self.parent_store is not None:
@@ -77,12 +92,69 @@ class ChunkStore(Chroma):
                 metadatas=metadatas[i : i + step],
                 documents=[doc.page_content for doc in documents[i : i + step]],
             )
+        if self.lexical is not None:
+            pairs = zip(documents, metadatas, strict=True)
+            texts = [lexical_text(doc.page_content, meta) for doc, meta in pairs]
+            self.lexical.add(ids, texts)
         return ids
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> None:
-        if ids and self.journal is not None:
+        """Delete ``ids`` (or what ``where=`` matches) from Chroma and the lexical index;
+        ``journal=False`` skips the journal (its recovery calls this)."""
+        journal = kwargs.pop("journal", True)
+        if ids is None and kwargs.get("where"):
+            ids = self.get(where=kwargs.pop("where"), include=[])["ids"]
+        if not ids:
+            return
+        self._sync_before_write()
+        if journal and self.journal is not None:
             self.journal(list(ids), "delete")
-        super().delete(ids, **kwargs)
+        super().delete(list(ids), **kwargs)
+        if self.lexical is not None:
+            self.lexical.delete(ids)
+
+    def delete_collection(self) -> None:
+        super().delete_collection()
+        if self.lexical is not None:
+            self.lexical.drop()
+
+    def sync_lexical(self, prune: bool = True) -> int:
+        """Make the lexical index hold Chroma's ids: index what it lacks (from Chroma's stored
+        text) and, with ``prune``, drop ids Chroma no longer has. Returns how many changed."""
+        if self.lexical is None:
+            return 0
+        in_chroma = set(self.get(include=[])["ids"])
+        indexed = self.lexical.ids()
+        extra = sorted(indexed - in_chroma) if prune else []
+        missing = sorted(in_chroma - indexed)
+        self.lexical.delete(extra)
+        for i in range(0, len(missing), 500):
+            found = self.get(ids=missing[i : i + 500], include=["documents", "metadatas"])
+            pairs = zip(found["documents"], found["metadatas"], strict=True)
+            self.lexical.add(found["ids"], [lexical_text(t or "", m) for t, m in pairs])
+        return len(extra) + len(missing)
+
+    def lexical_in_step(self) -> bool:
+        return self.lexical is None or self.lexical.count() == self._collection.count()
+
+    def _sync_before_write(self) -> None:
+        """Once per store: a run killed between Chroma and the lexical index left them apart."""
+        if self._lexical_synced or self.lexical is None:
+            return
+        self._lexical_synced = True
+        if not self.lexical_in_step():
+            changed = self.sync_lexical()
+            log.warning("lexical index brought in step with Chroma: %d chunks", changed)
+
+
+def drop_collection(persist_dir: str | Path, physical: str, client: Any = None) -> None:
+    """Delete the physical collection ``physical`` from Chroma and its lexical index."""
+    import contextlib
+
+    client = client or chroma_client(persist_dir)
+    with contextlib.suppress(Exception):  # already gone
+        client.delete_collection(physical)
+    LexicalIndex(persist_dir, physical).drop()
 
 
 def chroma_client(persist_dir: str | Path) -> Any:
@@ -189,6 +261,7 @@ def open_store(
     from ragingest.vectorstore.parents import ParentStore
 
     store.parent_store = ParentStore(persist_dir, physical)
+    store.lexical = LexicalIndex(persist_dir, physical)
     return store
 
 
