@@ -28,8 +28,9 @@ def search(
     name (see ``open_store``)."""
     store = open_store(persist_dir, collection, model=model, create=False, records_url=records_url)
     if hybrid and not store.lexical_in_step():
-        store.sync_lexical(prune=False)
-    ranking = rank_chunks(store, text, k, where=where or None, hybrid=hybrid)
+        store.sync_lexical()
+    depth = max(k, 20) if hybrid else k  # fusion needs each list deeper than the top k
+    ranking = rank_chunks(store, text, depth, where=where or None, hybrid=hybrid)
     out = []
     for hit in ranking.hits[:k]:
         row = {

@@ -179,7 +179,7 @@ def retriever(
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     store = open_store(persist_dir, collection, model=model, create=False, records_url=records_url)
     if hybrid and not store.lexical_in_step():
-        store.sync_lexical(prune=False)  # built before the lexical index existed, or cut short
+        store.sync_lexical()  # built before the lexical index existed, or cut short
     return ChunkRetriever(
         store=store,
         parent_store=store.parent_store if parents else None,

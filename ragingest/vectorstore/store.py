@@ -30,7 +30,7 @@ from langchain_core.embeddings import Embeddings
 from ragingest.errors import CollectionMismatchError
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.ids import chroma_id
-from ragingest.vectorstore.lexical import LexicalIndex, lexical_text
+from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, lexical_text
 from ragingest.vectorstore.records import resolve_collection
 
 log = logging.getLogger(__name__)
@@ -120,11 +120,15 @@ class ChunkStore(Chroma):
 
     def sync_lexical(self, prune: bool = True) -> int:
         """Make the lexical index hold Chroma's ids: index what it lacks (from Chroma's stored
-        text) and, with ``prune``, drop ids Chroma no longer has. Returns how many changed."""
+        text) and, with ``prune``, drop ids Chroma no longer has. Returns how many changed.
+
+        Safe beside a running writer: the index is read before Chroma, and a writer adds to
+        Chroma first and deletes from it first, so an id in the index that Chroma lacks at the
+        later read is really gone."""
         if self.lexical is None:
             return 0
-        in_chroma = set(self.get(include=[])["ids"])
         indexed = self.lexical.ids()
+        in_chroma = set(self.get(include=[])["ids"])
         extra = sorted(indexed - in_chroma) if prune else []
         missing = sorted(in_chroma - indexed)
         self.lexical.delete(extra)
@@ -155,6 +159,20 @@ def drop_collection(persist_dir: str | Path, physical: str, client: Any = None) 
     with contextlib.suppress(Exception):  # already gone
         client.delete_collection(physical)
     LexicalIndex(persist_dir, physical).drop()
+
+
+def drop_orphan_lexical(persist_dir: str | Path, client: Any) -> list[str]:
+    """Drop the lexical indexes whose Chroma collection is gone (a rebuild's old collection,
+    one deleted by hand); returns their names. The index list is read before Chroma's, so a
+    collection created meanwhile is never taken for gone."""
+    indexed = lexical_collections(persist_dir)
+    if not indexed:
+        return []
+    alive = {getattr(c, "name", c) for c in client.list_collections()}
+    gone = [name for name in indexed if name not in alive]
+    for name in gone:
+        LexicalIndex(persist_dir, name).drop()
+    return gone
 
 
 def chroma_client(persist_dir: str | Path) -> Any:
@@ -262,6 +280,7 @@ def open_store(
 
     store.parent_store = ParentStore(persist_dir, physical)
     store.lexical = LexicalIndex(persist_dir, physical)
+    drop_orphan_lexical(persist_dir, client)
     return store
 
 
