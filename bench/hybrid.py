@@ -2,11 +2,13 @@
 
 Each shared eval set is ingested by ``ragingest ingest`` (default model and splitter) into a
 Chroma directory, then every question goes through ``ragingest.retriever`` twice: dense and
-``hybrid=True``, ``k`` = 5, plain chunks (``parents=False, dedup=False``: the ranking itself).
+``hybrid=True``, ``k`` = 5, as plain chunks (``parents=False, dedup=False``: the ranking
+itself) and as the retriever's default passages (``+parents``: parent sections, de-duplicated).
 A returned chunk is placed in its source file by its text (found at or after its offset, so
 the measure does not depend on how offsets treat front matter), then scored with
-``ragingest.evaluate.metrics``: R@5 (every reference inside the top 5) and MRR. A third row,
-"codes", is the subset of questions that name a code or number (a token with a digit).
+``ragingest.evaluate.metrics``: R@5 (every reference inside the top 5), MRR, and the mean
+characters of the top 5 together. The "codes" rows are the questions that name a code or a
+number (a token with a digit).
 
     .venv/bin/python -m bench.hybrid [--sets clickhouse_ru chroma_general] [--limit N]
         [--persist-dir DIR] [--json FILE]
@@ -64,22 +66,30 @@ def measure(name: str, persist: Path, limit: int | None, k: int) -> dict[str, An
     collection = f"bench_{name}"
     ingest(root / folder, persist, collection)
     rows: dict[str, dict[str, list[float]]] = {}
-    for mode, hybrid in (("dense", False), ("hybrid", True)):
+    modes = {  # name: (hybrid, parents and dedup)
+        "dense": (False, False),
+        "hybrid": (True, False),
+        "dense+parents": (False, True),
+        "hybrid+parents": (True, True),
+    }
+    for mode, (hybrid, whole) in modes.items():
         retriever = ragingest.retriever(
-            persist, collection, k=k, parents=False, dedup=False, hybrid=hybrid
+            persist, collection, k=k, parents=whole, dedup=whole, hybrid=hybrid
         )
         for q in questions:
             hits = [located(d, corpus) for d in retriever.invoke(q.text)]
             groups = ["all", "codes"] if _CODE.search(q.text) else ["all"]
             for group in groups:
-                scores = rows.setdefault(f"{mode}/{group}", {"r@k": [], "mrr": []})
+                scores = rows.setdefault(f"{mode}/{group}", {"r@k": [], "mrr": [], "chars": []})
                 scores["r@k"].append(m.recall_at_k(q.references, hits))
                 scores["mrr"].append(m.mrr(q.references, hits))
+                scores["chars"].append(sum(len(h.text) for h in hits))
     return {
         key: {
             "questions": len(v["mrr"]),
             "r@k": round(100 * sum(v["r@k"]) / len(v["r@k"]), 1),
             "mrr": round(sum(v["mrr"]) / len(v["mrr"]), 3),
+            "context_chars": round(sum(v["chars"]) / len(v["chars"])),
         }
         for key, v in sorted(rows.items())
     }
@@ -95,10 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     persist = Path(args.persist_dir or tempfile.mkdtemp(prefix="bench_hybrid_"))
     results = {name: measure(name, persist, args.limit, args.k) for name in args.sets}
-    print(f"{'set':16} {'mode/questions':18} {'n':>4} {'R@' + str(args.k):>6} {'MRR':>6}")
+    head = f"{'set':16} {'mode/questions':22} {'n':>4} {'R@' + str(args.k):>6} {'MRR':>6}"
+    print(f"{head} {'context chars':>13}")
     for name, rows in results.items():
         for key, row in rows.items():
-            print(f"{name:16} {key:18} {row['questions']:4} {row['r@k']:6.1f} {row['mrr']:6.3f}")
+            print(
+                f"{name:16} {key:22} {row['questions']:4} {row['r@k']:6.1f} {row['mrr']:6.3f} "
+                f"{row['context_chars']:13}"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -115,8 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     qry.add_argument("--model", default=None, help="default: the collection's model")
     qry.add_argument(
         "--hybrid",
-        action="store_true",
-        help="fuse BM25 over stemmed words with the vectors (finds codes and numbers: E-07)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fuse BM25 over stemmed words with the vectors, which finds codes and numbers "
+        "such as E-07 (default; --no-hybrid: vectors only)",
     )
     qry.add_argument("--json", action="store_true", help="print JSON")
 
@@ -400,7 +402,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
-    from ragingest.ingest.query import search
+    from ragingest.ingest.query import RANKS, search
 
     hits = search(
         args.text,
@@ -417,8 +419,10 @@ def _cmd_query(args: argparse.Namespace) -> int:
         return 0
     for rank, hit in enumerate(hits, 1):
         meta = hit["metadata"]
+        ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
+        ranks = ranks if args.hybrid else ""
         print(
-            f"{rank}. score {hit['score']:.3f}  {meta.get('source')}  "
+            f"{rank}. score {hit['score']:.3f}{ranks}  {meta.get('source')}  "
             f"[{meta.get('section_path') or '-'}]"
         )
         print("   " + hit["text"][:300].replace("\n", "\n   "))

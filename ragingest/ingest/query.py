@@ -9,7 +9,9 @@ from ragingest.vectorstore.filters import parse_where
 from ragingest.vectorstore.search import rank_chunks
 from ragingest.vectorstore.store import open_store
 
-__all__ = ["parse_where", "search"]
+__all__ = ["RANKS", "parse_where", "search"]
+
+RANKS = ("dense_rank", "lexical_rank")  # a hybrid hit's place in each ranking (None: absent)
 
 
 def search(
@@ -20,11 +22,12 @@ def search(
     where: list[str] | None = None,
     model: str | None = None,
     records_url: str | None = None,
-    hybrid: bool = False,
+    hybrid: bool = True,
 ) -> list[dict[str, Any]]:
-    """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first (score = cosine;
-    with ``hybrid``, the reciprocal-rank-fusion score of the dense and BM25 rankings, and
-    ``dense_rank``/``lexical_rank``). ``records_url``: the records database that resolves the
+    """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first. ``hybrid``
+    (default: it measured better on both eval sets, see bench/README.md): score = the
+    reciprocal-rank-fusion score of the dense and BM25 rankings, with ``dense_rank`` and
+    ``lexical_rank``; else score = cosine. ``records_url``: the records database that resolves the
     name (see ``open_store``)."""
     store = open_store(persist_dir, collection, model=model, create=False, records_url=records_url)
     if hybrid and not store.lexical_in_step():
@@ -41,5 +44,6 @@ def search(
         }
         if hybrid:
             row |= {"dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank}
+            row["cosine"] = None if hit.dense_score is None else round(hit.dense_score, 4)
         out.append(row)
     return out

@@ -20,6 +20,7 @@ whose ``document.id`` is the Chroma id.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -83,13 +84,32 @@ def rank_chunks(
     for rank, (doc, bm25) in enumerate(lexical, 1):
         hit = hits.setdefault(doc.id, ChunkHit(doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
-    for hit in hits.values():
-        hit.score = sum(1.0 / (rrf_k + r) for r in (hit.dense_rank, hit.lexical_rank) if r)
-    fused = sorted(
-        hits.values(),
-        key=lambda h: (-h.score, h.dense_rank or n + 1, h.lexical_rank or n + 1),
+    fused = reciprocal_rank_fusion(
+        [[doc.id for doc, _ in dense], [doc.id for doc, _ in lexical]], rrf_k
     )
-    return Ranking(fused, dense_done and lexical_done)
+    out = []
+    for chunk_id, score in fused:
+        hits[chunk_id].score = score
+        out.append(hits[chunk_id])
+    return Ranking(out, dense_done and lexical_done)
+
+
+def reciprocal_rank_fusion(
+    rankings: list[list[str]], rrf_k: int = RRF_K
+) -> list[tuple[str, float]]:
+    """Fuse rankings (ids, best first) into one: ``score = sum(1 / (rrf_k + rank))`` over
+    the rankings an id is in (rank from 1), best first; ties go to the better rank in the
+    first ranking, then the next. Usable on any ids (``ragingest evaluate``'s chunks too)."""
+    scores: dict[str, float] = {}
+    ranks: dict[str, list[float]] = {}
+    for position, ranking in enumerate(rankings):
+        for rank, key in enumerate(ranking, 1):
+            best = ranks.setdefault(key, [math.inf] * len(rankings))
+            if best[position] != math.inf:
+                continue  # an id twice in one ranking counts once, at its best rank
+            best[position] = rank
+            scores[key] = scores.get(key, 0.0) + 1.0 / (rrf_k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], *ranks[item[0]]))
 
 
 def lexical_hits(

@@ -65,18 +65,20 @@ def test_exactly_k_when_the_collection_has_k_distinct_passages(rentals):
 
 
 def test_mmr_trades_repeats_for_variety(rentals):
-    plain = ragingest.retriever(rentals, "rentals", k=3, parents=False, dedup=False)
+    plain = ragingest.retriever(rentals, "rentals", k=3, parents=False, dedup=False, hybrid=False)
     top = plain.invoke(QUESTION)
     assert len({d.page_content for d in top}) == 1  # the same passage from three copies
     mmr = ragingest.retriever(
-        rentals, "rentals", k=3, parents=False, dedup=False, search_type="mmr", lambda_mult=0.3
-    )
+        rentals, "rentals", k=3, parents=False, dedup=False, search_type="mmr", lambda_mult=0.3,
+        hybrid=False,
+    )  # fmt: skip
     docs = mmr.invoke(QUESTION)
     assert len(docs) == 3 and docs[0].page_content == top[0].page_content
     assert len({d.page_content for d in docs}) == 3
     relevance_only = ragingest.retriever(
-        rentals, "rentals", k=3, parents=False, dedup=False, search_type="mmr", lambda_mult=1.0
-    )
+        rentals, "rentals", k=3, parents=False, dedup=False, search_type="mmr", lambda_mult=1.0,
+        hybrid=False,
+    )  # fmt: skip
     assert [d.id for d in relevance_only.invoke(QUESTION)] == [d.id for d in top]
     with pytest.raises(ValueError, match="'similarity' or 'mmr'"):
         ragingest.retriever(rentals, "rentals", search_type="nearest")
@@ -119,6 +121,7 @@ def test_every_returned_document_has_its_chroma_id(rentals):
     for doc, _score in store.similarity_search_with_score(QUESTION, k=3):
         assert [d.id for d in store.get_by_ids([doc.id])] == [doc.id]
     hits = search(QUESTION, rentals, "rentals", k=2)
+    assert hits[0]["dense_rank"] >= 1 and hits[0]["cosine"] > 0  # hybrid by default
     assert [h["id"] for h in hits] == [d.id for d in store.get_by_ids([h["id"] for h in hits])]
     assert "chunk_id" not in hits[0]["metadata"]  # one id scheme: no second, shorter id
 
