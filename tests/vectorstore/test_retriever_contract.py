@@ -80,6 +80,8 @@ def test_mmr_trades_repeats_for_variety(rentals):
         hybrid=False,
     )  # fmt: skip
     assert [d.id for d in relevance_only.invoke(QUESTION)] == [d.id for d in top]
+    fused = ragingest.retriever(rentals, "rentals", k=3, parents=False, search_type="mmr")
+    assert len({d.page_content for d in fused.invoke(QUESTION)}) == 3  # MMR, then BM25 fused
     with pytest.raises(ValueError, match="'similarity' or 'mmr'"):
         ragingest.retriever(rentals, "rentals", search_type="nearest")
 
