@@ -1,11 +1,12 @@
 """One id scheme: a chunk's id is its Chroma id, and ``Document.id`` carries it.
 
-``chroma_id(document)`` is the id the ingest writer gives a Document: LangChain's ``index()``
+The ingest writer's ids are ``schema.ChunkRecord.id`` (known from the split stage on:
+``ChunkRecord.document()`` has it as ``Document.id``). A Document added to a ``ChunkStore``
+without an id (an app adding its own) gets ``chroma_id(document)``: LangChain's ``index()``
 key with ``key_encoder="sha256"`` (sha256 of the sha256 of the text and of the metadata as
-sorted JSON, 64 hex digits), computed here so that a stage holding the final Document (the
-writer, a test, an app adding Documents by hand) knows its id before it is written. Any
-Document ragingest returns from the store has ``Document.id`` set, ``store.get_by_ids([id])``
-finds it, and a retriever result's ``metadata["chunk_ids"]`` lists Chroma ids as well.
+sorted JSON, 64 hex digits), so re-adding the same Document replaces it. Every Document
+ragingest returns from the store has ``Document.id`` set, ``store.get_by_ids([id])`` finds
+it, and a retriever result's ``metadata["chunk_ids"]`` lists Chroma ids as well.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import hashlib
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -219,6 +219,20 @@ def lexical_collections(persist_dir: str | Path) -> list[str]:
         return sorted(row[0] for row in db.execute("SELECT collection FROM lexical_collections"))
     finally:
         db.close()
+
+
+def drop_orphans(persist_dir: str | Path, alive: Callable[[], set[str]]) -> list[str]:
+    """Drop the indexes of collections not in ``alive()`` (Chroma's collections: a rebuild's
+    old one, one deleted by hand); returns their names. The index list is read before
+    ``alive()``, so a collection created meanwhile is never taken for gone."""
+    indexed = lexical_collections(persist_dir)
+    if not indexed:
+        return []
+    living = alive()
+    gone = [name for name in indexed if name not in living]
+    for name in gone:
+        LexicalIndex(persist_dir, name).drop()
+    return gone
 
 
 def _has_registry(db: sqlite3.Connection) -> bool:
