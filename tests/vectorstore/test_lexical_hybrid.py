@@ -10,8 +10,8 @@ import pytest
 import ragingest
 from ragingest.ingest.cli import main
 from ragingest.ingest.query import search
-from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
 from ragingest.vectorstore.aliases import resolve_collection
+from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
 from ragingest.vectorstore.store import open_store
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
