@@ -53,7 +53,6 @@ SCHEMA: dict[str, Field] = {
     "token_count": Field(int, "splitter", "size of the chunk text in the splitter's unit"),
     "strategy": Field(str, "splitter", "heading | paragraph | recursive | fixed | table | ..."),
     "oversized": Field(bool, "splitter", "a whole table/code block over the chunk size"),
-    "chunk_id": Field(str, "splitter", "sha256 of doc_id, span and content_hash, 16 hex"),
     "content_hash": Field(str, "splitter", "sha256 of the chunk text, 16 hex digits"),
     "parent_id": Field(str, "splitter", "sha256 of doc_id and parent span, 16 hex digits"),
     "parent_start": Field(int, "splitter", "start of the parent section (parent expansion)"),
@@ -150,7 +149,6 @@ def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: in
         strategy=chunk.strategy,
         oversized=chunk.oversized,
         content_hash=content_hash,
-        chunk_id=short_hash(metadata["doc_id"], chunk.start_index, chunk.end_index, content_hash),
     )
     parent_start, parent_end = chunk.parent_span
     metadata.update(

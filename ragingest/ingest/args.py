@@ -117,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="metadata filter, repeatable: source=a.md, price<=5000",
     )
     qry.add_argument("--model", default=None, help="default: the collection's model")
+    qry.add_argument(
+        "--hybrid",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fuse BM25 over stemmed words with the vectors, which finds codes and numbers "
+        "such as E-07 (default; --no-hybrid: vectors only)",
+    )
     qry.add_argument("--json", action="store_true", help="print JSON")
 
     ins = sub.add_parser("inspect", help="show how a file is cut (no embedding)")

@@ -143,20 +143,29 @@ def status_command(args: argparse.Namespace) -> int:
 
 
 def query_command(args: argparse.Namespace) -> int:
-    from ragingest.ingest.query import search
+    from ragingest.ingest.query import RANKS, search
     from ragingest.ingest.readonly import readable_store
 
     with readable_store(args.persist_dir) as persist:
         hits = search(
-            args.text, persist, args.collection, args.k, args.where, args.model, args.records_url
+            args.text,
+            persist,
+            args.collection,
+            args.k,
+            args.where,
+            args.model,
+            records_url=args.records_url,
+            hybrid=args.hybrid,
         )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
         return 0
     for rank, hit in enumerate(hits, 1):
         meta = hit["metadata"]
+        ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
+        ranks = ranks if args.hybrid else ""
         print(
-            f"{rank}. score {hit['score']:.3f}  {meta.get('source')}  "
+            f"{rank}. score {hit['score']:.3f}{ranks}  {meta.get('source')}  "
             f"[{meta.get('section_path') or '-'}]"
         )
         print("   " + hit["text"][:300].replace("\n", "\n   "))

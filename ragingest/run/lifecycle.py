@@ -19,6 +19,7 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.run.state import FileStates
 from ragingest.run.state import namespaces as state_namespaces
 from ragingest.vectorstore.aliases import Alias, Catalog
+from ragingest.vectorstore.lexical import LexicalIndex
 from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace
@@ -117,10 +118,12 @@ class Lifecycle:
             self.drop(physical)
 
     def drop(self, physical: str) -> None:
-        """Delete a physical collection, then its records, file states and parents."""
+        """Delete a physical collection, then its records, file states, parents and lexical
+        index."""
         with contextlib.suppress(Exception):  # already gone
             self.client.delete_collection(physical)
         record_manager(self.persist_dir, physical, self.records_url).drop_namespace()
         FileStates(self.persist_dir, namespace(physical), self.records_url).drop()
         ParentStore(self.persist_dir, physical).drop()
+        LexicalIndex(self.persist_dir, physical).drop()
         log.info("dropped collection %r", physical)

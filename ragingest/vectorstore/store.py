@@ -15,6 +15,7 @@ Chroma collection (``NAME__2``, ...). ``open_store`` and ``query`` follow it; co
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +30,10 @@ from langchain_core.embeddings import Embeddings
 from ragingest.errors import CollectionMismatchError
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+from ragingest.vectorstore.ids import chroma_id
+from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans, lexical_text
+
+log = logging.getLogger(__name__)
 
 MODEL_KEY = "ragingest_model"
 FINGERPRINT_KEY = "ragingest_fingerprint"
@@ -40,7 +45,8 @@ PAGE = 1000  # ids per chromadb get
 
 
 class ChunkStore(Chroma):
-    """``Chroma`` that can embed another text than it stores, and keeps the parent docstore.
+    """``Chroma`` that can embed another text than it stores, and keeps the parent docstore
+    and the lexical index (``ragingest.vectorstore.lexical``) in step with Chroma.
 
     ``langchain_chroma.Chroma`` embeds exactly what it stores; the breadcrumb must reach the
     model without changing the stored text that offsets refer to. So ``add_documents`` takes,
@@ -52,10 +58,19 @@ class ChunkStore(Chroma):
     ``journal`` (set by the run's writer) is called with the ids and "add"/"delete" before
     Chroma is written, so a killed run's half-done writes can be found and finished;
     ``delete(ids, journal=False)`` is the recovery's delete of ids already journaled.
+
+    Every write goes to Chroma first, then to the lexical index, through ``add_documents``,
+    ``delete`` and ``delete_collection``. A kill between the two leaves ids in Chroma only
+    (an add) or in the index only (a delete); the journal's recovery deletes them through
+    ``delete``, and the first write of a store that finds the counts apart makes the index
+    hold exactly Chroma's ids again (``sync_lexical``), so it converges. A Document without
+    an id gets ``ids.chroma_id`` (its content hash).
     """
 
     journal: Journal | None = None
     parent_store: Any = None  # ragingest.vectorstore.parents.ParentStore, set by open_store
+    lexical: LexicalIndex | None = None  # set by open_store
+    _lexical_synced: bool = False
 
     def __init__(self, *, collection_name: str, client: Any, **kwargs: Any) -> None:
         super().__init__(collection_name=collection_name, client=client, **kwargs)
@@ -82,7 +97,7 @@ class ChunkStore(Chroma):
         vectors: Sequence[list[float] | None] | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        ids = list(kwargs.get("ids") or [doc.id for doc in documents])
+        ids = list(kwargs.get("ids") or [doc.id or chroma_id(doc) for doc in documents])
         if not documents:
             return ids
         texts = list(embed_texts or [doc.page_content for doc in documents])
@@ -93,6 +108,7 @@ class ChunkStore(Chroma):
         todo = [t for t, v in zip(texts, found, strict=True) if v is None]
         computed = iter(self.embeddings.embed_documents(todo) if todo else [])
         embedded = [v if v is not None else next(computed) for v in found]
+        self._sync_before_write()
         if self.journal is not None:
             self.journal(ids, "add")
         if self.parent_store is not None and parent_texts is not None:
@@ -110,16 +126,65 @@ class ChunkStore(Chroma):
                 metadatas=[_stored(doc.metadata) for doc in documents[i : i + step]],
                 documents=[doc.page_content for doc in documents[i : i + step]],
             )
+        if self.lexical is not None:
+            stored = [lexical_text(doc.page_content, _stored(doc.metadata)) for doc in documents]
+            self.lexical.add(ids, stored)
         return ids
 
     def delete(self, ids: list[str] | None = None, *, journal: bool = True, **kwargs: Any) -> None:
-        """Delete chunks by id, and the parent sections no remaining chunk refers to."""
-        if ids and journal and self.journal is not None:
+        """Delete chunks by id (or what ``where=`` matches) from Chroma and the lexical
+        index, and the parent sections no remaining chunk refers to."""
+        if ids is None and kwargs.get("where"):
+            ids = list(self.collection.get(where=kwargs.pop("where"), include=[])["ids"])
+        if not ids:
+            return
+        self._sync_before_write()
+        if journal and self.journal is not None:
             self.journal(list(ids), "delete")
-        parents = self._parent_ids(ids) if ids and self.parent_store is not None else set()
+        parents = self._parent_ids(ids) if self.parent_store is not None else set()
         super().delete(ids, **kwargs)
+        if self.lexical is not None:
+            self.lexical.delete(ids)
         if parents:
             self.parent_store.mdelete(sorted(parents - self._parent_ids(among=parents)))
+
+    def delete_collection(self) -> None:
+        super().delete_collection()
+        if self.lexical is not None:
+            self.lexical.drop()
+
+    def sync_lexical(self, prune: bool = True) -> int:
+        """Make the lexical index hold Chroma's ids: index what it lacks (from Chroma's stored
+        text) and, with ``prune``, drop ids Chroma no longer has. Returns how many changed.
+
+        Safe beside a running writer: the index is read before Chroma, and a writer adds to
+        Chroma first and deletes from it first, so an id in the index that Chroma lacks at the
+        later read is really gone."""
+        if self.lexical is None:
+            return 0
+        indexed = self.lexical.ids()
+        in_chroma = set(self.ids())
+        extra = sorted(indexed - in_chroma) if prune else []
+        missing = sorted(in_chroma - indexed)
+        self.lexical.delete(extra)
+        collection = self.collection
+        for i in range(0, len(missing), PAGE):
+            got = collection.get(ids=missing[i : i + PAGE], include=["documents", "metadatas"])
+            pairs = zip(got["documents"], got["metadatas"], strict=True)
+            self.lexical.add(got["ids"], [lexical_text(t or "", m) for t, m in pairs])
+        return len(extra) + len(missing)
+
+    def lexical_in_step(self) -> bool:
+        return self.lexical is None or self.lexical.count() == self.count()
+
+    def _sync_before_write(self) -> None:
+        """Once per store: a run killed between Chroma and the lexical index left them apart."""
+        if self._lexical_synced or self.lexical is None:
+            return
+        self._lexical_synced = True
+        if not self.lexical_in_step():
+            changed = self.sync_lexical()
+            log.warning("lexical index brought in step with Chroma: %d chunks", changed)
 
     def prune_parents(self) -> int:
         """Delete every parent section no chunk of the collection refers to (a full pass, for
@@ -265,6 +330,8 @@ def open_store(
     from ragingest.vectorstore.parents import ParentStore
 
     store.parent_store = ParentStore(persist_dir, physical)
+    store.lexical = LexicalIndex(persist_dir, physical)
+    drop_orphans(persist_dir, lambda: {getattr(c, "name", c) for c in client.list_collections()})
     return store
 
 

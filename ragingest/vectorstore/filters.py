@@ -1,0 +1,76 @@
+"""Metadata filters: what a user writes -> one Chroma ``where``.
+
+Contract of ``chroma_where(where)``:
+
+- ``None``, ``{}`` and ``[]`` -> ``None`` (no filter);
+- a list of CLI conditions (``["source=a.md", "price<=5000"]``; operators ``= == != < <= > >=``;
+  values cast to bool/int/float when they read as one) -> each ``{key: {"$op": value}}``,
+  several joined by ``$and``;
+- a dict in Chroma's own syntax (``{"$and": [...]}``, ``{"price": {"$lte": 5000}}``) is kept;
+- a dict of several keys (``{"source": "a.md", "lang": "ru"}``: LangChain users' habit, which
+  Chroma refuses with "exactly one operator") -> ``$and`` of one clause per key.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+Where = dict[str, Any] | list[str] | None
+
+_CONDITION = re.compile(r"^\s*([\w.-]+)\s*(<=|>=|!=|==|=|<|>)\s*(.*?)\s*$")
+_OPERATORS = {
+    "=": "$eq",
+    "==": "$eq",
+    "!=": "$ne",
+    "<": "$lt",
+    "<=": "$lte",
+    ">": "$gt",
+    ">=": "$gte",
+}
+
+
+def _scalar(text: str) -> str | int | float | bool:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_where(conditions: list[str]) -> dict[str, Any] | None:
+    """``["source=a.md", "price<=5000"]`` -> a Chroma ``where`` filter (``$and`` of them)."""
+    clauses = []
+    for condition in conditions:
+        match = _CONDITION.match(condition)
+        if not match:
+            raise ValueError(f"bad --where {condition!r}: use key=value, key<=number, ...")
+        key, op, value = match.groups()
+        clauses.append({key: {_OPERATORS[op]: _scalar(value)}})
+    return _join(clauses)
+
+
+def chroma_where(where: Where) -> dict[str, Any] | None:
+    """Any accepted form of ``where`` (see the module docstring) as one Chroma filter."""
+    if not where:
+        return None
+    if isinstance(where, str):
+        return parse_where([where])
+    if isinstance(where, list | tuple):
+        return parse_where([str(c) for c in where])
+    if not isinstance(where, dict):
+        raise TypeError(f"where must be a dict or a list of 'key=value' strings, not {where!r}")
+    if len(where) == 1:
+        return dict(where)
+    if any(key.startswith("$") for key in where):
+        raise ValueError(f"bad where {where!r}: an operator like $and must be its only key")
+    return _join([{key: value} for key, value in where.items()])
+
+
+def _join(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}

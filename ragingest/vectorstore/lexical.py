@@ -1,0 +1,240 @@
+"""The lexical index: BM25 over stemmed words, in SQLite FTS5 beside Chroma.
+
+Dense vectors blur exact tokens: «E-07», «ст. 81», «4990» look like any other code to the
+model. This index finds them. Why FTS5 (stdlib ``sqlite3``) and not an in-memory BM25 such as
+bm25s: every ingest adds and deletes a few chunks, and FTS5 updates its postings in place, in a
+transaction, in one file beside Chroma, where bm25s would rebuild and rewrite its matrices on
+every change. Its ``bm25()`` is Okapi BM25 (k1 = 1.2, b = 0.75).
+
+Contract:
+
+- ``terms(text)``: lower-cased words (``ё`` -> ``е``); a Cyrillic word through the Snowball
+  Russian stemmer, a Latin one through the English stemmer (PyStemmer), anything with a digit
+  kept as it is. A code joined by ``-``, ``.``, ``/`` or ``_`` (``E-07``, ``1.2.3``) gives its
+  parts and the whole (``e_07``), and a number written in groups (``4 990``) also ``4990``, so
+  «E-07» finds «E-07» and «4990» finds «4 990».
+- ``LexicalIndex(persist_dir, collection)``: one FTS5 table per physical Chroma collection in
+  ``ragingest_lexical.sqlite``; ``add`` is an upsert by Chroma id, ``delete`` removes ids (absent
+  ones are ignored), ``drop`` removes the collection's table, ``search`` returns ``(id, score)``
+  best first (score = -bm25, higher is better). Nothing is written until the first ``add``; a
+  missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+LEXICAL_FILE = "ragingest_lexical.sqlite"
+
+_WORD = re.compile(r"[^\W_]+(?:[-./_][^\W_]+)*")
+_SPLIT = re.compile(r"[-./_]")
+_GROUPED_NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])")
+_CYRILLIC = re.compile(r"[а-я]")
+_LATIN = re.compile(r"^[a-z]+$")
+
+
+@lru_cache(maxsize=2)
+def _stemmer(language: str) -> Any:
+    import Stemmer  # PyStemmer: the Snowball stemmers in C
+
+    return Stemmer.Stemmer(language)
+
+
+def _word_term(word: str) -> str:
+    if any(ch.isdigit() for ch in word):
+        return word
+    if _CYRILLIC.search(word):
+        return _stemmer("russian").stemWord(word)
+    if _LATIN.match(word):
+        return _stemmer("english").stemWord(word)
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """The index terms of ``text``, in order (see the module docstring)."""
+    text = text.lower().replace("ё", "е")
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        word = match.group()
+        parts = _SPLIT.split(word)
+        out.extend(_word_term(part) for part in parts)
+        if len(parts) > 1:
+            out.append("_".join(parts))
+    out.extend(re.sub(r"\D", "", m.group()) for m in _GROUPED_NUMBER.finditer(text))
+    return out
+
+
+def lexical_text(page_content: str, metadata: dict[str, Any] | None) -> str:
+    """What the index holds for a chunk: its section path (the breadcrumb the model sees too),
+    then its text. Rebuilt from Chroma alone, so an index can always be made again."""
+    section = str((metadata or {}).get("section_path") or "")
+    return f"{section}\n{page_content}" if section else page_content
+
+
+def _match_expression(query: str) -> str | None:
+    unique = list(dict.fromkeys(terms(query)))
+    return " OR ".join(f'"{term}"' for term in unique) or None
+
+
+class LexicalIndex:
+    """BM25 over one physical collection's chunks (see the module docstring)."""
+
+    def __init__(self, persist_dir: str | Path, collection: str) -> None:
+        self.path = Path(persist_dir) / LEXICAL_FILE
+        self.collection = collection
+        digest = hashlib.sha256(collection.encode("utf-8")).hexdigest()[:16]
+        self._text, self._ids = f"lex_{digest}", f"lex_{digest}_ids"
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """One transaction on a connection of its own, closed after it."""
+        with self._lock:
+            db = sqlite3.connect(str(self.path), timeout=60)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                with db:
+                    yield db
+            finally:
+                db.close()
+
+    def _create(self, db: sqlite3.Connection) -> None:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS lexical_collections "
+            "(collection TEXT PRIMARY KEY, text_table TEXT NOT NULL)"
+        )
+        db.execute(
+            "INSERT OR IGNORE INTO lexical_collections VALUES (?, ?)", (self.collection, self._text)
+        )
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {self._ids} (n INTEGER PRIMARY KEY, id TEXT UNIQUE)"
+        )
+        db.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {self._text} USING fts5(terms, "
+            "tokenize = \"unicode61 remove_diacritics 0 tokenchars '_'\")"
+        )
+
+    def _exists(self, db: sqlite3.Connection) -> bool:
+        row = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self._ids,)
+        ).fetchone()
+        return row is not None
+
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        """Index ``texts`` under their Chroma ``ids``, replacing what those ids held."""
+        if not ids:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            self._create(db)
+            self._remove(db, ids)
+            for chunk_id, text in zip(ids, texts, strict=True):
+                n = db.execute(f"INSERT INTO {self._ids} (id) VALUES (?)", (chunk_id,)).lastrowid
+                db.execute(
+                    f"INSERT INTO {self._text} (rowid, terms) VALUES (?, ?)",
+                    (n, " ".join(terms(text))),
+                )
+
+    def delete(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if not ids or not self.path.exists():
+            return
+        with self._connect() as db:
+            if self._exists(db):
+                self._remove(db, ids)
+
+    def _remove(self, db: sqlite3.Connection, ids: Sequence[str]) -> None:
+        for i in range(0, len(ids), 500):
+            batch = list(ids[i : i + 500])
+            marks = ",".join("?" * len(batch))
+            found = db.execute(f"SELECT n FROM {self._ids} WHERE id IN ({marks})", batch)
+            rows = [row[0] for row in found]
+            if rows:
+                db.executemany(f"DELETE FROM {self._text} WHERE rowid = ?", [(n,) for n in rows])
+                db.executemany(f"DELETE FROM {self._ids} WHERE n = ?", [(n,) for n in rows])
+
+    def drop(self) -> None:
+        """Forget the collection (its Chroma collection was deleted)."""
+        if not self.path.exists():
+            return
+        with self._connect() as db:
+            db.execute(f"DROP TABLE IF EXISTS {self._text}")
+            db.execute(f"DROP TABLE IF EXISTS {self._ids}")
+            if _has_registry(db):
+                db.execute(
+                    "DELETE FROM lexical_collections WHERE collection = ?", (self.collection,)
+                )
+
+    def ids(self) -> set[str]:
+        if not self.path.exists():
+            return set()
+        with self._connect() as db:
+            if not self._exists(db):
+                return set()
+            return {row[0] for row in db.execute(f"SELECT id FROM {self._ids}")}
+
+    def count(self) -> int:
+        if not self.path.exists():
+            return 0
+        with self._connect() as db:
+            if not self._exists(db):
+                return 0
+            return int(db.execute(f"SELECT count(*) FROM {self._ids}").fetchone()[0])
+
+    def search(self, query: str, limit: int, offset: int = 0) -> list[tuple[str, float]]:
+        """The ``limit`` best chunks for ``query`` after the first ``offset``, as
+        ``(chroma id, score)``, best first; ``[]`` when no term of the query is indexed."""
+        expression = _match_expression(query)
+        if expression is None or limit <= 0 or not self.path.exists():
+            return []
+        with self._connect() as db:
+            if not self._exists(db):
+                return []
+            rows = db.execute(
+                f"SELECT i.id, bm25({self._text}) AS s FROM {self._text} "
+                f"JOIN {self._ids} AS i ON i.n = {self._text}.rowid "
+                f"WHERE {self._text} MATCH ? ORDER BY s, i.id LIMIT ? OFFSET ?",
+                (expression, limit, offset),
+            ).fetchall()
+        return [(chunk_id, -float(score)) for chunk_id, score in rows]
+
+
+def lexical_collections(persist_dir: str | Path) -> list[str]:
+    """The physical collections that have a lexical index in ``persist_dir``."""
+    path = Path(persist_dir) / LEXICAL_FILE
+    if not path.exists():
+        return []
+    db = sqlite3.connect(str(path), timeout=60)
+    try:
+        if not _has_registry(db):
+            return []
+        return sorted(row[0] for row in db.execute("SELECT collection FROM lexical_collections"))
+    finally:
+        db.close()
+
+
+def drop_orphans(persist_dir: str | Path, alive: Callable[[], set[str]]) -> list[str]:
+    """Drop the indexes of collections not in ``alive()`` (Chroma's collections: a rebuild's
+    old one, one deleted by hand); returns their names. The index list is read before
+    ``alive()``, so a collection created meanwhile is never taken for gone."""
+    indexed = lexical_collections(persist_dir)
+    if not indexed:
+        return []
+    living = alive()
+    gone = [name for name in indexed if name not in living]
+    for name in gone:
+        LexicalIndex(persist_dir, name).drop()
+    return gone
+
+
+def _has_registry(db: sqlite3.Connection) -> bool:
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'lexical_collections'")
+    return found.fetchone() is not None
