@@ -1,8 +1,9 @@
 """Snapshot: ``ingest examples/`` (real model, real Chroma) stores exactly the recorded ids,
-texts and metadata, and exactly the recorded parent sections. Only ``doc_date`` varies (a
-file's mtime where it has no front-matter date) and is dropped. Regenerate after an intended
-change with ``RAGINGEST_WRITE_SNAPSHOT=1 pytest tests/e2e/test_ingest_snapshot.py`` and list
-the change."""
+texts and metadata, and exactly the recorded parent sections. The copy of examples/ gets a
+fixed mtime (a file without a front-matter date is dated by it); ``doc_date`` is still left
+out of the comparison (its rendering depends on the machine's time zone). Regenerate after
+an intended change with ``RAGINGEST_WRITE_SNAPSHOT=1 pytest tests/e2e/test_ingest_snapshot.py``
+and list the change."""
 
 from __future__ import annotations
 
@@ -20,12 +21,17 @@ from tests.conftest import DATA, EXAMPLES
 
 SNAPSHOT = DATA / "examples_snapshot.json"
 VARYING = ("doc_date",)
+# a file without a front-matter date is dated by its mtime, and the Chroma id hashes the
+# metadata: a checkout's mtimes would change the ids, so the copy gets a fixed one
+FIXED_MTIME = 1_767_225_600  # 2026-01-01T00:00:00Z
 
 
 def stored_examples(tmp_path: Path) -> list[dict]:
     """Every chunk ``ingest examples/`` stores: id, text, metadata, sorted by id."""
     corpus = tmp_path / "examples"
     shutil.copytree(EXAMPLES, corpus)
+    for path in corpus.rglob("*"):
+        os.utime(path, (FIXED_MTIME, FIXED_MTIME))
     persist = tmp_path / "chroma"
     code = main(
         [
