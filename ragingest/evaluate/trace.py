@@ -42,7 +42,7 @@ def trace(
     persist_dir: str | Path,
     collection: str,
     k: int = 5,
-    hybrid: bool = False,
+    hybrid: bool = True,
     sources: Sequence[str | Path] = (),
     answer: str | None = None,
     chat_model: Any = None,
@@ -55,7 +55,7 @@ def trace(
     store = open_store(persist_dir, collection, create=False, records_url=records_url)
     chunks = _stored_chunks(store)
     loaded = _load_sources(sources) if sources else None
-    ranked = _ranked(store, question, max(_DEPTH, 4 * k), hybrid, persist_dir, collection)
+    ranked = _ranked(store, question, max(_DEPTH, 4 * k), hybrid)
     context = _context(
         question, persist_dir, collection, k, hybrid, max_context_tokens, records_url
     )
@@ -217,18 +217,12 @@ def _chunk_check(holders: dict[str, Any]) -> Checkpoint:
     return Checkpoint("chunks", False, "no stored chunk holds any of it")
 
 
-def _ranked(
-    store: Any, question: str, depth: int, hybrid: bool, persist_dir: Any, collection: str
-) -> list[str]:
+def _ranked(store: Any, question: str, depth: int, hybrid: bool) -> list[str]:
     """Chunk ids in the order search returns them, best first."""
-    if hybrid:
-        import ragingest
+    from ragingest.vectorstore.search import rank_chunks
 
-        found = ragingest.retriever(
-            persist_dir, collection, k=depth, parents=False, dedup=False, hybrid=True
-        ).invoke(question)
-        return [str(d.id or d.metadata.get("chunk_id")) for d in found]
-    return [str(doc.id) for doc, _distance in store.similarity_search_with_score(question, depth)]
+    ranking = rank_chunks(store, question, depth, hybrid=hybrid)
+    return [str(hit.document.id) for hit in ranking.hits]
 
 
 def _retrieval_check(
@@ -258,9 +252,7 @@ def _context(
 ) -> list[Document]:
     import ragingest
 
-    options: dict[str, Any] = {"k": k, "records_url": records_url}
-    if hybrid:
-        options["hybrid"] = True
+    options: dict[str, Any] = {"k": k, "records_url": records_url, "hybrid": hybrid}
     if max_context_tokens is not None:
         options["max_context_tokens"] = max_context_tokens
     return ragingest.retriever(persist_dir, collection, **options).invoke(question)

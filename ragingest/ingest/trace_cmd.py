@@ -35,7 +35,10 @@ def add_parser(sub: Any, store_args: Any) -> None:
     )
     store_args(trc)
     trc.add_argument("-k", type=int, default=5, help="passages in the context (default 5)")
-    trc.add_argument("--hybrid", action="store_true", help="dense + lexical search")
+    trc.add_argument(
+        "--hybrid", action=argparse.BooleanOptionalAction, default=True,
+        help="vectors + BM25 words, as the retriever does by default (--no-hybrid: vectors)",
+    )
     trc.add_argument(
         "--source", action="append", default=[], metavar="PATH",
         help="the ingested files or folders, to check the loaded source itself "

@@ -63,7 +63,9 @@ def memo_db(tmp_path_factory):
 
 def test_retriever_with_a_budget_stays_within_it_in_model_tokens(memo_db, e5_info):
     count = token_counter()
-    found = ragingest.retriever(memo_db, "memo", k=4, parents=False, max_context_tokens=60)
+    found = ragingest.retriever(
+        memo_db, "memo", k=4, parents=False, hybrid=False, max_context_tokens=60
+    )
     docs = found.invoke("На сколько дней выдают альбом с красной наклейкой?")
     assert docs, "the best chunk fits the budget"
     assert sum(count(d.page_content) for d in docs) <= 60
