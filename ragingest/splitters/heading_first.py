@@ -172,14 +172,21 @@ class HeadingFirstSplitter(TextSplitter):
         self._set_parents(text, sections, pieces, counter, structure)
         pieces = self._merge_small(pieces, text, counter, doc_title)
         chunks = [self._to_chunk(text, piece, doc_title, structure) for piece in pieces]
-        return self._fit_model(text, chunks, structure, doc_title)
+        tokens = self._token_index(text, counter)
+        return self._fit_model(text, chunks, structure, doc_title, counter, tokens)
+
+    def _token_index(self, text: str, counter: SpanCounter) -> SpanCounter | None:
+        """The document's token index (the size counter itself when sizes are tokens)."""
+        if self.max_embed_tokens is None or self.token_measure is None:
+            return None
+        return counter if self.measure.unit == "tokens" else self.token_measure.index(text)
 
     def _budget(self, doc_title: str, headings: tuple[tuple[int, str], ...]) -> int:
         """Chunk size for a section: ``chunk_size`` minus what its breadcrumb costs the model."""
         if self.max_embed_tokens is None or self.token_measure is None:
             return self._chunk_size
         prefix = self._prefix(doc_title, headings, "")
-        cost = self.token_measure.exact([prefix])[0] if prefix else 0
+        cost = self.token_measure.cost(prefix) if prefix else 0
         limit = self.max_embed_tokens - cost
         if self.measure.unit == "tokens":
             return max(_MIN_BUDGET, min(self._chunk_size, limit))
@@ -328,26 +335,42 @@ class HeadingFirstSplitter(TextSplitter):
         )
 
     def _fit_model(
-        self, text: str, chunks: list[Chunk], structure: Structure, doc_title: str
+        self,
+        text: str,
+        chunks: list[Chunk],
+        structure: Structure,
+        doc_title: str,
+        counter: SpanCounter,
+        tokens: SpanCounter | None,
     ) -> list[Chunk]:
-        """Exact sizes; re-cut any chunk whose embedded text is over the model's limit."""
-        sizes = self.measure.exact([c.text for c in chunks])
+        """Exact sizes; re-cut any chunk whose embedded text is over the model's limit.
+        Counted from the document's indexes (``Measure.exact_spans``), not re-tokenized."""
+        spans = [(c.start_index, c.end_index) for c in chunks]
+        sizes = self.measure.exact_spans(text, counter, spans)
         chunks = [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
-        if self.max_embed_tokens is None or self.token_measure is None:
+        if self.max_embed_tokens is None or self.token_measure is None or tokens is None:
             return chunks
-        embedded = self.token_measure.exact([c.embed_text for c in chunks])
+        embeds = [(c.embed_text, c.start_index, c.end_index) for c in chunks]
+        embedded = self.token_measure.exact_embedded(text, tokens, embeds)
         out: list[Chunk] = []
         for chunk, n in zip(chunks, embedded, strict=True):
             if n <= self.max_embed_tokens:
                 out.append(chunk)
                 continue
-            out.extend(self._recut(text, chunk, n, structure, doc_title))
+            out.extend(self._recut(text, chunk, n, structure, doc_title, counter, tokens))
         return out
 
     def _recut(
-        self, text: str, chunk: Chunk, embedded: int, structure: Structure, doc_title: str
+        self,
+        text: str,
+        chunk: Chunk,
+        embedded: int,
+        structure: Structure,
+        doc_title: str,
+        sizes: SpanCounter,
+        counter: SpanCounter,
     ) -> list[Chunk]:
-        counter = self.token_measure.index(text)  # type: ignore[union-attr]
+        """Cut a chunk over the model's limit, in model tokens (``counter``)."""
         budget = counter.count(chunk.start_index, chunk.end_index) - (
             embedded - self.max_embed_tokens  # type: ignore[operator]
         )
@@ -360,24 +383,24 @@ class HeadingFirstSplitter(TextSplitter):
                 for s, e in spans
             ]
             chunks = [self._to_chunk(text, p, doc_title, structure) for p in pieces]
-            return self._fit_model(text, chunks, structure, doc_title)
+            return self._fit_model(text, chunks, structure, doc_title, sizes, counter)
         # a table or code block over the model's limit (``blocks``): by rows/lines
         block = block_of(structure, *span)
         header = table_header(text, block) if block else ""
         if header:
-            budget = max(_MIN_BUDGET, budget - self.token_measure.exact([header])[0] - 1)  # type: ignore[union-attr]
+            budget = max(_MIN_BUDGET, budget - self.token_measure.cost(header) - 1)  # type: ignore[union-attr]
         spans = cut_block(text, *span, budget, counter, structure)
         if spans == [span]:  # one unbreakable token run: nothing more to cut
             return [replace(chunk, oversized=True)]
         chunks = []
+        parent = block_span(text, block, span)  # once: it copies the whole block
         for s, e in spans:
-            piece = _Piece(
-                s, e, chunk.headings, chunk.strategy, 0, parent=block_span(text, block, span)
-            )
+            piece = _Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
             part = self._to_chunk(text, piece, doc_title, structure)
             embed = with_header(part.embed_text, part.text, header)
             chunks.append(replace(part, embed_text=embed))
-        return self._fit_model(text, chunks, replace(structure, blocks=[]), doc_title)
+        flat = replace(structure, blocks=[])
+        return self._fit_model(text, chunks, flat, doc_title, sizes, counter)
 
 
 def _sections(
