@@ -109,7 +109,13 @@ class HeadingFirstSplitter(TextSplitter):
         super().__init__(chunk_size=size, chunk_overlap=overlap, **kwargs)
         self.min_chunk_size = min_chunk_size
         self.measure = Measure(unit, tokenizer)
-        self.token_measure = Measure("tokens", tokenizer) if tokenizer is not None else None
+        self.token_measure = (
+            self.measure
+            if unit == "tokens"
+            else Measure("tokens", tokenizer)
+            if tokenizer is not None
+            else None
+        )
         self.max_embed_tokens = max_embed_tokens
         self.split_levels = tuple(sorted(split_levels))
         self.context_prefix = context_prefix

@@ -30,6 +30,12 @@ _BLOCK_CHARS = 50_000
 _GROUP_BLOCKS = 32  # blocks per tokenizer call (~1.6 MB)
 # whitespace a word-local tokenizer may turn into its word separator (checked per tokenizer)
 _SPACE_CANDIDATES = " \n\t\r\f"
+# characters the tokenizer may delete or treat unlike Python's whitespace, shifting offsets or
+# joining words across them (control characters, rare spaces): a document with one is
+# counted by tokenizing its chunks instead
+_UNPROVEN = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u1680\u2000-\u200a\u2028\u2029\u202f\u205f]"
+)
 _CACHE_LIMIT = 4096
 _FIRST = itemgetter(0)
 
@@ -197,7 +203,7 @@ class Measure:
         starts = array("q")  # 8 bytes a token: a 50 MB document has ~12 M
         words = array("q")  # starts without the stray tokens of blocks' trailing whitespace
         unsafe: list[int] = []
-        local = self._word_local()
+        local = self._word_local() and not _UNPROVEN.search(text)
         for block_start, block, block_offsets in self._block_offsets(_blocks(text)):
             first = len(starts)
             firsts = map(_FIRST, block_offsets)
