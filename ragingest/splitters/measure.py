@@ -87,17 +87,25 @@ class TokenCounter(_StartsCounter):
         text: str,
         starts: Sequence[int],
         word_starts: Sequence[int] | None,
-        unsafe: list[int],
+        block_starts: list[int],
         specials: Sequence[str] = (),
     ) -> None:
         super().__init__(starts)
         self.text = text
         self.word_starts = word_starts  # None: the tokenizer is not word-local
-        # block cuts that are not at whitespace, and both edges of every added token (``<unk>``:
-        # matched before normalization, so the whitespace next to one is a token of its own)
-        self.cuts = unsafe
+        # both edges of every added token (``<unk>``: matched before normalization, so the
+        # whitespace next to one is a token of its own)
         self.specials = sorted(_occurrences(text, specials))
         self.reach = max(map(len, specials), default=0) + 1
+        # where the document was tokenized in separate blocks and that could differ from one
+        # pass: a cut not between whitespace and a word, or next to an added token
+        self.cuts = [
+            b
+            for b in block_starts
+            if not text[b - 1].isspace()
+            or text[b].isspace()
+            or _any_in(self.specials, b - self.reach, b + self.reach)
+        ]
 
     def exact(self, start: int, end: int) -> int | None:
         text, words = self.text, self.word_starts
@@ -202,7 +210,7 @@ class Measure:
     def _token_counter(self, text: str) -> TokenCounter:
         starts = array("q")  # 8 bytes a token: a 50 MB document has ~12 M
         words = array("q")  # starts without the stray tokens of blocks' trailing whitespace
-        unsafe: list[int] = []
+        block_starts: list[int] = []
         local = self._word_local() and not _UNPROVEN.search(text)
         for block_start, block, block_offsets in self._block_offsets(_blocks(text)):
             first = len(starts)
@@ -215,10 +223,10 @@ class Measure:
             while stop > first and starts[stop - 1] >= body_end:
                 stop -= 1
             words.extend(starts[first:stop])
-            if block_start and not text[block_start - 1].isspace():
-                unsafe.append(block_start)
+            if block_start:
+                block_starts.append(block_start)
         specials = _added_tokens(self._backend()) if local else ()
-        return TokenCounter(text, starts, words if local else None, unsafe, specials)
+        return TokenCounter(text, starts, words if local else None, block_starts, specials)
 
     def _block_offsets(
         self, blocks: list[tuple[int, str]]
