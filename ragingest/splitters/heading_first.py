@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -38,7 +38,13 @@ from langchain_text_splitters import TextSplitter
 
 from ragingest.splitters.blocks import block_of, block_span, cut_block, table_header, with_header
 from ragingest.splitters.chunk import Chunk, breadcrumb
-from ragingest.splitters.measure import Measure, SpanCounter, Unit
+from ragingest.splitters.conventions import (
+    LangChainConventions,
+    check_separators,
+    levels,
+    measures,
+)
+from ragingest.splitters.measure import SpanCounter, Unit
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Heading, Structure, analyze
 
@@ -65,7 +71,7 @@ class _Piece:
     parent: tuple[int, int] = (0, 0)  # span returned for parent expansion
 
 
-class HeadingFirstSplitter(TextSplitter):
+class HeadingFirstSplitter(LangChainConventions, TextSplitter):
     """LangChain ``TextSplitter`` for seed 003's heading-first strategy (see module docstring)."""
 
     def __init__(
@@ -83,9 +89,23 @@ class HeadingFirstSplitter(TextSplitter):
         title: str = "",
         fallback: Any = None,
         parent_chunk_size: int | None = None,
+        headers_to_split_on: Sequence[tuple[str, str]] | None = None,
+        strip_headers: bool = False,
+        separators: Sequence[str] | None = None,
+        keep_separator: bool | str = True,
+        is_separator_regex: bool = False,
+        length_function: Callable[[str], int] | None = None,
+        add_start_index: bool = True,
+        strip_whitespace: bool = True,
         **kwargs: Any,
     ) -> None:
-        if unit == "tokens" and tokenizer is None:
+        """Arguments as LangChain's splitters spell them are honoured or refused with the
+        alternative named (``conventions``); sizes are in ``unit`` (model tokens by default)
+        or counted with ``length_function``."""
+        check_separators(separators, keep_separator, is_separator_regex, strip_whitespace)
+        if length_function is len:
+            unit, length_function = "chars", None
+        if (unit == "tokens" or length_function is not None) and tokenizer is None:
             from ragingest.vectorstore.models import load_model_info
 
             info = load_model_info(model)
@@ -106,16 +126,14 @@ class HeadingFirstSplitter(TextSplitter):
             raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
         if min_chunk_size < 0:
             raise ValueError("min_chunk_size must be >= 0")
-        super().__init__(chunk_size=size, chunk_overlap=overlap, **kwargs)
-        self.min_chunk_size = min_chunk_size
-        self.measure = Measure(unit, tokenizer)
-        self.token_measure = (
-            self.measure
-            if unit == "tokens"
-            else Measure("tokens", tokenizer)
-            if tokenizer is not None
-            else None
+        super().__init__(
+            chunk_size=size, chunk_overlap=overlap, add_start_index=add_start_index, **kwargs
         )
+        self.min_chunk_size = min_chunk_size
+        self.measure, self.token_measure = measures(unit, tokenizer, length_function)
+        self.header_names = levels(headers_to_split_on) if headers_to_split_on else None
+        split_levels = sorted(self.header_names) if self.header_names else split_levels
+        self.strip_headers = strip_headers
         self.max_embed_tokens = max_embed_tokens
         self.split_levels = tuple(sorted(split_levels))
         self.context_prefix = context_prefix
@@ -146,21 +164,35 @@ class HeadingFirstSplitter(TextSplitter):
             base = dict(metadatas[i]) if metadatas else {}
             chunks = self.split_chunks(text, title=breadcrumb_title(base))
             for index, chunk in enumerate(chunks):
-                metadata = chunk_metadata(base, chunk, index, len(chunks))
+                metadata = self.langchain_metadata(
+                    chunk_metadata(base, chunk, index, len(chunks)), chunk
+                )
                 documents.append(Document(page_content=chunk.text, metadata=metadata))
         return documents
+
+    def _sections(
+        self, text: str, structure: Structure
+    ) -> list[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]]:
+        """(start, end, heading path, own heading) of the preamble and each section."""
+        if self.header_names:
+            boundaries = [h for h in structure.headings if h.level in self.header_names]
+        else:
+            boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
+        sections = list(_sections(text, boundaries))
+        if self.strip_headers:
+            sections = [(h.end if h else s, e, p, h) for s, e, p, h in sections]
+        return sections
 
     # -- the algorithm -------------------------------------------------------------------
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
         structure = analyze(text)
         counter = self.measure.index(text)
-        boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
         doc_title = next((h.title for h in structure.headings if h.level == 1), "")
         doc_title = doc_title or title or self.title
         pieces: list[_Piece] = []
-        sections = list(_sections(text, boundaries))
+        sections = self._sections(text, structure)
+        strategy = "heading" if any(section[3] for section in sections) else "paragraph"
         for index, (start, end, headings, heading) in enumerate(sections):
-            strategy = "heading" if boundaries else "paragraph"
             pieces.extend(
                 self._cut_section(
                     text,

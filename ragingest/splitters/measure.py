@@ -56,7 +56,7 @@ class _CharCounter:
         return list(range(start, end))
 
 
-class _StartsCounter:
+class StartsCounter:
     """Counts units whose start offset falls inside the span."""
 
     def __init__(self, starts: Sequence[int]) -> None:
@@ -71,8 +71,8 @@ class _StartsCounter:
         return sorted(set(self.starts[lo:hi]))
 
 
-class TokenCounter(_StartsCounter):
-    """A document's token starts (``count``, as ``_StartsCounter``) and exact standalone counts.
+class TokenCounter(StartsCounter):
+    """A document's token starts (``count``, as ``StartsCounter``) and exact standalone counts.
 
     ``exact(start, end)`` is ``len(tokenize(text[start:end]))`` for a span that starts after a
     run of separator whitespace (or at the text start) and ends before one (or at the text
@@ -149,7 +149,7 @@ class Measure:
         if self.unit == "chars":
             return _CharCounter()
         if self.unit == "words":
-            return _StartsCounter([m.start() for m in _WORD.finditer(text)])
+            return StartsCounter([m.start() for m in _WORD.finditer(text)])
         return self._token_counter(text)
 
     def exact(self, texts: Sequence[str]) -> list[int]:
