@@ -29,12 +29,11 @@ _BLOCK_CHARS = 50_000
 _GROUP_BLOCKS = 32  # blocks per tokenizer call (~1.6 MB)
 # whitespace a word-local tokenizer may turn into its word separator (checked per tokenizer)
 _SPACE_CANDIDATES = " \n\t\r\f"
-# characters the tokenizer may delete or treat unlike Python's whitespace, shifting offsets or
-# joining words across them (control characters, rare spaces): a document with one is
-# counted by tokenizing its chunks instead
-_UNPROVEN = re.compile(
-    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u1680\u2000-\u200a\u2028\u2029\u202f\u205f]"
-)
+# Control characters that Python calls whitespace and the tokenizer deletes join words across
+# them: a document with one is counted by tokenizing its chunks. Rare spaces the tokenizer
+# may treat unlike a space: a span with one near an edge is tokenized.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
+_RARE_SPACE = re.compile("[\x85\u1680\u2000-\u200a\u2028\u2029\u202f\u205f]")
 _CACHE_LIMIT = 4096
 _FIRST = itemgetter(0)
 
@@ -93,8 +92,10 @@ class TokenCounter(StartsCounter):
         self.text = text
         self.word_starts = word_starts  # None: the tokenizer is not word-local
         # both edges of every added token (``<unk>``: matched before normalization, so the
-        # whitespace next to one is a token of its own)
-        self.specials = sorted(_occurrences(text, specials))
+        # whitespace next to one is a token of its own) and every ``_RARE_SPACE``
+        self.specials = sorted(
+            [*_occurrences(text, specials), *(m.start() for m in _RARE_SPACE.finditer(text))]
+        )
         self.reach = max(map(len, specials), default=0) + 1
         # where the document was tokenized in separate blocks and that could differ from one
         # pass: a cut not between whitespace and a word, or next to an added token
@@ -211,7 +212,7 @@ class Measure:
         starts: list[int] = []
         words: list[int] = []  # starts without the stray tokens of blocks' trailing whitespace
         block_starts: list[int] = []
-        local = self._word_local() and not _UNPROVEN.search(text)
+        local = self._word_local() and not _CONTROL.search(text)
         for block_start, block, block_offsets in self._block_offsets(_blocks(text)):
             first = len(starts)
             firsts = map(_FIRST, block_offsets)
