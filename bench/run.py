@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.common import machine
 
-STEPS = ("split", "pipeline", "memory", "backend")
+STEPS = ("split", "pipeline", "memory", "backend", "linear")
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
 
@@ -74,6 +74,10 @@ def _rows(results: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
                     m["peak_rss_mb"] <= 1536,
                 )
             )
+    if "linear" in results:
+        from bench import linear
+
+        rows.extend(linear.rows(results["linear"]))
     if "backend" in results:
         b = results["backend"]
         rows.append(("onnx int8 speed ÷ torch", f"{b['speedup']:.2f}×", "info", None))
@@ -147,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         results["memory"] = memory.run(args.quick, say)  # the default backend (onnx)
         save()
         results["memory_torch"] = memory.run(args.quick, say, backend="torch")
+        save()
+    if "linear" in steps:
+        from bench import linear
+
+        results["linear"] = linear.run(args.quick, args.repeat, say)
         save()
     if "backend" in steps:
         from bench import backend

@@ -58,10 +58,11 @@ class FixedSizeSplitter(TextSplitter):
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
         starts: range | list[int]
+        counter = self.measure.index(text)
         if self.measure.unit == "chars":
             starts = range(len(text))
         else:
-            starts = self.measure.index(text).boundaries(0, len(text))
+            starts = counter.boundaries(0, len(text))
         step = self._chunk_size - self._chunk_overlap
         chunks: list[Chunk] = []
         for first in range(0, len(starts), step):
@@ -75,7 +76,8 @@ class FixedSizeSplitter(TextSplitter):
                 chunks.append(self._chunk(body, start, title))
             if last >= len(starts):
                 break
-        sizes = self.measure.exact([c.text for c in chunks])
+        spans = [(c.start_index, c.end_index) for c in chunks]
+        sizes = self.measure.exact_spans(text, counter, spans)
         return [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
 
     def _chunk(self, body: str, start: int, title: str) -> Chunk:

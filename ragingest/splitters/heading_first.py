@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -38,7 +38,13 @@ from langchain_text_splitters import TextSplitter
 
 from ragingest.splitters.blocks import block_of, block_span, cut_block, table_header, with_header
 from ragingest.splitters.chunk import Chunk, breadcrumb
-from ragingest.splitters.measure import Measure, SpanCounter, Unit
+from ragingest.splitters.conventions import (
+    LangChainConventions,
+    check_separators,
+    levels,
+    measures,
+)
+from ragingest.splitters.measure import SpanCounter, Unit
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Heading, Structure, analyze
 
@@ -65,7 +71,7 @@ class _Piece:
     parent: tuple[int, int] = (0, 0)  # span returned for parent expansion
 
 
-class HeadingFirstSplitter(TextSplitter):
+class HeadingFirstSplitter(LangChainConventions, TextSplitter):
     """LangChain ``TextSplitter`` for seed 003's heading-first strategy (see module docstring)."""
 
     def __init__(
@@ -83,9 +89,23 @@ class HeadingFirstSplitter(TextSplitter):
         title: str = "",
         fallback: Any = None,
         parent_chunk_size: int | None = None,
+        headers_to_split_on: Sequence[tuple[str, str]] | None = None,
+        strip_headers: bool = False,
+        separators: Sequence[str] | None = None,
+        keep_separator: bool | str = True,
+        is_separator_regex: bool = False,
+        length_function: Callable[[str], int] | None = None,
+        add_start_index: bool = True,
+        strip_whitespace: bool = True,
         **kwargs: Any,
     ) -> None:
-        if unit == "tokens" and tokenizer is None:
+        """Arguments as LangChain's splitters spell them are honoured or refused with the
+        alternative named (``conventions``); sizes are in ``unit`` (model tokens by default)
+        or counted with ``length_function``."""
+        check_separators(separators, keep_separator, is_separator_regex, strip_whitespace)
+        if length_function is len:
+            unit, length_function = "chars", None
+        if (unit == "tokens" or length_function is not None) and tokenizer is None:
             from ragingest.vectorstore.models import load_model_info
 
             info = load_model_info(model)
@@ -106,11 +126,15 @@ class HeadingFirstSplitter(TextSplitter):
             raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
         if min_chunk_size < 0:
             raise ValueError("min_chunk_size must be >= 0")
-        super().__init__(chunk_size=size, chunk_overlap=overlap, **kwargs)
+        super().__init__(
+            chunk_size=size, chunk_overlap=overlap, add_start_index=add_start_index, **kwargs
+        )
         self.chunk_size, self.chunk_overlap = size, overlap  # public: TextSplitter's are private
         self.min_chunk_size = min_chunk_size
-        self.measure = Measure(unit, tokenizer)
-        self.token_measure = Measure("tokens", tokenizer) if tokenizer is not None else None
+        self.measure, self.token_measure = measures(unit, tokenizer, length_function)
+        self.header_names = levels(headers_to_split_on) if headers_to_split_on else None
+        split_levels = sorted(self.header_names) if self.header_names else split_levels
+        self.strip_headers = strip_headers
         self.max_embed_tokens = max_embed_tokens
         self.split_levels = tuple(sorted(split_levels))
         self.context_prefix = context_prefix
@@ -149,21 +173,35 @@ class HeadingFirstSplitter(TextSplitter):
             base = dict(metadatas[i]) if metadatas else {}
             chunks = self.split_chunks(text, title=breadcrumb_title(base))
             for index, chunk in enumerate(chunks):
-                metadata = chunk_metadata(base, chunk, index, len(chunks))
+                metadata = self.langchain_metadata(
+                    chunk_metadata(base, chunk, index, len(chunks)), chunk
+                )
                 documents.append(Document(page_content=chunk.text, metadata=metadata))
         return documents
+
+    def _sections(
+        self, text: str, structure: Structure
+    ) -> list[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]]:
+        """(start, end, heading path, own heading) of the preamble and each section."""
+        if self.header_names:
+            boundaries = [h for h in structure.headings if h.level in self.header_names]
+        else:
+            boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
+        sections = list(_sections(text, boundaries))
+        if self.strip_headers:
+            sections = [(h.end if h else s, e, p, h) for s, e, p, h in sections]
+        return sections
 
     # -- the algorithm -------------------------------------------------------------------
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
         structure = analyze(text)
         counter = self.measure.index(text)
-        boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
         doc_title = next((h.title for h in structure.headings if h.level == 1), "")
         doc_title = doc_title or title or self.title
         pieces: list[_Piece] = []
-        sections = list(_sections(text, boundaries))
+        sections = self._sections(text, structure)
+        strategy = "heading" if any(section[3] for section in sections) else "paragraph"
         for index, (start, end, headings, heading) in enumerate(sections):
-            strategy = "heading" if boundaries else "paragraph"
             pieces.extend(
                 self._cut_section(
                     text,
@@ -181,14 +219,21 @@ class HeadingFirstSplitter(TextSplitter):
         self._set_parents(text, sections, pieces, counter, structure)
         pieces = self._merge_small(pieces, text, counter, doc_title)
         chunks = [self._to_chunk(text, piece, doc_title, structure) for piece in pieces]
-        return self._fit_model(text, chunks, structure, doc_title)
+        tokens = self._token_index(text, counter)
+        return self._fit_model(text, chunks, structure, doc_title, counter, tokens)
+
+    def _token_index(self, text: str, counter: SpanCounter) -> SpanCounter | None:
+        """The document's token index (the size counter itself when sizes are tokens)."""
+        if self.max_embed_tokens is None or self.token_measure is None:
+            return None
+        return counter if self.measure.unit == "tokens" else self.token_measure.index(text)
 
     def _budget(self, doc_title: str, headings: tuple[tuple[int, str], ...]) -> int:
         """Chunk size for a section: ``chunk_size`` minus what its breadcrumb costs the model."""
         if self.max_embed_tokens is None or self.token_measure is None:
             return self._chunk_size
         prefix = self._prefix(doc_title, headings, "")
-        cost = self.token_measure.exact([prefix])[0] if prefix else 0
+        cost = self.token_measure.cost(prefix) if prefix else 0
         limit = self.max_embed_tokens - cost
         if self.measure.unit == "tokens":
             return max(_MIN_BUDGET, min(self._chunk_size, limit))
@@ -337,26 +382,42 @@ class HeadingFirstSplitter(TextSplitter):
         )
 
     def _fit_model(
-        self, text: str, chunks: list[Chunk], structure: Structure, doc_title: str
+        self,
+        text: str,
+        chunks: list[Chunk],
+        structure: Structure,
+        doc_title: str,
+        counter: SpanCounter,
+        tokens: SpanCounter | None,
     ) -> list[Chunk]:
-        """Exact sizes; re-cut any chunk whose embedded text is over the model's limit."""
-        sizes = self.measure.exact([c.text for c in chunks])
+        """Exact sizes; re-cut any chunk whose embedded text is over the model's limit.
+        Counted from the document's indexes (``Measure.exact_spans``), not re-tokenized."""
+        spans = [(c.start_index, c.end_index) for c in chunks]
+        sizes = self.measure.exact_spans(text, counter, spans)
         chunks = [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
-        if self.max_embed_tokens is None or self.token_measure is None:
+        if self.max_embed_tokens is None or self.token_measure is None or tokens is None:
             return chunks
-        embedded = self.token_measure.exact([c.embed_text for c in chunks])
+        embeds = [(c.embed_text, c.start_index, c.end_index) for c in chunks]
+        embedded = self.token_measure.exact_embedded(text, tokens, embeds)
         out: list[Chunk] = []
         for chunk, n in zip(chunks, embedded, strict=True):
             if n <= self.max_embed_tokens:
                 out.append(chunk)
                 continue
-            out.extend(self._recut(text, chunk, n, structure, doc_title))
+            out.extend(self._recut(text, chunk, n, structure, doc_title, counter, tokens))
         return out
 
     def _recut(
-        self, text: str, chunk: Chunk, embedded: int, structure: Structure, doc_title: str
+        self,
+        text: str,
+        chunk: Chunk,
+        embedded: int,
+        structure: Structure,
+        doc_title: str,
+        sizes: SpanCounter,
+        counter: SpanCounter,
     ) -> list[Chunk]:
-        counter = self.token_measure.index(text)  # type: ignore[union-attr]
+        """Cut a chunk over the model's limit, in model tokens (``counter``)."""
         budget = counter.count(chunk.start_index, chunk.end_index) - (
             embedded - self.max_embed_tokens  # type: ignore[operator]
         )
@@ -369,24 +430,24 @@ class HeadingFirstSplitter(TextSplitter):
                 for s, e in spans
             ]
             chunks = [self._to_chunk(text, p, doc_title, structure) for p in pieces]
-            return self._fit_model(text, chunks, structure, doc_title)
+            return self._fit_model(text, chunks, structure, doc_title, sizes, counter)
         # a table or code block over the model's limit (``blocks``): by rows/lines
         block = block_of(structure, *span)
         header = table_header(text, block) if block else ""
         if header:
-            budget = max(_MIN_BUDGET, budget - self.token_measure.exact([header])[0] - 1)  # type: ignore[union-attr]
+            budget = max(_MIN_BUDGET, budget - self.token_measure.cost(header) - 1)  # type: ignore[union-attr]
         spans = cut_block(text, *span, budget, counter, structure)
         if spans == [span]:  # one unbreakable token run: nothing more to cut
             return [replace(chunk, oversized=True)]
         chunks = []
+        parent = block_span(text, block, span)  # once: it copies the whole block
         for s, e in spans:
-            piece = _Piece(
-                s, e, chunk.headings, chunk.strategy, 0, parent=block_span(text, block, span)
-            )
+            piece = _Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
             part = self._to_chunk(text, piece, doc_title, structure)
             embed = with_header(part.embed_text, part.text, header)
             chunks.append(replace(part, embed_text=embed))
-        return self._fit_model(text, chunks, replace(structure, blocks=[]), doc_title)
+        flat = replace(structure, blocks=[])
+        return self._fit_model(text, chunks, flat, doc_title, sizes, counter)
 
 
 def _sections(

@@ -3,15 +3,21 @@
 Contract: ``Measure.index(text)`` looks at a document once and returns a ``SpanCounter``
 whose ``count(start, end)`` is the size of ``text[start:end]`` without re-tokenizing. For
 tokens this uses the fast tokenizer's offset mapping (a token belongs to the span that holds
-its first character), so it can differ from tokenizing the substring by a token at the edges;
-``Measure.exact(texts)`` gives exact counts where they matter (final chunk sizes, model limits).
+its first character), so it can differ from tokenizing the substring by a token at the edges.
+``Measure.exact(texts)`` tokenizes; ``Measure.exact_spans`` and ``Measure.exact_embedded`` give
+the same exact numbers for slices of an indexed document (final chunk sizes, model limits)
+without tokenizing it again (``TokenCounter.exact``), falling back to ``exact`` where they
+cannot prove it.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import re
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from typing import Any, Literal, Protocol
 
 Unit = Literal["tokens", "chars", "words"]
@@ -20,6 +26,16 @@ UNITS: tuple[Unit, ...] = ("tokens", "chars", "words")
 _WORD = re.compile(r"\S+")
 # Tokenize long documents in blocks cut at newlines, so memory stays bounded.
 _BLOCK_CHARS = 50_000
+_GROUP_BLOCKS = 32  # blocks per tokenizer call (~1.6 MB)
+# whitespace a word-local tokenizer may turn into its word separator (checked per tokenizer)
+_SPACE_CANDIDATES = " \n\t\r\f"
+# Control characters that Python calls whitespace and the tokenizer deletes join words across
+# them: a document with one is counted by tokenizing its chunks. Rare spaces the tokenizer
+# may treat unlike a space: a span with one near an edge is tokenized.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
+_RARE_SPACE = re.compile("[\x85\u1680\u2000-\u200a\u2028\u2029\u202f\u205f]")
+_CACHE_LIMIT = 4096
+_FIRST = itemgetter(0)
 
 
 class SpanCounter(Protocol):
@@ -38,10 +54,10 @@ class _CharCounter:
         return list(range(start, end))
 
 
-class _StartsCounter:
+class StartsCounter:
     """Counts units whose start offset falls inside the span."""
 
-    def __init__(self, starts: list[int]) -> None:
+    def __init__(self, starts: Sequence[int]) -> None:
         self.starts = starts
 
     def count(self, start: int, end: int) -> int:
@@ -51,6 +67,69 @@ class _StartsCounter:
         lo = bisect.bisect_left(self.starts, start)
         hi = bisect.bisect_left(self.starts, end)
         return sorted(set(self.starts[lo:hi]))
+
+
+class TokenCounter(StartsCounter):
+    """A document's token starts (``count``, as ``StartsCounter``) and exact standalone counts.
+
+    ``exact(start, end)`` is ``len(tokenize(text[start:end]))`` for a span that starts after a
+    run of separator whitespace (or at the text start) and ends before one (or at the text
+    end), when the tokenizer is word-local (``_word_local``): each word is tokenized on its
+    own, and a word's leading marker token maps to the whitespace before it. Then the span's
+    tokens are the document's tokens that start in ``[start of that run, end)``, less the
+    stray marker tokens that a block's trailing whitespace produced. ``None`` otherwise.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        starts: Sequence[int],
+        word_starts: Sequence[int] | None,
+        block_starts: list[int],
+        specials: Sequence[str] = (),
+    ) -> None:
+        super().__init__(starts)
+        self.text = text
+        self.word_starts = word_starts  # None: the tokenizer is not word-local
+        # both edges of every added token (``<unk>``: matched before normalization, so the
+        # whitespace next to one is a token of its own) and every ``_RARE_SPACE``
+        self.specials = sorted(
+            [*_occurrences(text, specials), *(m.start() for m in _RARE_SPACE.finditer(text))]
+        )
+        self.reach = max(map(len, specials), default=0) + 1
+        # where the document was tokenized in separate blocks and that could differ from one
+        # pass: a cut not between whitespace and a word, or next to an added token
+        self.cuts = [
+            b
+            for b in block_starts
+            if not text[b - 1].isspace()
+            or text[b].isspace()
+            or _any_in(self.specials, b - self.reach, b + self.reach)
+        ]
+
+    def exact(self, start: int, end: int) -> int | None:
+        text, words = self.text, self.word_starts
+        if words is None or not start < end <= len(text) or start < 0:
+            return None
+        if end < len(text) and text[end] not in _SPACE_CANDIDATES:
+            return None
+        if text[start].isspace() or text[end - 1].isspace() or unicodedata.combining(text[start]):
+            return None
+        run = start
+        while run > 0 and text[run - 1].isspace():
+            if text[run - 1] not in _SPACE_CANDIDATES:
+                return None
+            run -= 1
+        if run == start and start > 0:
+            return None  # starts inside a word
+        if _any_in(self.cuts, start + 1, end - 1):
+            return None
+        reach = self.reach
+        if _any_in(self.specials, run - reach, start + reach) or _any_in(
+            self.specials, end - reach, end + reach
+        ):
+            return None
+        return bisect.bisect_left(words, end) - bisect.bisect_left(words, run)
 
 
 class Measure:
@@ -63,13 +142,15 @@ class Measure:
             raise ValueError("unit='tokens' needs the embedding model's tokenizer")
         self.unit = unit
         self.tokenizer = tokenizer
+        self._local: bool | None = None
+        self._costs: dict[str, int] = {}
 
     def index(self, text: str) -> SpanCounter:
         if self.unit == "chars":
             return _CharCounter()
         if self.unit == "words":
-            return _StartsCounter([m.start() for m in _WORD.finditer(text)])
-        return _StartsCounter(self._token_starts(text))
+            return StartsCounter([m.start() for m in _WORD.finditer(text)])
+        return self._token_counter(text)
 
     def exact(self, texts: Sequence[str]) -> list[int]:
         """Exact size of each text (tokens without special tokens)."""
@@ -86,19 +167,95 @@ class Measure:
         encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
-    def _token_starts(self, text: str) -> list[int]:
+    def cost(self, text: str) -> int:
+        """``exact([text])[0]``, remembered (breadcrumbs and headers repeat)."""
+        if text not in self._costs:
+            if len(self._costs) >= _CACHE_LIMIT:
+                self._costs.clear()
+            self._costs[text] = self.exact([text])[0]
+        return self._costs[text]
+
+    def exact_spans(
+        self, text: str, counter: SpanCounter, spans: Sequence[tuple[int, int]]
+    ) -> list[int]:
+        """``exact([text[s:e] for s, e in spans])`` from ``counter = self.index(text)``."""
+        if self.unit == "chars":
+            return [e - s for s, e in spans]
+        sizes = [_span_exact(counter, s, e) for s, e in spans]
+        missing = [i for i, n in enumerate(sizes) if n is None]
+        for i, n in zip(
+            missing, self.exact([text[slice(*spans[i])] for i in missing]), strict=True
+        ):
+            sizes[i] = n
+        return sizes  # type: ignore[return-value]
+
+    def exact_embedded(
+        self, text: str, counter: SpanCounter, embeds: Sequence[tuple[str, int, int]]
+    ) -> list[int]:
+        """Exact size of each ``embed`` in ``(embed, start, end)``, where ``embed`` is a lead
+        (breadcrumb, header; may be empty) + one separator + ``text[start:end]``."""
+        sizes: list[int | None] = []
+        for embed, s, e in embeds:
+            lead = embed[: len(embed) - (e - s)]
+            n = _span_exact(counter, s, e) if self.unit == "tokens" else None
+            if n is not None and lead:
+                ok = len(lead) > 1 and lead[-1] in _SPACE_CANDIDATES and not lead[-2].isspace()
+                n = self.cost(lead[:-1]) + n if ok and self._word_local() else None
+            sizes.append(n)
+        missing = [i for i, n in enumerate(sizes) if n is None]
+        for i, n in zip(missing, self.exact([embeds[i][0] for i in missing]), strict=True):
+            sizes[i] = n
+        return sizes  # type: ignore[return-value]
+
+    def _token_counter(self, text: str) -> TokenCounter:
+        # lists, not arrays: bisect on an array boxes every probe (10× slower packing)
         starts: list[int] = []
-        blocks = _blocks(text)
+        words: list[int] = []  # starts without the stray tokens of blocks' trailing whitespace
+        block_starts: list[int] = []
+        local = self._word_local() and not _CONTROL.search(text)
+        for block_start, block, block_offsets in self._block_offsets(_blocks(text)):
+            first = len(starts)
+            firsts = map(_FIRST, block_offsets)
+            starts.extend(map(block_start.__add__, firsts) if block_start else firsts)
+            if not local:
+                continue
+            stop = len(starts)
+            body_end = block_start + len(block.rstrip())
+            while stop > first and starts[stop - 1] >= body_end:
+                stop -= 1
+            words.extend(starts[first:stop])
+            if block_start:
+                block_starts.append(block_start)
+        specials = _added_tokens(self._backend()) if local else ()
+        return TokenCounter(text, starts, words if local else None, block_starts, specials)
+
+    def _block_offsets(
+        self, blocks: list[tuple[int, str]]
+    ) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
+        """``(block_start, block, offset mapping)`` per block, tokenized a group at a time:
+        the Rust side runs a group's blocks in parallel, and only one group's encodings are
+        held at once."""
         backend = self._backend()
-        if backend is not None:  # all blocks in one call: the Rust side runs them in parallel
-            encodings = backend.encode_batch([b for _, b in blocks], add_special_tokens=False)
-            for (block_start, _), enc in zip(blocks, encodings, strict=True):
-                starts.extend(block_start + start for start, _ in enc.offsets)
-            return starts
-        for block_start, block in blocks:
-            enc = self.tokenizer(block, add_special_tokens=False, return_offsets_mapping=True)
-            starts.extend(block_start + start for start, _ in enc["offset_mapping"])
-        return starts
+        for i in range(0, len(blocks), _GROUP_BLOCKS):
+            group = blocks[i : i + _GROUP_BLOCKS]
+            if backend is not None:
+                encodings = backend.encode_batch([b for _, b in group], add_special_tokens=False)
+                for (start, block), encoding in zip(group, encodings, strict=True):
+                    yield start, block, encoding.offsets
+                continue
+            for start, block in group:
+                enc = self.tokenizer(block, add_special_tokens=False, return_offsets_mapping=True)
+                yield start, block, enc["offset_mapping"]
+
+    def _word_local(self) -> bool:
+        """Whether the tokenizer splits text into words at whitespace and tokenizes each word
+        on its own, with the whitespace before a word mapped to its leading marker: then a
+        whitespace-bounded slice tokenizes exactly as the same words inside the document.
+        Known by its parts (a Metaspace or whitespace pre-tokenizer, a per-word model),
+        confirmed on probes for each separator character."""
+        if self._local is None:
+            self._local = self.unit == "tokens" and _is_word_local(self)
+        return self._local
 
     def _backend(self) -> Any:
         """The fast tokenizer's Rust ``Tokenizer`` when calling it directly gives exactly what
@@ -117,6 +274,90 @@ class Measure:
         ):
             return None
         return backend
+
+
+def _span_exact(counter: SpanCounter, start: int, end: int) -> int | None:
+    return counter.exact(start, end) if isinstance(counter, TokenCounter) else None
+
+
+def _any_in(positions: list[int], lo: int, hi: int) -> bool:
+    """Whether sorted ``positions`` hold a value in ``[lo, hi]``."""
+    i = bisect.bisect_left(positions, lo)
+    return i < len(positions) and positions[i] <= hi
+
+
+def _added_tokens(backend: Any) -> list[str]:
+    return [t.content for t in backend.get_added_tokens_decoder().values() if t.content]
+
+
+def _occurrences(text: str, needles: Sequence[str]) -> list[int]:
+    """Start and end offsets of every occurrence of each needle in ``text``."""
+    found: list[int] = []
+    for needle in needles:
+        pos = text.find(needle)
+        while pos != -1:
+            found += [pos, pos + len(needle)]
+            pos = text.find(needle, pos + 1)
+    return found
+
+
+def _is_word_local(measure: Measure) -> bool:
+    backend = measure._backend()
+    if backend is None or not _local_normalizer(backend.normalizer):
+        return False
+    pre = json.loads(backend.pre_tokenizer.__getstate__()) if backend.pre_tokenizer else {}
+    if pre.get("type") == "Metaspace":
+        if not pre.get("split") or pre.get("prepend_scheme") != "always":
+            return False
+    elif pre.get("type") not in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
+        return False
+    if type(backend.model).__name__ not in ("Unigram", "WordPiece", "BPE"):
+        return False
+    probes = ["ab", "Щcd", "x1.", "(q)"]
+    ids = [e.ids for e in backend.encode_batch_fast(probes, add_special_tokens=False)]
+    for space in _SPACE_CANDIDATES:
+        for a, b in ((0, 1), (1, 2), (2, 3), (3, 0)):
+            joined = backend.encode(probes[a] + space + probes[b], add_special_tokens=False)
+            split = len(ids[a])
+            if joined.ids != ids[a] + ids[b]:
+                return False
+            if any(o[0] >= len(probes[a]) for o in joined.offsets[:split]) or any(
+                o[0] < len(probes[a]) for o in joined.offsets[split:]
+            ):
+                return False
+    return True
+
+
+# normalizers that act within a character or a run of spaces, never across a word boundary
+_LOCAL_NORMALIZERS = {
+    "Precompiled",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "Lowercase",
+    "StripAccents",
+    "BertNormalizer",
+    "Strip",
+    "Nmt",
+}
+
+
+def _local_normalizer(normalizer: Any) -> bool:
+    if normalizer is None:
+        return True
+    stack = [json.loads(normalizer.__getstate__())]
+    while stack:
+        part = stack.pop()
+        kind = part.get("type")
+        if kind == "Sequence":
+            stack.extend(part.get("normalizers", []))
+        elif kind == "Replace":  # only the collapse of space runs (XLM-R's)
+            if part.get("pattern") != {"Regex": " {2,}"} or part.get("content") != " ":
+                return False
+        elif kind not in _LOCAL_NORMALIZERS:
+            return False
+    return True
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:

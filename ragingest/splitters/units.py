@@ -55,16 +55,25 @@ class UnitSplitter:
         structure = analyze(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "") or title
         counter = self.measure.index(text)
+        tokens: list[SpanCounter] = []  # the document's token index, made on first need
+        if self.token_measure is not None and self.measure.unit == "tokens":
+            tokens.append(counter)
         chunks: list[Chunk] = []
         for unit in self.units(text, structure):
-            chunks.extend(self._cut(text, unit, doc_title, counter, structure))
-        sizes = self.measure.exact([c.text for c in chunks])
+            chunks.extend(self._cut(text, unit, doc_title, counter, structure, tokens=tokens))
+        spans = [(c.start_index, c.end_index) for c in chunks]
+        sizes = self.measure.exact_spans(text, counter, spans)
         return [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
+
+    def _tokens(self, text: str, tokens: list[SpanCounter]) -> SpanCounter:
+        if not tokens:
+            tokens.append(self.token_measure.index(text))  # type: ignore[union-attr]
+        return tokens[0]
 
     def _budget(self, lead: str) -> int:
         if self.max_embed_tokens is None or self.token_measure is None:
             return self.chunk_size
-        cost = self.token_measure.exact([lead])[0] + 1 if lead else 0
+        cost = self.token_measure.cost(lead) + 1 if lead else 0
         if self.measure.unit == "tokens":
             return max(_MIN_BUDGET, min(self.chunk_size, self.max_embed_tokens - cost))
         return self.chunk_size
@@ -78,7 +87,12 @@ class UnitSplitter:
         structure: Structure,
         budget: int | None = None,
         overlap: int | None = None,
+        *,
+        tokens: list[SpanCounter] | None = None,
     ) -> list[Chunk]:
+        """``unit`` packed into chunks; ``tokens`` holds the document's token index once made
+        (shared by the caller's units, so a document is tokenized once)."""
+        tokens = [] if tokens is None else tokens
         budget = budget or self._budget(unit.lead)
         overlap = self.chunk_overlap if overlap is None else overlap
         spans = pack(text, unit.start, unit.end, budget, overlap, counter, structure)
@@ -103,36 +117,43 @@ class UnitSplitter:
             )
         if self.max_embed_tokens is None or self.token_measure is None:
             return chunks
-        sizes = self.token_measure.exact([c.embed_text for c in chunks])
+        index = self._tokens(text, tokens)
+        embeds = [(c.embed_text, c.start_index, c.end_index) for c in chunks]
+        sizes = self.token_measure.exact_embedded(text, index, embeds)
         if all(n <= self.max_embed_tokens for n in sizes):
             return chunks
         out: list[Chunk] = []
-        tokens = self.token_measure.index(text)
         for chunk, n in zip(chunks, sizes, strict=True):
             if n <= self.max_embed_tokens:
                 out.append(chunk)
                 continue
-            have = tokens.count(chunk.start_index, chunk.end_index)
+            have = index.count(chunk.start_index, chunk.end_index)
             smaller = max(_MIN_BUDGET, have - (n - self.max_embed_tokens) - 4)
             piece = Unit(chunk.start_index, chunk.end_index, unit.headings, unit.lead)
             block = block_of(structure, chunk.start_index, chunk.end_index)
             if not (chunk.oversized and block):
-                out.extend(self._cut(text, piece, doc_title, tokens, structure, smaller, 0))
+                out.extend(
+                    self._cut(text, piece, doc_title, index, structure, smaller, 0, tokens=tokens)
+                )
                 continue
             # a table or code block over the model's limit (``blocks``): by rows/lines
             header = table_header(text, block)
             if header:
-                smaller = max(_MIN_BUDGET, smaller - self.token_measure.exact([header])[0] - 1)
-            if cut_block(text, chunk.start_index, chunk.end_index, smaller, tokens, structure) == [
+                smaller = max(_MIN_BUDGET, smaller - self.token_measure.cost(header) - 1)
+            if cut_block(text, chunk.start_index, chunk.end_index, smaller, index, structure) == [
                 (chunk.start_index, chunk.end_index)
             ]:  # one unbreakable token run: nothing more to cut
                 out.append(chunk)
                 continue
             flat = replace(structure, blocks=[])
             parent = block_span(text, block, (chunk.start_index, chunk.end_index))
-            for part in self._cut(text, piece, doc_title, tokens, flat, smaller, 0):
+            parts = self._cut(text, piece, doc_title, index, flat, smaller, 0, tokens=tokens)
+            for part in parts:
                 embed = with_header(part.embed_text, part.text, header)
-                if self.token_measure.exact([embed])[0] > self.max_embed_tokens:
+                size = self.token_measure.exact_embedded(
+                    text, index, [(embed, part.start_index, part.end_index)]
+                )[0]
+                if size > self.max_embed_tokens:
                     embed = part.embed_text  # the header does not fit beside this piece
                 out.append(replace(part, embed_text=embed, parent=parent))
         return out
