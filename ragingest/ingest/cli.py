@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import RagIngestError
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.splitters.content_types import ContentTypeConfig
 
 EPILOG = """examples:
   ragingest ingest docs/ --persist-dir ./chroma_db --collection kb
@@ -310,6 +308,8 @@ def _ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
     from ragingest.ingest.pipeline import IngestOptions, SplitSettings
+    from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.splitters.content_types import ContentTypeConfig
 
     split = SplitSettings(
         chunk_size=args.chunk_size,
