@@ -22,14 +22,8 @@ _VALID = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 _IPV4 = re.compile(r"^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$")
 _UNSAFE = re.compile(r"[^a-zA-Z0-9._-]+")
 _READABLE = 40  # characters of the readable part of a mapped name
-_CYRILLIC = dict(
-    zip(
-        "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
-        "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch - y - e yu ya i yi ye g u"
-        .split(),
-        strict=True,
-    )
-)
+_LATIN = "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch - y - e yu ya i yi ye g u"
+_CYRILLIC = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў", _LATIN.split(), strict=True))
 
 
 def is_chroma_safe(name: str) -> bool:
