@@ -58,12 +58,18 @@ class RunReport:
         return sum(1 for f in self.files if f.status == "failed")
 
     @property
+    def files_skipped(self) -> int:
+        """Files seen and not ingested by design (an unsupported format); ``error`` says why."""
+        return sum(1 for f in self.files if f.status in ("skipped", "unsupported"))
+
+    @property
     def exit_code(self) -> int:
         return 1 if self.failed else 0
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["failed"] = self.failed
+        data["files_skipped"] = self.files_skipped
         data["changed"] = self.changed
         data["unchanged"] = self.unchanged
         data["cleaning"] = self.cleaning
@@ -80,7 +86,7 @@ class RunReport:
         gone = f" ({self.files_deleted} files gone)" if self.files_deleted else ""
         lines = [
             f"files: {ok} ingested ({self.unchanged} unchanged, not parsed), {self.failed} "
-            f"failed, {len(self.files)} seen; chunks: {chunks}",
+            f"failed, {self.files_skipped} skipped, {len(self.files)} seen; chunks: {chunks}",
             f"index: {self.added} added, {self.skipped} unchanged, {self.deleted} deleted{gone}; "
             f"{self.embeddings_computed} embeddings computed ({self.embeddings_cached} cached) "
             f"in {self.seconds:.1f} s",
@@ -91,4 +97,6 @@ class RunReport:
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         lines += [f"FAILED {f.path}: {f.error}" for f in self.files if f.status == "failed"]
+        skipped = [f for f in self.files if f.status in ("skipped", "unsupported")]
+        lines += [f"SKIPPED {f.path}: {f.error}" for f in skipped]
         return "\n".join(lines)

@@ -31,7 +31,7 @@ ALIASES = {
     "minilm": MINILM,
     "all-MiniLM-L6-v2": MINILM,
 }
-# onnx: ONNX Runtime with int8 weights (onnx_backend), the default since issue 6 measured it
+# onnx: ONNX Runtime with int8 weights (onnx_backend), the default: bench/README.md measured it
 # 3x faster than torch, recall -0.4 points (rule: <= 1) and ~0.3 GB less peak memory
 BACKENDS = ("onnx", "torch")
 
