@@ -116,6 +116,7 @@ def test_settings_are_shown_with_their_effective_values(folder):
 def test_every_catalogue_column_reaches_the_text_and_metadata(tmp_path):
     header = ["Название", "category", "Цена", "Описание"]
     rows = [["Тур в Сочи", "отпуск", "45 990", "x" * 300]]
+    (tmp_path / "c.csv").touch()
     (card,) = catalogue_documents(tmp_path / "c.csv", tmp_path, header, rows)
     assert card.page_content.startswith("Название: Тур в Сочи\ncategory: отпуск\nЦена: 45 990\n")
     assert {k: card.metadata.get(k) for k in ("название", "category", "цена", "price")} == {
@@ -130,6 +131,7 @@ def test_every_catalogue_column_reaches_the_text_and_metadata(tmp_path):
 def test_every_faq_column_reaches_the_text(tmp_path):
     header = ["Вопрос", "Ответ", "category"]
     rows = [["Как уйти в отпуск?", "Заявление за две недели.", "отпуск"]]
+    (tmp_path / "f.csv").touch()
     document = faq_document(tmp_path / "f.csv", tmp_path, header, rows)
     assert document.page_content == (
         "## Как уйти в отпуск?\n\nЗаявление за две недели.\n\ncategory: отпуск\n"
