@@ -234,9 +234,20 @@ class CorpusCleaner:
 
     def observe(self, texts: Iterable[str]) -> None:
         """Count one file's paragraphs (all its documents' texts)."""
+        self.observe_digests(fp for text in texts for _s, _e, fp in paragraphs(text))
+
+    def observe_digests(self, digests: Iterable[bytes]) -> None:
+        """Count one file's distinct paragraph digests (``paragraphs``), computed elsewhere."""
         self.files += 1
-        self._seen.update({fp for text in texts for _s, _e, fp in paragraphs(text)})
+        self._seen.update(set(digests))
         self._boilerplate = None
+
+    def boilerplate_only(self) -> CorpusCleaner:
+        """A cleaner that cleans as this one, from the boilerplate digests only (for workers)."""
+        lean = CorpusCleaner(self.rules, cache_chars=0)
+        lean.files = self.files
+        lean._seen = Counter(dict.fromkeys(self.boilerplate, self.files))
+        return lean
 
     @property
     def boilerplate(self) -> set[bytes]:

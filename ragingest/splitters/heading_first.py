@@ -107,6 +107,7 @@ class HeadingFirstSplitter(TextSplitter):
         if min_chunk_size < 0:
             raise ValueError("min_chunk_size must be >= 0")
         super().__init__(chunk_size=size, chunk_overlap=overlap, **kwargs)
+        self.chunk_size, self.chunk_overlap = size, overlap  # public: TextSplitter's are private
         self.min_chunk_size = min_chunk_size
         self.measure = Measure(unit, tokenizer)
         self.token_measure = Measure("tokens", tokenizer) if tokenizer is not None else None

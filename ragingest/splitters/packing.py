@@ -32,7 +32,7 @@ _WORD = re.compile(r"\s+(?=\S)")
 _NON_SPACE = re.compile(r"\S")
 
 
-def _candidates(text: str, start: int, end: int, structure: Structure) -> dict[int, int]:
+def candidates(text: str, start: int, end: int, structure: Structure) -> dict[int, int]:
     """Unit-start offsets in ``(start, end)`` mapped to boundary strength (no word level)."""
     cuts: dict[int, int] = {}
     for pattern, strength in ((_LINE, LINE), (_PARAGRAPH, PARAGRAPH)):
@@ -81,7 +81,7 @@ def pack(
     if counter.count(start, end) <= budget:
         return [(start, end)]
     barriers = [h.start for h in structure.headings if start < h.start < end]
-    cuts = _candidates(text, start, end, structure)
+    cuts = candidates(text, start, end, structure)
     positions = sorted(cuts)
     # Refine stretches between coarse cuts that are still over budget.
     edges = [start, *positions, end]

@@ -101,7 +101,7 @@ def _read_json(folder: Path, name: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def _fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
+def model_fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
     """Stable across machines for the same weights: config files plus the weights' sizes and
     first MiB (hashing all of them would cost seconds at every start). A backend other than
     torch computes other vectors (int8), so it is part of the fingerprint."""
@@ -302,7 +302,7 @@ def _load_model_info(name: str, backend: str) -> ModelInfo:
         path=path,
         max_seq_length=0,
         prompts={k: v for k, v in prompts.items() if v},
-        fingerprint=_fingerprint(name, folder, backend) if folder.is_dir() else name,
+        fingerprint=model_fingerprint(name, folder, backend) if folder.is_dir() else name,
         backend=backend,
     )
     # the process's one copy of the tokenizer (XLM-R's costs ~280 MB) is loaded when first

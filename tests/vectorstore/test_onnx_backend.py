@@ -24,11 +24,11 @@ def test_backend_name_from_argument_then_environment(monkeypatch):
 def test_onnx_vectors_are_another_model_for_collections(e5_info, monkeypatch):
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
     folder = Path(e5_info.path)
-    torch_print = models._fingerprint(e5_info.name, folder, "torch")
+    torch_print = models.model_fingerprint(e5_info.name, folder, "torch")
     assert e5_info.fingerprint == torch_print + "-onnx-int8"  # the default
-    assert models._fingerprint(e5_info.name, folder) == torch_print + "-onnx-int8"
+    assert models.model_fingerprint(e5_info.name, folder) == torch_print + "-onnx-int8"
     monkeypatch.setenv("RAGINGEST_BACKEND", "torch")  # what the pipeline's model_identity sees
-    assert models._fingerprint(e5_info.name, folder) == torch_print  # torch keeps its own
+    assert models.model_fingerprint(e5_info.name, folder) == torch_print  # torch keeps its own
 
 
 def test_pooling_config_of_e5(e5_info):
