@@ -1,4 +1,4 @@
-"""``python -m bench [--quick] [--only split,pipeline,memory,backend] [--repeat N]``.
+"""``python -m bench [--quick] [--only split,pipeline,memory,backend,cold] [--repeat N]``.
 
 Runs the measurements of issue 6, prints a table and writes ``bench/results.json``. Every goal
 is a ratio against a baseline measured in the same run (the machines are shared and noisy), the
@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.common import machine
 
-STEPS = ("split", "pipeline", "memory", "backend", "linear")
+STEPS = ("split", "pipeline", "memory", "backend", "linear", "cold")
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
 
@@ -89,6 +89,10 @@ def _rows(results: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
                 b["adopt_as_default"],
             )
         )
+    if "cold" in results:
+        from bench.cold_start import table_rows
+
+        rows.extend(table_rows(results["cold"]))
     return rows
 
 
@@ -161,6 +165,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench import backend
 
         results["backend"] = backend.run(args.quick, say)
+    if "cold" in steps:
+        from bench import cold_start
+
+        results["cold"] = cold_start.run(args.quick, max(args.repeat, 5), say)
     save()
     print(table(results, markdown=args.markdown))
     print(f"\nresults: {args.out}")

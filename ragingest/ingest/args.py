@@ -8,13 +8,14 @@ from pathlib import Path
 from ragingest.ingest.args_evaluate import add_evaluate_parser
 from ragingest.ingest.trace_cmd import add_parser as add_trace_parser
 
-EPILOG = """examples:
-  ragingest ingest docs/ --persist-dir ./chroma_db --collection kb
+EPILOG = """examples (run from a clone: examples/ is in it):
+  ragingest ingest examples/ --persist-dir ./chroma_db --collection kb
   ragingest query "На сколько дней выдают альбом?" --persist-dir ./chroma_db --collection kb
-  ragingest inspect memo.md --strategy fixed --unit chars --chunk-size 120 --contains "три дня"
-  ragingest watch docs/ --persist-dir ./chroma_db --collection kb --interval 10m
+  ragingest inspect examples/library_memo.md --strategy fixed --unit chars --chunk-size 120 \\
+      --contains "три дня"
+  ragingest watch examples/ --persist-dir ./chroma_db --collection kb --interval 10m
   ragingest status --persist-dir ./chroma_db --collection kb
-  ragingest evaluate --corpus eval/corpora --questions eval/questions.csv --html report.html
+  ragingest evaluate --corpus CORPUS_DIR --questions QUESTIONS.csv --html report.html
 """
 
 
@@ -62,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragingest",
         description="Ingest documents into a Chroma collection for RAG: heading-first chunks, "
-        "sentence-transformers embeddings, metadata for filtering and citing.",
+        "embeddings of a local sentence-transformers model (on ONNX Runtime by default), "
+        "metadata for filtering and citing.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

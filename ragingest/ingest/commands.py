@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 
 from ragingest.ingest import faults
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.splitters.content_types import ContentTypeConfig
 
 
 def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
@@ -29,7 +27,15 @@ def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: st
     )
 
 
-def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:
+def cleaning_rules(args: argparse.Namespace):  # -> CleaningRules (imported when run: --help)
+    from ragingest.loaders.cleaning import CleaningRules
+
+    return CleaningRules.parse(args.no_clean)
+
+
+def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
+    from ragingest.splitters.content_types import ContentTypeConfig
+
     return ContentTypeConfig.parse(args.content_type) if args.content_type else None
 
 
@@ -51,7 +57,7 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         include=args.include,
         exclude=args.exclude,
         max_file_bytes=int(args.max_file_mb * 2**20),
-        cleaning=CleaningRules.parse(args.no_clean),
+        cleaning=cleaning_rules(args),
         content_types=content_types(args),
         progress=not args.no_progress,
         write_batch_size=max(1, args.batch_size),
@@ -180,7 +186,7 @@ def inspect_command(args: argparse.Namespace) -> int:
     splitting = file_splitting(
         split_settings(args, args.strategy, args.unit),
         args.model,
-        cleaning=CleaningRules.parse(args.no_clean),
+        cleaning=cleaning_rules(args),
         content_types=content_types(args),
         max_file_bytes=int(args.max_file_mb * 2**20),
     )

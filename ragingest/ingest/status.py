@@ -13,6 +13,7 @@ from ragingest.run import runlog
 from ragingest.run.lock import lock_holder
 from ragingest.run.state import FileStates
 from ragingest.vectorstore.aliases import read_alias
+from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import display_url, namespace, records_url_for
 from ragingest.vectorstore.store import (
@@ -21,6 +22,7 @@ from ragingest.vectorstore.store import (
     SETTINGS_KEY,
     chroma_client,
     collection_metadata,
+    require_store_dir,
 )
 
 
@@ -31,13 +33,11 @@ def collection_status(
     records_url: str | None = None,
 ) -> dict[str, Any]:
     persist = Path(persist_dir)
-    from ragingest.vectorstore.server import active_server
 
-    if active_server() is None and not (persist / "chroma.sqlite3").is_file():
-        raise CollectionMismatchError(f"{persist} is not a Chroma directory")
+    require_store_dir(persist)
     client = chroma_client(persist)
     alias = read_alias(persist, collection, records_url)
-    physical = alias.live if alias else collection
+    physical = alias.live if alias else chroma_name(collection)
     metadata = collection_metadata(client, physical)
     if metadata is None:
         raise CollectionMismatchError(
@@ -81,7 +81,9 @@ def render(status: dict[str, Any]) -> str:
     name = status["collection"] + (
         f" (Chroma collection {physical})" if physical != status["collection"] else ""
     )
-    settings = ", ".join(f"{k}={v}" for k, v in sorted(status["settings"].items()))
+    from ragingest.splitters.settings_text import describe
+
+    settings = describe(status["settings"])
     lines = [
         f"collection: {name} in {status['persist_dir']}",
         f"model: {status['model']} (fingerprint {status['fingerprint']})",

@@ -1,12 +1,13 @@
 """Rows and records (CSV, XLSX, JSON) as documents of one content type each:
 
 - FAQ (columns/keys «вопрос»/«question» and «ответ»/«answer»): one document for the file, each
-  pair as ``## question`` + answer;
+  pair as ``## question`` + answer, any other column as a ``field: value`` line after it;
 - tickets (records with a list of ``messages``): one document per ticket, metadata
   ``ticket_id``, ``status``, ``priority``, ``created_at``, ``updated_at``;
-- catalogue (anything else): one card per row as ``field: value`` lines; numeric columns also
-  as int/float metadata (keys normalized, «цена» also as ``price``, «площадь» as ``area``,
-  «вес» as ``weight``) so ``--where price<=5000`` filters work.
+- catalogue (anything else): one card per row as ``field: value`` lines; every column also as
+  metadata (keys normalized): numeric columns as int/float («цена» also as ``price``,
+  «площадь» as ``area``, «вес» as ``weight``) so ``--where price<=5000`` filters work, other
+  cells of up to ``TEXT_METADATA_CHARS`` characters as text (``--where category=отпуск``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ANSWER_KEYS = ("ответ", "answer", "a", "faq_answer")
 NAME_KEYS = ("название", "наименование", "name", "title", "товар", "product", "объект")
 ALIASES = {"цена": "price", "стоимость": "price", "площадь": "area", "вес": "weight"}
 _RESERVED = set(SCHEMA) | {"row", "sheet", "content_type", "subject", "from", "date"}
+TEXT_METADATA_CHARS = 256  # longer cells (descriptions) are in the card text only
 _NUMBER = re.compile(r"^[-+]?(?:\d+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+)(?:[.,]\d+)?$")
 
 
@@ -75,12 +77,17 @@ def faq_document(
     path: Path, root: Path | None, header: Sequence[str], rows: Sequence[Sequence[Any]]
 ) -> Document:
     q, a = _find(header, QUESTION_KEYS), _find(header, ANSWER_KEYS)
+    others = [(i, clean_inline(str(h)) or f"column {i + 1}") for i, h in enumerate(header)]
+    others = [(i, label) for i, label in others if i not in (q, a)]
     parts = []
     for row in rows:
         question = cell_text(row[q]) if q is not None and q < len(row) else ""
         answer = cell_text(row[a]) if a is not None and a < len(row) else ""
+        fields = [(label, cell_text(row[i]) if i < len(row) else "") for i, label in others]
+        lines = "".join(f"\n{label}: {clean_inline(text)}" for label, text in fields if text)
         if question.strip():
-            parts.append(f"## {clean_inline(question)}\n\n{answer}".rstrip())
+            pair = f"## {clean_inline(question)}\n\n{answer}".rstrip()
+            parts.append(pair + ("\n" + lines if lines else ""))
     text = "\n\n".join(parts) + "\n" if parts else ""
     metadata = file_metadata(path, root, text)
     metadata["_content_type"] = "faq"
@@ -117,6 +124,8 @@ def catalogue_documents(
                     extra[alias] = extra[key]
             elif isinstance(value, bool):
                 extra[key] = value
+            elif len(text) <= TEXT_METADATA_CHARS and key not in extra:
+                extra[key] = clean_inline(text)
         if not lines:
             continue
         text = "\n".join(lines) + "\n"

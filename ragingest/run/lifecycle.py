@@ -20,6 +20,7 @@ from ragingest.run.state import FileStates
 from ragingest.run.state import namespaces as state_namespaces
 from ragingest.vectorstore.aliases import Alias, Catalog
 from ragingest.vectorstore.lexical import LexicalIndex
+from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace
@@ -101,7 +102,7 @@ class Lifecycle:
             ours = metadata.get(ALIAS_KEY) == alias.name or collection.name == alias.name
             if ours and collection.name not in keep:
                 doomed.add(collection.name)
-        pattern = re.compile(re.escape(namespace(alias.name)) + r"(__\d+)?")
+        pattern = re.compile(re.escape(namespace(chroma_name(alias.name))) + r"(__\d+)?")
         manager = record_manager(self.persist_dir, alias.live, self.records_url)
         known = set(manager.namespaces())
         known |= set(state_namespaces(self.persist_dir, self.records_url))

@@ -34,6 +34,7 @@ from sqlalchemy import delete, func, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from ragingest.errors import LockedError
+from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records import (
     DIALECTS,
     WRITER,
@@ -49,7 +50,7 @@ log = logging.getLogger(__name__)
 
 
 def lock_path(persist_dir: str | Path, collection: str) -> Path:
-    return Path(persist_dir) / f"ragingest_{collection}.lock"
+    return Path(persist_dir) / f"ragingest_{chroma_name(collection)}.lock"
 
 
 def advisory_key(collection: str) -> int:

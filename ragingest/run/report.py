@@ -76,7 +76,9 @@ class RunReport:
 
     @property
     def files_skipped(self) -> int:
-        return sum(1 for f in self.files if f.status == "skipped")
+        """Files seen and not ingested by design (an unsupported format, a FIFO, a link out
+        of the root); ``error`` says why."""
+        return sum(1 for f in self.files if f.status in ("skipped", "unsupported"))
 
     @property
     def exit_code(self) -> int:
@@ -118,8 +120,9 @@ class RunReport:
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:
-            if f.status in ("failed", "skipped"):
-                lines.append(f"{f.status.upper()} {f.path}: {f.error}")
+            if f.status in ("failed", "skipped", "unsupported"):
+                label = "FAILED" if f.status == "failed" else "SKIPPED"
+                lines.append(f"{label} {f.path}: {f.error}")
             lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {f.path}: {note}"
                       for note in f.notes]  # fmt: skip
         return "\n".join(lines)

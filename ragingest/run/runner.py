@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,13 +37,12 @@ from ragingest.run.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
 from ragingest.vectorstore.cache import cached_embeddings
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace
 from ragingest.vectorstore.store import chroma_client, collection_metadata, open_store
 
 log = logging.getLogger(__name__)
-
-COLLECTION_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{1,498})[A-Za-z0-9]")
 
 __all__ = ["IngestOptions", "SplitSettings", "ingest"]
 
@@ -63,11 +61,7 @@ def ingest(
     if report is None:
         report = RunReport()
     report.collection = options.collection
-    if not COLLECTION_NAME.fullmatch(options.collection):
-        raise ValueError(
-            f"bad collection name {options.collection!r}: 3-500 characters of letters, digits, "
-            "'.', '_', '-', starting and ending with a letter or digit"
-        )
+    chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
     try:
         with CollectionLock(
             options.persist_dir, options.collection, options.wait, options.records_url

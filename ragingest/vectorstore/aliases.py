@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records import ALIAS, ensure_schema, has_table, records_engine, upsert
 
 
@@ -35,7 +36,7 @@ class Catalog:
     def get(self, name: str) -> Alias:
         with self.engine.connect() as connection:
             row = connection.execute(_select_alias(name)).first()
-        return Alias(name, row[0], row[1], row[2]) if row else Alias(name, name)
+        return Alias(name, row[0], row[1], row[2]) if row else Alias(name, chroma_name(name))
 
     def _write(self, alias: Alias) -> None:
         with self.engine.begin() as connection:
@@ -56,7 +57,7 @@ class Catalog:
         """Name (and record) a new physical collection for rebuilding ``name``."""
         alias = self.get(name)
         alias.generation += 1
-        alias.building = f"{name}__{alias.generation}"
+        alias.building = f"{chroma_name(name)}__{alias.generation}"
         self._write(alias)
         return alias.building
 
@@ -88,6 +89,7 @@ def read_alias(persist_dir: str | Path, name: str, records_url: str | None = Non
 
 def resolve_collection(persist_dir: str | Path, name: str, records_url: str | None = None) -> str:
     """The physical Chroma collection serving ``name`` (``name`` itself unless a rebuild
-    swapped another in). Reads only; creates nothing."""
+    swapped another in; a name Chroma refuses maps to ``names.chroma_name``). Reads only;
+    creates nothing."""
     alias = read_alias(persist_dir, name, records_url)
-    return alias.live if alias else name
+    return alias.live if alias else chroma_name(name)

@@ -1,4 +1,8 @@
-"""LangChain ``Embeddings`` over a sentence-transformers model with the model's own prompts.
+"""LangChain ``Embeddings`` over the embedding model, with the model's own prompts.
+
+The model runs on ONNX Runtime with int8 weights by default (``onnx_backend``; no torch or
+sentence-transformers import), or as a sentence-transformers model on torch
+(``backend="torch"`` or ``RAGINGEST_BACKEND=torch``).
 
 A thin class of ours rather than ``HuggingFaceEmbeddings``: it shares the one loaded model with
 the splitter's size checks, applies the model's ``query: ``/``passage: `` prompts, and counts
@@ -25,7 +29,7 @@ class SentenceTransformerEmbeddings(Embeddings):
         model: str | None = None,
         batch_size: int = 32,
         show_progress: bool = False,
-        backend: str | None = None,  # torch | onnx; default $RAGINGEST_BACKEND, else torch
+        backend: str | None = None,  # onnx | torch; default $RAGINGEST_BACKEND, else onnx
         max_batch_tokens: int = MAX_BATCH_TOKENS,
     ) -> None:
         self.info = load_model_info(model, backend)
@@ -62,9 +66,10 @@ class SentenceTransformerEmbeddings(Embeddings):
         ``max_batch_tokens`` padded tokens (a longer single text is a batch of its own)."""
         if len(texts) == 1:
             return [[0]]
-        tokenizer = self.info.tokenizer
-        counted = tokenizer([prompt + t for t in texts], add_special_tokens=True)["input_ids"]
-        lengths = [min(len(ids), self.info.max_seq_length) for ids in counted]
+        counted = self.info.backend_tokenizer.encode_batch_fast(
+            [prompt + t for t in texts], add_special_tokens=True
+        )
+        lengths = [min(len(e.ids), self.info.max_seq_length) for e in counted]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         batches: list[list[int]] = []
         for i in order:

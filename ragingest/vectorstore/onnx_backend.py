@@ -175,14 +175,17 @@ class OnnxSentenceEncoder:
         self, folder: str | Path, onnx_file: Path, max_seq_length: int, tokenizer: Any
     ) -> None:
         import onnxruntime as ort
-        import torch
 
         self.folder = Path(folder)
         self.max_seq_length = max_seq_length
         self.pooling, self.normalize = pooling_config(self.folder)
-        self.tokenizer = tokenizer  # the splitter's: one copy per process
+        # ``ModelInfo.model_inputs`` (the process's one tokenizer), or a tokenizer of our own
+        self.tokenizer = tokenizer
         options = ort.SessionOptions()
-        options.intra_op_num_threads = torch.get_num_threads()  # the same threads as torch
+        # the threads torch was told to use (a Ray actor sets 1), else ONNX Runtime's default
+        # (physical cores, as torch's); torch itself is not imported for this
+        torch = sys.modules.get("torch")
+        options.intra_op_num_threads = torch.get_num_threads() if torch is not None else 0
         options.enable_cpu_mem_arena = False  # the arena keeps the largest batch's memory
         self.session = ort.InferenceSession(
             str(onnx_file), options, providers=["CPUExecutionProvider"]
@@ -209,10 +212,8 @@ class OnnxSentenceEncoder:
         # faster on a CPU, with no padding (64 chunks of 40-250 words: 1.6 s vs 2.8 s)
         pooled = []
         for text in texts:
-            encoded = self.tokenizer(
-                [text], truncation=True, max_length=self.max_seq_length, return_tensors="np"
-            )
-            feeds = {name: encoded[name].astype(np.int64) for name in self.input_names}
+            encoded = self._tokenize(text)
+            feeds = {name: encoded[name] for name in self.input_names}
             hidden = self.session.run(None, feeds)[0]
             pooled.append(self._pool(hidden, encoded["attention_mask"])[0])
         rows = np.stack(pooled) if pooled else np.zeros((0, 0), dtype=np.float32)
@@ -220,6 +221,23 @@ class OnnxSentenceEncoder:
             norms = np.linalg.norm(rows, axis=1, keepdims=True)
             rows = rows / np.clip(norms, 1e-12, None)
         return rows[0] if single else rows
+
+    def _tokenize(self, text: str) -> dict[str, np.ndarray]:
+        """Ids, mask and type ids of one text, cut to ``max_seq_length`` with the special tokens
+        (what the ``transformers`` tokenizer gives with ``truncation=True``), without touching
+        a shared tokenizer's truncation settings."""
+        if hasattr(self.tokenizer, "model_inputs"):  # ragingest's ModelInfo
+            ids, type_ids = self.tokenizer.model_inputs(text)
+        else:  # a transformers tokenizer or its Rust tokenizer
+            rust = getattr(self.tokenizer, "backend_tokenizer", self.tokenizer)
+            if rust.padding is not None:  # set by a padded call of the wrapper
+                rust.no_padding()
+            encoding = rust.encode(text, add_special_tokens=False)
+            encoding.truncate(max(0, self.max_seq_length - rust.num_special_tokens_to_add(False)))
+            encoding = rust.post_process(encoding, add_special_tokens=True)
+            ids, type_ids = encoding.ids, encoding.type_ids
+        rows = {"input_ids": ids, "attention_mask": [1] * len(ids), "token_type_ids": type_ids}
+        return {k: np.asarray([v], dtype=np.int64) for k, v in rows.items()}
 
     def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if self.pooling == "cls":

@@ -60,7 +60,6 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
 
 from ragingest.errors import RagIngestError
-from ragingest.vectorstore.langchain_sql import LANGCHAIN_METADATA
 
 RECORDS_FILE = "ragingest_records.sqlite"
 RECORDS_URL_ENV = "RAGINGEST_RECORDS_URL"
@@ -184,6 +183,10 @@ def _sqlite_file(engine: Engine) -> Path | None:
 def ensure_schema(engine: Engine) -> Engine:
     """Create the tables that are missing (ragingest's and LangChain's); returns ``engine``.
     SQLite: the file's folder too, and WAL mode (readers never wait for the writer)."""
+    # imported here: it loads langchain_classic.indexes (~0.5 s), which reading (a query,
+    # status) does not need
+    from ragingest.vectorstore.langchain_sql import LANGCHAIN_METADATA
+
     if engine.dialect.name == "sqlite":
         path = _sqlite_file(engine)
         if path is not None:

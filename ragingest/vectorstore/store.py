@@ -243,6 +243,26 @@ def chroma_client(persist_dir: str | Path) -> Any:
     )
 
 
+def require_store_dir(persist_dir: str | Path) -> None:
+    """Refuse, creating nothing, a ``persist_dir`` that holds no Chroma store (with a Chroma
+    server only the directory's other files are read, so it need not exist)."""
+    from ragingest.vectorstore.server import active_server
+
+    if active_server() is not None:
+        return
+    path = Path(persist_dir)
+    if not path.is_dir():
+        raise CollectionMismatchError(
+            f"no such directory: {path}; give the --persist-dir of an ingested collection "
+            "(`ragingest ingest PATH --persist-dir DIR --collection NAME` creates one)"
+        )
+    if not (path / "chroma.sqlite3").is_file():
+        raise CollectionMismatchError(
+            f"{path} holds no Chroma collection (no chroma.sqlite3); give the --persist-dir "
+            "that `ragingest ingest` wrote"
+        )
+
+
 def collection_metadata(client: Any, collection: str) -> dict[str, Any] | None:
     """The collection's metadata, or ``None`` when it does not exist."""
     try:
@@ -305,6 +325,8 @@ def open_store(
     built for that name. ``records_url``: the records database holding the alias (default:
     ``$RAGINGEST_RECORDS_URL``, else the SQLite file in ``persist_dir``).
     """
+    if not create and client is None:
+        require_store_dir(persist_dir)
     client = client or chroma_client(persist_dir)
     physical = resolve_collection(persist_dir, collection, records_url) if resolve else collection
     existing = collection_metadata(client, physical)
@@ -356,7 +378,13 @@ def mismatch(
         old = json.loads(recorded_settings)
         if old and old != settings:
             changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
-            diff = ", ".join(f"{k}: {old.get(k)!r} -> {settings.get(k)!r}" for k in changed)
+            from ragingest.splitters.settings_text import effective_setting
+
+            diff = ", ".join(
+                f"{k}: {effective_setting(k, old.get(k), old)} -> "
+                f"{effective_setting(k, settings.get(k), settings)}"
+                for k in changed
+            )
             return (
                 f"collection {collection!r} was built with other splitter settings ({diff}); "
                 "mixing them leaves chunks of two kinds. Use the recorded settings, another "

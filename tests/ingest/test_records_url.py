@@ -86,9 +86,9 @@ def test_default_records_url_is_the_sqlite_file_in_the_persist_dir(tmp_path, mon
     engine = records_engine(tmp_path)
     assert engine is records_engine(tmp_path)  # one engine per URL per process
     assert (engine.dialect.name, engine.url.database) == ("sqlite", str(tmp_path / RECORDS_FILE))
-    assert resolve_collection(tmp_path, "kb") == "kb"
+    assert resolve_collection(tmp_path, "kbx") == "kbx"
     assert not (tmp_path / RECORDS_FILE).exists()  # engine and read path create nothing
-    Catalog(tmp_path).start_build("kb")  # a write path creates the file, as before
+    Catalog(tmp_path).start_build("kbx")  # a write path creates the file, as before
     assert (tmp_path / RECORDS_FILE).is_file()
     for command in (["status"], ["query", "q"], ["ingest", "p"], ["watch", "p"]):
         args = build_parser().parse_args([*command, "--persist-dir", "d", "--collection", "c"])
@@ -117,9 +117,9 @@ CREATE TABLE ragingest_file_state (namespace TEXT NOT NULL, source TEXT NOT NULL
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL,
     chunks INTEGER NOT NULL, version TEXT NOT NULL, updated_at REAL NOT NULL,
     PRIMARY KEY (namespace, source));
-INSERT INTO ragingest_alias VALUES ('kb', 'kb__2', NULL, 2);
-INSERT INTO ragingest_journal VALUES ('chroma/kb__2', 'id1', 'add');
-INSERT INTO ragingest_file_state VALUES ('chroma/kb__2', 'a.md', 10, 1700000000123456789, 'ab',
+INSERT INTO ragingest_alias VALUES ('kbx', 'kbx__2', NULL, 2);
+INSERT INTO ragingest_journal VALUES ('chroma/kbx__2', 'id1', 'add');
+INSERT INTO ragingest_file_state VALUES ('chroma/kbx__2', 'a.md', 10, 1700000000123456789, 'ab',
     3, 'v', 1.5);
 """
 
@@ -130,17 +130,17 @@ def test_a_records_file_written_by_raw_sqlite3_reads_and_writes_the_same(tmp_pat
     monkeypatch.delenv(RECORDS_URL_ENV, raising=False)
     with contextlib.closing(sqlite3.connect(tmp_path / RECORDS_FILE)) as connection:
         connection.executescript(OLD_SCHEMA)
-    assert resolve_collection(tmp_path, "kb") == "kb__2"
-    assert record_manager(tmp_path, "kb__2").journal_items() == [("id1", "add")]
-    states = FileStates(tmp_path, "chroma/kb__2")
+    assert resolve_collection(tmp_path, "kbx") == "kbx__2"
+    assert record_manager(tmp_path, "kbx__2").journal_items() == [("id1", "add")]
+    states = FileStates(tmp_path, "chroma/kbx__2")
     old = FileState(FileStamp(10, 1700000000123456789, "ab"), 3, "v")
     assert states.load() == {"a.md": old}
     new = FileState(FileStamp(11, 1700000000999999999, "cd"), 4, "v")
     states.put([("a.md", new), ("b.md", old)])
     assert states.load() == {"a.md": new, "b.md": old}
     catalog = Catalog(tmp_path)
-    assert catalog.start_build("kb") == "kb__3" and catalog.swap("kb") == "kb__2"
-    assert resolve_collection(tmp_path, "kb") == "kb__3"
+    assert catalog.start_build("kbx") == "kbx__3" and catalog.swap("kbx") == "kbx__2"
+    assert resolve_collection(tmp_path, "kbx") == "kbx__3"
 
 
 def test_postgres_records_reindex_like_sqlite(tmp_path, pg_url, count_parses, capsys):

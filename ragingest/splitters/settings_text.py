@@ -1,0 +1,28 @@
+"""Recorded splitter settings as a user reads them: a setting left at its default shows the
+value in force (``chunk_size=200 (default)``), never ``None``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def effective_setting(key: str, value: Any, settings: dict[str, Any] | None = None) -> str:
+    """``value`` of splitter setting ``key`` as text; ``None`` → the default the splitter uses
+    (the chunk size is also capped at the model's input limit, as every run logs)."""
+    from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP_RATIO
+
+    if value is not None:
+        return str(value)
+    if key == "chunk_size":
+        return f"{DEFAULT_CHUNK_SIZE} (default)"
+    if key == "chunk_overlap":
+        size = (settings or {}).get("chunk_size") or DEFAULT_CHUNK_SIZE
+        return f"{round(size * DEFAULT_OVERLAP_RATIO)} (default)"
+    return "default"
+
+
+def describe(settings: dict[str, Any]) -> str:
+    """``chunk_size=200 (default), chunk_overlap=0 (default), ...`` sorted by key."""
+    return ", ".join(
+        f"{k}={effective_setting(k, v, settings)}" for k, v in sorted(settings.items())
+    )
