@@ -327,7 +327,8 @@ class HeadingFirstSplitter(TextSplitter):
         body = text[piece.start : piece.end]
         # a path that the next one extends (a heading with its subsection) is named by it
         held = piece.sections or (piece.headings,)
-        sections = tuple(p for p, q in zip(held, [*held[1:], ()]) if q[: len(p)] != p)
+        nexts = [*held[1:], ()]
+        sections = tuple(p for p, q in zip(held, nexts, strict=True) if q[: len(p)] != p)
         headings = _common(sections) if piece.sections else piece.headings
         prefix = self._prefix(doc_title, headings, body, sections)
         return Chunk(
