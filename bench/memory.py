@@ -77,7 +77,7 @@ def _rss_mb() -> float:
 def _child(corpus: Path, persist: Path) -> None:
     import numpy as np
 
-    from ragingest.ingest.pipeline import IngestOptions, ingest
+    from ragingest.run.runner import IngestOptions, ingest
     from ragingest.vectorstore.models import load_model_info, load_sentence_transformer
 
     info = load_model_info(None)
@@ -99,16 +99,16 @@ def _child(corpus: Path, persist: Path) -> None:
             rows[i] = rng.standard_normal(dim)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    from ragingest.ingest import pipeline
+    from ragingest.run import engine_local
 
-    scan = pipeline._Run._scan
+    scan = engine_local.scan_corpus
 
-    def timed_scan(run: Any, files: Any, known: Any) -> Any:  # the boilerplate scan's share
-        corpus = scan(run, files, known)
+    def timed_scan(*args: Any, **kwargs: Any) -> Any:  # the boilerplate scan's share
+        corpus = scan(*args, **kwargs)
         state["rss_after_scan_mb"] = round(_rss_mb(), 1)
         return corpus
 
-    pipeline._Run._scan = timed_scan  # type: ignore[method-assign]
+    engine_local.scan_corpus = timed_scan
     dim = int(real(["warm up"], prompt=info.document_prompt or None).shape[-1])
     state["rss_after_model_mb"] = round(_rss_mb(), 1)
     model.encode = encode

@@ -53,21 +53,22 @@ class _EncodeClock:
 
 def _embed_texts(corpus: Path, options: Any) -> list[str]:
     """The embedded texts ``ingest`` produces for ``corpus`` (same splitter, same order)."""
-    from ragingest.ingest.pipeline import split_file
     from ragingest.loaders import walk
+    from ragingest.run.split import split_file
+    from ragingest.splitters.factory import base_splitter
     from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-    from ragingest.vectorstore.store import EMBED_KEY
 
-    splitter = options.split.splitter(SentenceTransformerEmbeddings(options.model))
+    info = SentenceTransformerEmbeddings(options.model).info
+    splitter = base_splitter(options.split, info=info)
     texts = []
     for found in walk([corpus]):
-        for doc in split_file(found.path, found.root, splitter, options.max_file_bytes):
-            texts.append(doc.metadata.get(EMBED_KEY, doc.page_content))
+        for record in split_file(found.path, found.root, splitter, options.max_file_bytes):
+            texts.append(record.embed_text)
     return texts
 
 
 def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
-    from ragingest.ingest.pipeline import IngestOptions, ingest
+    from ragingest.run.runner import IngestOptions, ingest
     from ragingest.vectorstore.models import load_model_info, load_sentence_transformer
 
     files, total = (100, 60_000) if quick else (100, 250_000)

@@ -17,7 +17,7 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
 
     info = load_model_info(None)
     ours = HeadingFirstSplitter(tokenizer=info.tokenizer, max_embed_tokens=info.max_embed_tokens)
-    size, overlap = ours._chunk_size, ours._chunk_overlap
+    size, overlap = ours.chunk_size, ours.chunk_overlap
     theirs = RecursiveCharacterTextSplitter.from_huggingface_tokenizer(
         info.tokenizer, chunk_size=size, chunk_overlap=overlap
     )

@@ -1,4 +1,10 @@
-"""The metadata schema: every key a stored chunk carries, its type, and the stage that fills it.
+"""The metadata schema: every key a stored chunk carries, its type, and the stage that fills it,
+and ``ChunkRecord``, the one typed value a chunk travels in from the split stage to Chroma.
+
+``SCHEMA`` lists every metadata key that reaches Chroma. Nothing else rides in a chunk's
+metadata: the embedded text, the parent section's text, the file a chunk came from and its
+vector are fields of ``ChunkRecord``. The only underscore keys are ``LOADER_HINTS``: what a
+loader tells the split stage on a loaded ``Document`` (never stored).
 
 Chroma accepts only str/int/float/bool values: never ``None``, never dicts. ``chunk_metadata``
 builds a chunk's metadata from its document's metadata and the chunk, and ``validate`` checks
@@ -9,8 +15,11 @@ when they are scalars.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
+
+from langchain_core.documents import Document
 
 from ragingest.splitters.chunk import Chunk
 
@@ -77,6 +86,14 @@ SCHEMA: dict[str, Field] = {
 # for «цена»/«стоимость», «площадь», «вес» (so `--where price<=5000` filters); headers that
 # collide with a key above get a 'field_' prefix. Cleaning counts are in the run report.
 
+# What a loader tells the split stage on a loaded Document's metadata; never stored (the split
+# stage turns them into fields and keys above).
+CONTENT_TYPE_HINT = "_content_type"  # the loader's word on the content type (content_types)
+PAGE_MAP_HINT = "_page_map"  # sorted [(offset, page), ...] of a paged format → page_start/end
+TITLE_FROM_NAME_HINT = "_title_from_name"  # the title is only the file name: no breadcrumb
+CLEANING_HINT = "_cleaning"  # what the loader's cleaning removed (counts for the run report)
+LOADER_HINTS = (CONTENT_TYPE_HINT, PAGE_MAP_HINT, TITLE_FROM_NAME_HINT, CLEANING_HINT)
+
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
 
@@ -88,7 +105,7 @@ def short_hash(*parts: object) -> str:
 def breadcrumb_title(document: dict[str, Any]) -> str:
     """The document title for breadcrumbs: empty when it is only the file name (noise to the
     model), else the loader's title."""
-    if document.get("_title_from_name"):
+    if document.get(TITLE_FROM_NAME_HINT):
         return ""
     return str(document.get("title", ""))
 
@@ -136,7 +153,7 @@ def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: in
         parent_start=parent_start,
         parent_end=parent_end,
     )
-    page_map = document.get("_page_map")
+    page_map = document.get(PAGE_MAP_HINT)
     if page_map:
         metadata["page_start"], metadata["page_end"] = page_range(
             page_map, chunk.start_index, chunk.end_index
@@ -161,3 +178,36 @@ def validate(metadata: dict[str, Any]) -> list[str]:
         if not isinstance(value, Scalar) or value is None:
             problems.append(f"{key} is not a Chroma scalar: {value!r}")
     return problems
+
+
+@dataclass
+class ChunkRecord:
+    """One chunk on its way to Chroma: what is stored (``text``, ``metadata``: only ``SCHEMA``
+    keys and a loader's scalar extras), what the model embeds (``embed_text``: breadcrumb +
+    text), the parent section returned by parent expansion (``parent_text``), the plan task it
+    came from (``source``: the record-manager group and file-state key) and, when an engine
+    computed it, its ``vector``."""
+
+    source: str
+    text: str
+    metadata: dict[str, Scalar]
+    embed_text: str
+    parent_text: str
+    vector: list[float] | None = None
+
+    @property
+    def id(self) -> str:
+        """The chunk's id in Chroma and the record manager: sha256 over everything that
+        defines the stored chunk (text, metadata, embedded text, parent text, task). The fields
+        are hashed under the names earlier versions kept them in the metadata, so existing
+        collections keep their ids."""
+        hidden = {"_embed_text": self.embed_text, "_file": self.source}
+        hidden["_parent_text"] = self.parent_text
+        content = hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        meta = json.dumps({**self.metadata, **hidden}, sort_keys=True)
+        digest = hashlib.sha256(meta.encode("utf-8")).hexdigest()
+        return hashlib.sha256((content + digest).encode("utf-8")).hexdigest()
+
+    def document(self) -> Document:
+        """The stored part as a LangChain ``Document`` (id set)."""
+        return Document(id=self.id, page_content=self.text, metadata=dict(self.metadata))

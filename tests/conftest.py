@@ -47,15 +47,23 @@ def e5_info():
 
 @pytest.fixture
 def count_parses(monkeypatch) -> list[str]:
-    """Names of the files ``split_file`` parsed."""
+    """Names of the files the run handed to its engine to parse (both engines: a Ray run
+    parses in worker processes, out of a patch's sight, but its tasks come from here)."""
     parsed: list[str] = []
-    from ragingest.ingest import pipeline
+    from ragingest.run import runner
 
-    real = pipeline.split_file
+    real = runner.engine_for
 
-    def counting(path, *args, **kwargs):
-        parsed.append(Path(path).name)
-        return real(path, *args, **kwargs)
+    class Counting:
+        def __init__(self, engine) -> None:
+            self.engine = engine
 
-    monkeypatch.setattr(pipeline, "split_file", counting)
+        def outcomes(self, tasks):
+            parsed.extend(Path(task.name).name for task in tasks)
+            return self.engine.outcomes(tasks)
+
+        def written(self, seconds: float) -> None:
+            self.engine.written(seconds)
+
+    monkeypatch.setattr(runner, "engine_for", lambda *a, **k: Counting(real(*a, **k)))
     return parsed

@@ -3,11 +3,8 @@ chunks it gives, with exact offsets into each corpus file."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from ragingest.evaluate.configs import Config
 
@@ -34,49 +31,29 @@ def default_chunk_size(model: str | None) -> int:
 
 def build_splitter(config: Config, model: str | None, embedder: Any = None) -> Any:
     """The splitter for ``config`` (anything with ``split_chunks(text)``), sizes in
-    ``model``'s tokens."""
-    from ragingest.splitters import FixedSizeSplitter, HeadingFirstSplitter
+    ``model``'s tokens: the product's through its one factory, or a plain baseline."""
+    from ragingest.splitters.factory import SplitSettings, base_splitter
     from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
-    from ragingest.splitters.recursive import RecursiveBaseline
     from ragingest.vectorstore.models import load_model_info
 
     info = load_model_info(model)
-    if config.strategy in ("heading", "semantic"):
-        extra: dict[str, Any] = {}
-        if config.strategy == "semantic":
-            from ragingest.splitters.semantic import SemanticBoundaries
+    if config.strategy in ("semchunk", "chonkie"):
+        from ragingest.evaluate.baselines import ChonkieBaseline, SemchunkBaseline
 
-            extra["fallback"] = SemanticBoundaries(embedder or _sentence_embedder(model))
-        return HeadingFirstSplitter(
-            config.chunk_size,
-            config.chunk_overlap,
-            DEFAULT_MIN_CHUNK_SIZE if config.min_chunk_size is None else config.min_chunk_size,
-            tokenizer=info.tokenizer,
-            max_embed_tokens=info.max_embed_tokens,
-            context_prefix=config.context_prefix,
-            parent_chunk_size=config.parent_chunk_size,
-            **extra,
-        )
-    size = min(config.chunk_size or default_chunk_size(model), info.max_embed_tokens)
-    overlap = config.chunk_overlap or 0
-    if config.strategy == "semchunk":
-        from ragingest.evaluate.baselines import SemchunkBaseline
-
-        return SemchunkBaseline(size, info.tokenizer)
-    if config.strategy == "chonkie":
-        from ragingest.evaluate.baselines import ChonkieBaseline
-
-        return ChonkieBaseline(size, info.tokenizer)
-    if config.strategy == "recursive":
-        return RecursiveBaseline(size, overlap, "tokens", info.tokenizer)
-    return FixedSizeSplitter(size, overlap, "tokens", tokenizer=info.tokenizer)
-
-
-def _sentence_embedder(model: str | None) -> Callable[[list[str]], np.ndarray]:
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-
-    embeddings = SentenceTransformerEmbeddings(model)
-    return lambda texts: np.asarray(embeddings.embed_documents(texts), dtype=np.float32)
+        size = min(config.chunk_size or default_chunk_size(model), info.max_embed_tokens)
+        baseline = SemchunkBaseline if config.strategy == "semchunk" else ChonkieBaseline
+        return baseline(size, info.tokenizer)
+    settings = SplitSettings(
+        chunk_size=config.chunk_size,
+        chunk_overlap=config.chunk_overlap,
+        min_chunk_size=(
+            DEFAULT_MIN_CHUNK_SIZE if config.min_chunk_size is None else config.min_chunk_size
+        ),
+        context_prefix=config.context_prefix,
+        strategy=config.strategy,
+        parent_chunk_size=config.parent_chunk_size,
+    )
+    return base_splitter(settings, info=info, model=model, embedder=embedder)
 
 
 def split_corpus(splitter: Any, corpus: dict[str, str]) -> list[EvalChunk]:

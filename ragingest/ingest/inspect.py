@@ -1,7 +1,14 @@
-"""``inspect``: how a file is cut, without embedding — seed 004's boundary check.
+"""``inspect FILE``: how ``ingest`` cuts a file, without embedding — seed 004's boundary check.
 
-``inspect_file`` returns ``{"source", "length", "chunks": [...], "contains": [...]}``;
-``contains`` lists, for each given text, the chunks that hold it whole.
+It is the run's own plan and split stage (``run.plan``, ``run.split``) on that one file with
+the same options (splitter settings, ``--content-type``, ``--no-clean``), so it shows exactly
+the chunks ``ingest`` stores for it, of every document of the file (mbox messages, CSV rows,
+pages). The one difference: boilerplate repeated across files needs the whole corpus, so
+``inspect`` of one file removes none.
+
+``inspect_file`` returns ``{"source", "length", "documents": [...], "chunks": [...],
+"contains": [...]}``; each chunk names its ``document``; ``contains`` lists, for each given
+text, the chunks that hold it whole.
 """
 
 from __future__ import annotations
@@ -9,84 +16,106 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragingest.loaders import loader_for
-from ragingest.schema import breadcrumb_title, chunk_metadata
-from ragingest.splitters import FixedSizeSplitter, HeadingFirstSplitter
-from ragingest.splitters.recursive import RecursiveBaseline
+from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.run.plan import make_plan
+from ragingest.run.split import Splitting, split_documents
+from ragingest.splitters.content_types import ContentTypeConfig
+from ragingest.splitters.factory import STRATEGIES, SplitSettings, base_splitter
 
-STRATEGIES = ("heading", "semantic", "fixed", "recursive")
+__all__ = ["STRATEGIES", "inspect_document", "inspect_file", "render_text"]
 
 
-def make_splitter(
-    strategy: str,
-    unit: str,
-    chunk_size: int | None,
-    chunk_overlap: int | None,
-    min_chunk_size: int | None,
-    model: str | None,
-) -> Any:
-    tokenizer = max_embed = None
-    if unit == "tokens":
+def file_splitting(
+    settings: SplitSettings,
+    model: str | None = None,
+    *,
+    cleaning: CleaningRules | None = None,
+    content_types: ContentTypeConfig | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+) -> Splitting:
+    """The ``Splitting`` an ingest run with these options uses (the model's tokenizer and
+    limit, loaded without its weights)."""
+
+    def make_base() -> Any:
         from ragingest.vectorstore.models import load_model_info
 
-        info = load_model_info(model)
-        tokenizer, max_embed = info.tokenizer, info.max_embed_tokens
-    if strategy == "fixed":
-        if chunk_size is None:
-            raise ValueError("--strategy fixed needs --chunk-size")
-        return FixedSizeSplitter(chunk_size, chunk_overlap or 0, unit, tokenizer=tokenizer)
-    if strategy == "recursive":
-        # seed 002's baseline: LangChain's recursive splitter, sizes in the same unit
-        return RecursiveBaseline(chunk_size or 500, chunk_overlap or 0, unit, tokenizer)
-    # "semantic": heading-first with topic-shift boundaries as the paragraph-stage fallback
-    return HeadingFirstSplitter(
-        chunk_size,
-        chunk_overlap,
-        100 if min_chunk_size is None else min_chunk_size,
-        unit=unit,  # type: ignore[arg-type]
-        tokenizer=tokenizer,
-        max_embed_tokens=max_embed,
-        model=model,
-        fallback="semantic" if strategy == "semantic" else None,
-    )
+        return base_splitter(settings, info=load_model_info(model), model=model)
+
+    return Splitting(settings, make_base, max_file_bytes, cleaning, content_types)
 
 
-def inspect_file(path: str | Path, splitter: Any, contains: list[str] | None = None) -> dict:
-    return inspect_document(path, splitter, contains)[0]
+def inspect_file(path: str | Path, splitting: Splitting, contains: list[str] | None = None) -> dict:
+    return inspect_document(path, splitting, contains)[0]
 
 
 def inspect_document(
-    path: str | Path, splitter: Any, contains: list[str] | None = None
+    path: str | Path, splitting: Splitting, contains: list[str] | None = None
 ) -> tuple[dict, str]:
-    """``inspect_file``'s result and the document text it refers to (for ``--html``)."""
+    """``inspect_file``'s result and the first document's text (for ``--html``)."""
     path = Path(path)
-    documents = list(loader_for(path, path.parent).lazy_load())
-    document = documents[0]
-    text = document.page_content
-    chunks = splitter.split_chunks(text, title=breadcrumb_title(document.metadata))
-    rows = []
-    for i, chunk in enumerate(chunks):
-        rows.append(
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: inspect takes one file")
+    plan = make_plan([path], {}, max_file_bytes=splitting.max_file_bytes)
+    item = plan.items[0]
+    if item.unsupported is not None:
+        raise item.unsupported
+    assert item.task is not None
+    documents, _counts = split_documents(item.task, splitting)
+    rows: list[dict[str, Any]] = []
+    described = []
+    for number, (document, records) in enumerate(documents):
+        described.append(
             {
-                "index": i,
-                "start_index": chunk.start_index,
-                "end_index": chunk.end_index,
-                "text": chunk.text,
-                "embed_text": chunk.embed_text,
-                "tokens": chunk.token_count,
-                "metadata": chunk_metadata(document.metadata, chunk, i, len(chunks)),
+                "index": number,
+                "length": len(document.page_content),
+                "chunks": len(records),
+                "content_type": records[0].metadata["content_type"] if records else "",
             }
         )
+        for record in records:
+            meta = record.metadata
+            rows.append(
+                {
+                    "index": len(rows),
+                    "document": number,
+                    "start_index": meta["start_index"],
+                    "end_index": meta["end_index"],
+                    "text": record.text,
+                    "embed_text": record.embed_text,
+                    "tokens": meta["token_count"],
+                    "metadata": meta,
+                }
+            )
     found = [
         {"text": needle, "chunks": [r["index"] for r in rows if needle in r["text"]]}
         for needle in contains or []
     ]
-    return {"source": str(path), "length": len(text), "chunks": rows, "contains": found}, text
+    first = documents[0][0].page_content if documents else ""
+    result = {
+        "source": str(path),
+        "length": sum(d["length"] for d in described),
+        "documents": described,
+        "chunks": rows,
+        "contains": found,
+    }
+    return result, first
 
 
 def render_text(result: dict) -> str:
-    lines = [f"{result['source']}: {result['length']} characters, {len(result['chunks'])} chunks"]
+    documents = result.get("documents", [])
+    lines = [
+        f"{result['source']}: {result['length']} characters, {len(documents)} documents, "
+        f"{len(result['chunks'])} chunks"
+    ]
+    current = None
     for row in result["chunks"]:
+        if len(documents) > 1 and row["document"] != current:
+            current = row["document"]
+            doc = documents[current]
+            lines.append(
+                f"\n══ document {current}: {doc['length']} characters, {doc['content_type']}"
+            )
         meta = row["metadata"]
         lines.append(
             f"\n── chunk {row['index']} [{row['start_index']}, {row['end_index']}) "

@@ -9,16 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import CollectionMismatchError
-from ragingest.ingest import runlog
-from ragingest.ingest.lock import lock_holder
-from ragingest.ingest.state import FileStates
-from ragingest.vectorstore.records import (
-    display_url,
-    namespace,
-    read_alias,
-    record_manager,
-    records_url_for,
-)
+from ragingest.run import runlog
+from ragingest.run.lock import lock_holder
+from ragingest.run.state import FileStates
+from ragingest.vectorstore.aliases import read_alias
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import display_url, namespace, records_url_for
 from ragingest.vectorstore.store import (
     FINGERPRINT_KEY,
     MODEL_KEY,

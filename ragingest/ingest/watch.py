@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ragingest.errors import LockedError
-from ragingest.ingest.pipeline import IngestOptions, ingest
-from ragingest.ingest.report import RunReport
 from ragingest.loaders import walk
+from ragingest.run.report import RunReport
+from ragingest.run.runner import IngestOptions, ingest
 
 log = logging.getLogger(__name__)
 

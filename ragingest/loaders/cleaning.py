@@ -238,6 +238,20 @@ class CorpusCleaner:
         self._seen.update({fp for text in texts for _s, _e, fp in paragraphs(text)})
         self._boilerplate = None
 
+    def observe_digests(self, digests: Iterable[bytes]) -> None:
+        """Count one file's distinct paragraph digests (``paragraphs``), computed elsewhere."""
+        self.files += 1
+        self._seen.update(set(digests))
+        self._boilerplate = None
+
+    def boilerplate_only(self) -> CorpusCleaner:
+        """A cleaner that cleans exactly as this one but holds only the boilerplate digests
+        (each counted in every file) and no cached documents: small to ship to workers."""
+        lean = CorpusCleaner(self.rules, cache_chars=0)
+        lean.files = self.files
+        lean._seen = Counter(dict.fromkeys(self.boilerplate, self.files))
+        return lean
+
     @property
     def boilerplate(self) -> set[bytes]:
         if self._boilerplate is None:  # once per scan, not once per cleaned file

@@ -108,6 +108,7 @@ class HeadingFirstSplitter(TextSplitter):
         if min_chunk_size < 0:
             raise ValueError("min_chunk_size must be >= 0")
         super().__init__(chunk_size=size, chunk_overlap=overlap, **kwargs)
+        self.chunk_size, self.chunk_overlap = size, overlap  # public: TextSplitter's are private
         self.min_chunk_size = min_chunk_size
         self.measure = Measure(unit, tokenizer)
         self.token_measure = Measure("tokens", tokenizer) if tokenizer is not None else None
@@ -175,11 +176,16 @@ class HeadingFirstSplitter(TextSplitter):
         chunks = [self._to_chunk(text, piece, doc_title, structure) for piece in pieces]
         return self._fit_model(text, chunks, structure, doc_title)
 
-    def _budget(self, doc_title: str, headings: tuple[tuple[int, str], ...]) -> int:
+    def _budget(
+        self,
+        doc_title: str,
+        headings: tuple[tuple[int, str], ...],
+        sections: Sequence[tuple[tuple[int, str], ...]] = (),
+    ) -> int:
         """Chunk size for a section: ``chunk_size`` minus what its breadcrumb costs the model."""
         if self.max_embed_tokens is None or self.token_measure is None:
             return self._chunk_size
-        prefix = self._prefix(doc_title, headings, "")
+        prefix = self._prefix(doc_title, headings, "", sections)
         cost = self.token_measure.exact([prefix])[0] if prefix else 0
         limit = self.max_embed_tokens - cost
         if self.measure.unit == "tokens":
@@ -289,7 +295,7 @@ class HeadingFirstSplitter(TextSplitter):
                 a, b = sorted((i, j))
                 merged = _merge(pieces[a], pieces[b])
                 if counter.count(merged.start, merged.end) <= self._budget(
-                    doc_title, merged.headings
+                    doc_title, *_named(merged)
                 ):
                     same_parent = _parent(pieces[i].headings) == _parent(pieces[j].headings)
                     same_window = pieces[i].parent == pieces[j].parent
@@ -326,10 +332,7 @@ class HeadingFirstSplitter(TextSplitter):
     def _to_chunk(self, text: str, piece: _Piece, doc_title: str, structure: Structure) -> Chunk:
         body = text[piece.start : piece.end]
         # a path that the next one extends (a heading with its subsection) is named by it
-        held = piece.sections or (piece.headings,)
-        nexts = [*held[1:], ()]
-        sections = tuple(p for p, q in zip(held, nexts, strict=True) if q[: len(p)] != p)
-        headings = _common(sections) if piece.sections else piece.headings
+        headings, sections = _named(piece)
         prefix = self._prefix(doc_title, headings, body, sections)
         return Chunk(
             text=body,
@@ -415,6 +418,15 @@ def _sections(
 
 def _parent(headings: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
     return headings[:-1]
+
+
+def _named(piece: _Piece) -> tuple[tuple[tuple[int, str], ...], tuple[tuple, ...]]:
+    """The heading path a piece is filed under and the sections it names: those it holds,
+    less a path the next one extends (a heading with its subsection is named by it)."""
+    held = piece.sections or (piece.headings,)
+    nexts = [*held[1:], ()]
+    sections = tuple(p for p, q in zip(held, nexts, strict=True) if q[: len(p)] != p)
+    return (_common(sections) if piece.sections else piece.headings), sections
 
 
 def _common(paths: Sequence[tuple[tuple[int, str], ...]]) -> tuple[tuple[int, str], ...]:

@@ -5,13 +5,14 @@ re-measures every candidate piece; here sizes come from one ``SpanCounter`` per 
 
 Contract: ``pack(text, start, end, budget, overlap, counter, structure)`` returns
 ``[(start, end), ...]`` covering every non-whitespace character of ``text[start:end]``, each
-piece starting and ending on non-whitespace, in order. A span over ``budget`` is cut into
-about ``ceil(size / budget)`` pieces of similar size (each at most ``budget``). Boundaries are
-tried strongest first: blank line, line, sentence, word, then unit (token/char); a line break
-inside a sentence of hard-wrapped prose counts as a word boundary. A piece never cuts an
-atomic block (table, fenced code); a block bigger than ``budget`` becomes a piece of its own.
-Consecutive pieces share about ``overlap`` units, taken at sentence or word starts; overlap is never
-taken from inside an atomic block, nor across a heading line.
+piece starting and ending on non-whitespace, in order. Without overlap, a span over
+``budget`` is cut into about ``ceil(size / budget)`` pieces of similar size (each at most
+``budget``). Boundaries are tried strongest first: blank line, line, sentence, word, then
+unit (token/char); a line break inside a sentence of hard-wrapped prose counts as a word
+boundary. A piece never cuts an atomic block (table, fenced code); a block bigger than
+``budget`` becomes a piece of its own. Consecutive pieces share about ``overlap`` units, taken
+at sentence or word starts; overlap is never taken from inside an atomic block, nor across a
+heading line.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ _WORD = re.compile(r"\s+(?=\S)")
 _NON_SPACE = re.compile(r"\S")
 
 
-def _candidates(text: str, start: int, end: int, structure: Structure) -> dict[int, int]:
+def candidates(text: str, start: int, end: int, structure: Structure) -> dict[int, int]:
     """Unit-start offsets in ``(start, end)`` mapped to boundary strength (no word level)."""
     cuts: dict[int, int] = {}
     for pattern, strength in ((_LINE, LINE), (_PARAGRAPH, PARAGRAPH)):
@@ -96,7 +97,7 @@ def pack(
     if counter.count(start, end) <= budget:
         return [(start, end)]
     barriers = [h.start for h in structure.headings if start < h.start < end]
-    cuts = _candidates(text, start, end, structure)
+    cuts = candidates(text, start, end, structure)
     positions = sorted(cuts)
     # Refine stretches between coarse cuts that are still over budget.
     edges = [start, *positions, end]
@@ -104,8 +105,9 @@ def pack(
         if counter.count(a, b) > budget:
             cuts.update(_fine_candidates(text, a, b, counter, structure))
     ranked = _Cuts(cuts, counter, start)
-    total = counter.count(start, end)  # aim each piece at an equal share of the span
-    budget = min(budget, math.ceil(total / math.ceil(total / budget) * (1 + BALANCE_SLACK)))
+    if overlap == 0:  # aim each piece at an equal share (overlapping pieces are not equal)
+        total = counter.count(start, end)
+        budget = min(budget, math.ceil(total / math.ceil(total / budget) * (1 + BALANCE_SLACK)))
     return _greedy(text, start, end, budget, overlap, counter, ranked, barriers)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ragingest.splitters.packing import SENTENCE, _candidates
+from ragingest.splitters.packing import SENTENCE, candidates
 from ragingest.splitters.structure import Structure
 
 Embed = Callable[[list[str]], Any]
@@ -56,7 +56,7 @@ class SemanticBoundaries:
 
     def units(self, text: str, start: int, end: int, structure: Structure) -> list[int]:
         """Start offsets of the sentence units of ``text[start:end]`` (the first is ``start``)."""
-        cuts = _candidates(text, start, end, structure)
+        cuts = candidates(text, start, end, structure)
         return [start, *sorted(p for p, strength in cuts.items() if strength >= SENTENCE)]
 
     def distances(self, text: str, starts: Sequence[int], end: int) -> np.ndarray:

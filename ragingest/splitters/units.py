@@ -42,8 +42,8 @@ class UnitSplitter:
         self.measure = base.measure
         self.token_measure = getattr(base, "token_measure", None)
         self.max_embed_tokens = getattr(base, "max_embed_tokens", None)
-        self.chunk_size = base._chunk_size
-        self.chunk_overlap = base._chunk_overlap if self.overlap else 0
+        self.chunk_size = base.chunk_size
+        self.chunk_overlap = base.chunk_overlap if self.overlap else 0
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
         raise NotImplementedError

@@ -163,11 +163,23 @@ class CachedEmbeddings(CacheBackedEmbeddings):
         )
         self.requested = 0  # texts asked for, duplicates included
         self.cached = 0  # distinct texts answered from the cache
+        self.elsewhere = 0  # texts embedded by an engine elsewhere (``store_vectors``)
 
     @property
     def computed(self) -> int:
-        """Texts the model embedded (cache misses)."""
-        return self.lazy.computed
+        """Texts the model embedded (cache misses), here or elsewhere."""
+        return self.lazy.computed + self.elsewhere
+
+    def store_vectors(self, pairs: Sequence[tuple[str, list[float]]]) -> int:
+        """Put vectors an engine computed elsewhere (Ray actors) into the cache, counted as
+        computed; texts already cached are left as they are. Returns how many went in."""
+        unique = dict(pairs)
+        texts = list(unique)
+        known = self.document_embedding_store.mget(texts)
+        new = [(t, unique[t]) for t, v in zip(texts, known, strict=True) if v is None]
+        self.document_embedding_store.mset(new)
+        self.elsewhere += len(new)
+        return len(new)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         unique = list(dict.fromkeys(texts))

@@ -92,7 +92,7 @@ def _read_json(folder: Path, name: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def _fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
+def model_fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
     """Stable across machines for the same weights: config files plus the weights' sizes and
     first MiB (hashing all of them would cost seconds at every start). A backend other than
     torch computes other vectors (int8), so it is part of the fingerprint."""
@@ -171,7 +171,7 @@ def _load_model_info(name: str, backend: str) -> ModelInfo:
         tokenizer=tokenizer,
         max_seq_length=max_seq,
         prompts={k: v for k, v in prompts.items() if v},
-        fingerprint=_fingerprint(name, folder, backend) if folder.is_dir() else name,
+        fingerprint=model_fingerprint(name, folder, backend) if folder.is_dir() else name,
         special_tokens=specials,
         backend=backend,
     )

@@ -3,13 +3,14 @@
 Seed 002's parent-child scheme: search goes over the small chunks, the context gets their
 larger parent block. A chunk's metadata names its parent (``parent_id``, ``parent_start``,
 ``parent_end``, see ``schema``); the parent's text lives here, one row per (physical
-collection, parent_id), written when its chunks are written (``PARENT_KEY`` on a Document).
+collection, parent_id), written when its chunks are written (``ChunkStore.add_documents``).
 It is a LangChain ``BaseStore[str, Document]``, so LangChain's own parent-document tools can
 use it too. A parent no chunk refers to any more is never returned; ``prune`` drops such rows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -20,7 +21,6 @@ from langchain_core.documents import Document
 from langchain_core.stores import BaseStore
 
 PARENTS_FILE = "ragingest_parents.sqlite"
-PARENT_KEY = "_parent_text"  # a chunk Document's parent text, for the docstore; never in Chroma
 
 
 class ParentStore(BaseStore[str, Document]):
@@ -82,6 +82,11 @@ class ParentStore(BaseStore[str, Document]):
             if prefix is None or key.startswith(prefix):
                 yield key
 
+    def drop(self) -> None:
+        """Forget every parent of this collection (the collection is dropped)."""
+        with self._lock, self._connect() as db:
+            db.execute("DELETE FROM parents WHERE collection = ?", [self.collection])
+
     def prune(self, live: set[str]) -> int:
         """Delete the parents whose id is not in ``live``; returns how many went."""
         dead = [key for key in self.yield_keys() if key not in live]
@@ -89,17 +94,33 @@ class ParentStore(BaseStore[str, Document]):
         return len(dead)
 
 
-def parent_documents(documents: Sequence[Document]) -> list[tuple[str, Document]]:
-    """``(parent_id, parent Document)`` for every distinct parent that chunk Documents carry
-    (``PARENT_KEY``); the parent's metadata is its file's plus its span."""
+def parent_collections(persist_dir: str | Path) -> list[str]:
+    """The physical collections with parent rows in ``persist_dir`` (creates nothing)."""
+    path = Path(persist_dir) / PARENTS_FILE
+    if not path.is_file():
+        return []
+    with contextlib.closing(sqlite3.connect(str(path), timeout=30)) as db:
+        try:
+            rows = db.execute("SELECT DISTINCT collection FROM parents").fetchall()
+        except sqlite3.OperationalError:  # no table yet
+            return []
+    return sorted(row[0] for row in rows)
+
+
+def parent_documents(
+    documents: Sequence[Document], parent_texts: Sequence[str]
+) -> list[tuple[str, Document]]:
+    """``(parent_id, parent Document)`` for every distinct parent of chunk Documents, whose
+    parent sections' texts are ``parent_texts``; the parent's metadata is its file's plus its
+    span."""
     parents: dict[str, Document] = {}
-    for doc in documents:
+    for doc, text in zip(documents, parent_texts, strict=True):
         meta = doc.metadata
         key = meta.get("parent_id")
-        if not key or PARENT_KEY not in meta or key in parents:
+        if not key or key in parents:
             continue
         keep = ("source", "title", "doc_id", "file_type", "language", "doc_date")
         metadata = {k: meta[k] for k in keep if k in meta}
         metadata |= {"start_index": meta["parent_start"], "end_index": meta["parent_end"]}
-        parents[key] = Document(page_content=meta[PARENT_KEY], metadata=metadata)
+        parents[key] = Document(page_content=text, metadata=metadata)
     return list(parents.items())

@@ -6,7 +6,7 @@ default the SQLite file ``ragingest_records.sqlite`` in the Chroma directory. SQ
 machine; PostgreSQL (``postgresql+psycopg://USER@HOST:PORT/DB``) lets writers on several
 machines share one Chroma server: the records, file states and aliases are then the same for
 all of them, and the writer lock is an advisory lock in that database
-(``ragingest.ingest.lock``). One records database serves one set of Chroma collections (a
+(``ragingest.run.lock``). One records database serves one set of Chroma collections (a
 directory or a server): its rows are keyed by collection name. ``records_engine`` is the one
 place that turns ``(persist_dir, records_url)`` into an engine (cached per URL per process);
 no other dialect is accepted (LangChain's ``SQLRecordManager`` upserts for these two only).
@@ -22,16 +22,16 @@ The database holds:
 - ``ragingest_alias``: the user-facing collection name → the physical Chroma collection that
   serves it (``live``) and the one a ``--rebuild`` is filling (``building``). Chroma can't
   rename a collection in every version; switching ``live`` is one committed row;
-- ``ragingest_file_state`` (used by ``ragingest.ingest.state``);
+- ``ragingest_file_state`` (used by ``ragingest.run.state``);
 - ``ragingest_writer``: who holds a PostgreSQL writer lock, for the message a second writer
-  prints (``ragingest.ingest.lock``).
+  prints (``ragingest.run.lock``).
 
 The ragingest tables are SQLAlchemy Core tables on one ``MetaData``; upserts are
 ``INSERT ... ON CONFLICT DO UPDATE`` of the dialect (SQLite and PostgreSQL share the form).
 
-``IndexRecords`` also fixes a crash window of ``SQLRecordManager`` under ``index()``: a
-refresh of unchanged keys passes ``group_ids=None``, which would blank their source until the
-second update of the batch; here a refresh only moves timestamps.
+The record manager and its journal are ``vectorstore.record_manager``, the collection
+aliases ``vectorstore.aliases``; LangChain's table model comes through the adapter
+``vectorstore.langchain_sql``.
 """
 
 from __future__ import annotations
@@ -39,13 +39,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langchain_classic.indexes import SQLRecordManager
-from langchain_classic.indexes._sql_record_manager import Base as LangChainBase
-from langchain_classic.indexes._sql_record_manager import UpsertionRecord
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -55,17 +51,16 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
-    delete,
     func,
     inspect,
     select,
-    update,
 )
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
 
 from ragingest.errors import RagIngestError
+from ragingest.vectorstore.langchain_sql import LANGCHAIN_METADATA
 
 RECORDS_FILE = "ragingest_records.sqlite"
 RECORDS_URL_ENV = "RAGINGEST_RECORDS_URL"
@@ -196,7 +191,7 @@ def ensure_schema(engine: Engine) -> Engine:
         with engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA journal_mode = WAL")
             METADATA.create_all(connection)
-            LangChainBase.metadata.create_all(connection)
+            LANGCHAIN_METADATA.create_all(connection)
             connection.commit()
         return engine
     key = (os.getpid(), engine.url.render_as_string(hide_password=False))
@@ -205,7 +200,7 @@ def ensure_schema(engine: Engine) -> Engine:
     with engine.begin() as connection:  # two writers starting at once must not both CREATE
         connection.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
         METADATA.create_all(connection)
-        LangChainBase.metadata.create_all(connection)
+        LANGCHAIN_METADATA.create_all(connection)
     _SCHEMA_READY.add(key)
     return engine
 
@@ -238,7 +233,7 @@ def upsert(connection: Connection, table: Table, rows: Iterable[dict[str, Any]])
         index_elements=keys,
         set_={c.name: statement.excluded[c.name] for c in table.columns if not c.primary_key},
     )
-    for part in _chunks(unique):
+    for part in chunks_of(unique):
         connection.execute(statement, list(part))
 
 
@@ -247,223 +242,5 @@ def namespace(physical: str) -> str:
     return f"chroma/{physical}"
 
 
-def _chunks(items: Sequence[Any]) -> list[Sequence[Any]]:
+def chunks_of(items: Sequence[Any]) -> list[Sequence[Any]]:
     return [items[i : i + _CHUNK] for i in range(0, len(items), _CHUNK)]
-
-
-class IndexRecords(SQLRecordManager):
-    """``SQLRecordManager`` + source listing, a refresh that keeps sources, and the journal."""
-
-    def list_groups(self) -> list[str]:
-        """Every source (group id) with records in this namespace."""
-        with self._make_session() as session:
-            rows = session.execute(
-                select(UpsertionRecord.group_id)
-                .where(UpsertionRecord.namespace == self.namespace)
-                .distinct()
-            )
-            return sorted(row[0] for row in rows if row[0] is not None)
-
-    def count(self) -> int:
-        with self._make_session() as session:
-            return session.execute(
-                select(func.count())
-                .select_from(UpsertionRecord)
-                .where(UpsertionRecord.namespace == self.namespace)
-            ).scalar_one()
-
-    def all_keys(self) -> list[str]:
-        return self.list_keys()
-
-    def update(
-        self,
-        keys: Sequence[str],
-        *,
-        group_ids: Sequence[str | None] | None = None,
-        time_at_least: float | None = None,
-    ) -> None:
-        if group_ids is None:
-            self._refresh(keys, time_at_least)
-            return
-        super().update(keys, group_ids=group_ids, time_at_least=time_at_least)
-        self.journal_done(keys)
-
-    def _refresh(self, keys: Sequence[str], time_at_least: float | None) -> None:
-        """Move the timestamps of existing records, leaving their source alone."""
-        if not keys:
-            return
-        now = self.get_time()
-        if time_at_least and now < time_at_least:
-            raise AssertionError(f"Time sync issue: {now} < {time_at_least}")
-        with self._make_session() as session:
-            for part in _chunks(list(keys)):
-                session.execute(
-                    update(UpsertionRecord)
-                    .where(UpsertionRecord.namespace == self.namespace)
-                    .where(UpsertionRecord.key.in_(part))
-                    .values(updated_at=now)
-                )
-            session.commit()
-
-    def delete_keys(self, keys: Sequence[str]) -> None:
-        super().delete_keys(keys)
-        self.journal_done(keys)
-
-    # -- the write-ahead journal -------------------------------------------------------------
-
-    def journal(self, keys: Sequence[str], op: str) -> None:
-        """Record the intent to ``op`` ("add" | "delete") these ids in Chroma; committed before
-        Chroma is touched."""
-        if not keys:
-            return
-        with self.engine.begin() as connection:
-            upsert(
-                connection,
-                JOURNAL,
-                ({"namespace": self.namespace, "key": key, "op": op} for key in keys),
-            )
-
-    def journal_done(self, keys: Sequence[str]) -> None:
-        if not keys:
-            return
-        with self.engine.begin() as connection:
-            for part in _chunks(list(keys)):
-                connection.execute(
-                    delete(JOURNAL)
-                    .where(JOURNAL.c.namespace == self.namespace)
-                    .where(JOURNAL.c.key.in_(part))
-                )
-
-    def journal_items(self) -> list[tuple[str, str]]:
-        with self.engine.connect() as connection:
-            rows = connection.execute(
-                select(JOURNAL.c.key, JOURNAL.c.op)
-                .where(JOURNAL.c.namespace == self.namespace)
-                .order_by(JOURNAL.c.key)
-            )
-            return [(row[0], row[1]) for row in rows]
-
-    def recover(self, delete_from_store: Any) -> int:
-        """Finish what a killed run left half done: ids journaled for adding that never reached
-        the record manager and ids journaled for deleting leave Chroma (and the records).
-        ``delete_from_store(ids)`` deletes from Chroma without journaling. Returns the count."""
-        items = self.journal_items()
-        if not items:
-            return 0
-        added = [key for key, op in items if op == "add"]
-        removed = [key for key, op in items if op != "add"]
-        recorded: dict[str, bool] = {}
-        for part in _chunks(added):
-            recorded.update(zip(part, self.exists(list(part)), strict=True))
-        doomed = [key for key in added if not recorded[key]] + removed
-        for part in _chunks(doomed):
-            delete_from_store(list(part))
-        for part in _chunks(removed):
-            super().delete_keys(list(part))
-        self.journal_done([key for key, _ in items])
-        return len(doomed)
-
-    def drop_namespace(self) -> None:
-        """Forget every record and journal entry of this namespace."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                delete(UpsertionRecord.__table__).where(UpsertionRecord.namespace == self.namespace)
-            )
-            connection.execute(delete(JOURNAL).where(JOURNAL.c.namespace == self.namespace))
-
-    def namespaces(self) -> list[str]:
-        """Every namespace with records or journal entries (all collections in this database)."""
-        with self.engine.connect() as connection:
-            rows = connection.execute(select(UpsertionRecord.namespace).distinct()).all()
-            journal = connection.execute(select(JOURNAL.c.namespace).distinct()).all()
-            return sorted({row[0] for row in rows} | {row[0] for row in journal})
-
-
-def record_manager(
-    persist_dir: str | Path, collection: str, records_url: str | None = None
-) -> IndexRecords:
-    """The record manager of the *physical* Chroma collection ``collection``."""
-    engine = ensure_schema(records_engine(persist_dir, records_url))
-    return IndexRecords(namespace=namespace(collection), engine=engine)
-
-
-# -- collection aliases ------------------------------------------------------------------------
-
-
-@dataclass
-class Alias:
-    name: str  # what users type
-    live: str  # the physical Chroma collection serving it
-    building: str | None = None  # the physical collection a --rebuild is filling
-    generation: int = 0
-
-
-def _select_alias(name: str) -> Any:
-    return select(ALIAS.c.live, ALIAS.c.building, ALIAS.c.generation).where(ALIAS.c.name == name)
-
-
-class Catalog:
-    """The alias table: which physical collection serves a collection name."""
-
-    def __init__(self, persist_dir: str | Path, records_url: str | None = None) -> None:
-        self.engine = ensure_schema(records_engine(persist_dir, records_url))
-
-    def get(self, name: str) -> Alias:
-        with self.engine.connect() as connection:
-            row = connection.execute(_select_alias(name)).first()
-        return Alias(name, row[0], row[1], row[2]) if row else Alias(name, name)
-
-    def _write(self, alias: Alias) -> None:
-        with self.engine.begin() as connection:
-            upsert(
-                connection,
-                ALIAS,
-                [
-                    {
-                        "name": alias.name,
-                        "live": alias.live,
-                        "building": alias.building,
-                        "generation": alias.generation,
-                    }
-                ],
-            )
-
-    def start_build(self, name: str) -> str:
-        """Name (and record) a new physical collection for rebuilding ``name``."""
-        alias = self.get(name)
-        alias.generation += 1
-        alias.building = f"{name}__{alias.generation}"
-        self._write(alias)
-        return alias.building
-
-    def drop_build(self, name: str) -> None:
-        alias = self.get(name)
-        alias.building = None
-        self._write(alias)
-
-    def swap(self, name: str) -> str:
-        """Make the finished build live, in one commit; returns the physical name it replaced."""
-        alias = self.get(name)
-        if not alias.building:
-            raise RuntimeError(f"no rebuild of {name!r} to swap in")
-        old, alias.live, alias.building = alias.live, alias.building, None
-        self._write(alias)
-        return old
-
-
-def read_alias(persist_dir: str | Path, name: str, records_url: str | None = None) -> Alias | None:
-    """The recorded alias of ``name``, or None. Reads only; creates nothing (no table, no
-    SQLite file)."""
-    engine = records_engine(persist_dir, records_url)
-    if not has_table(engine, ALIAS):
-        return None
-    with engine.connect() as connection:
-        row = connection.execute(_select_alias(name)).first()
-    return Alias(name, row[0], row[1], row[2]) if row else None
-
-
-def resolve_collection(persist_dir: str | Path, name: str, records_url: str | None = None) -> str:
-    """The physical Chroma collection serving ``name`` (``name`` itself unless a rebuild
-    swapped another in). Reads only; creates nothing."""
-    alias = read_alias(persist_dir, name, records_url)
-    return alias.live if alias else name

@@ -18,13 +18,15 @@ from typing import Any
 
 import pytest
 
-from ragingest.ingest import runlog
 from ragingest.ingest.cli import main
-from ragingest.ingest.pipeline import SplitSettings, split_file
 from ragingest.ingest.watch import parse_interval
+from ragingest.run import runlog
+from ragingest.run.split import split_file
+from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore import open_store
+from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-from ragingest.vectorstore.records import IndexRecords, record_manager, resolve_collection
+from ragingest.vectorstore.record_manager import IndexRecords, record_manager
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
 
@@ -106,11 +108,11 @@ def by_source(rows: dict[str, Any]) -> dict[str, set[str]]:
 
 @pytest.fixture(scope="module")
 def e5_splitter():
-    return SplitSettings().splitter(SentenceTransformerEmbeddings())
+    return base_splitter(SplitSettings(), info=SentenceTransformerEmbeddings().info)
 
 
 def embed_texts(path: Path, root: Path, splitter) -> set[str]:
-    return {doc.metadata["_embed_text"] for doc in split_file(path, root, splitter)}
+    return {doc.embed_text for doc in split_file(path, root, splitter)}
 
 
 def test_unchanged_examples_second_run_parses_and_embeds_nothing(tmp_path, count_parses):
@@ -182,7 +184,7 @@ def test_editing_one_paragraph_reembeds_only_changed_texts(tmp_path, count_parse
     assert (report["added"], report["deleted"]) == (len(added), len(stale))
     assert stale and not (stale & set(after))  # stale chunks gone
     assert {after[k][0] for k in new_ids["doc_02.md"]} == {
-        d.page_content for d in split_file(edited, corpus, e5_splitter)
+        d.text for d in split_file(edited, corpus, e5_splitter)
     }
     assert not any(old_paragraph in text for text, _meta in after.values())
 

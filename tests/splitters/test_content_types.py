@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ragingest.ingest.pipeline import split_file
 from ragingest.loaders import CleaningRules, loader_for
 from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.loaders.text import decode, text_headings
+from ragingest.run.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, detect
 from ragingest.splitters.paragraph import ParagraphSplitter
@@ -41,7 +41,7 @@ def write(path: Path, text: str) -> Path:
 def test_faq_pairs_are_never_merged_and_long_answers_repeat_the_question(tmp_path, base):
     faq = EXAMPLES / "faq_delivery.md"
     chunks = split_file(faq, EXAMPLES, base)
-    assert [c.page_content.split("\n", 1)[0] for c in chunks] == [
+    assert [c.text.split("\n", 1)[0] for c in chunks] == [
         "## Сколько стоит доставка по Москве?",
         "## Можно ли выбрать время доставки?",
         "## Что делать, если курьер опоздал?",
@@ -59,9 +59,9 @@ def test_faq_pairs_are_never_merged_and_long_answers_repeat_the_question(tmp_pat
     long = [c for c in chunks if c.metadata["h2"] == "Как настроить доставку?"]
     assert len(long) >= 2
     for piece in long:
-        assert piece.metadata["_embed_text"].lstrip("# ").startswith("Как настроить доставку?")
+        assert piece.embed_text.lstrip("# ").startswith("Как настроить доставку?")
         assert piece.metadata["token_count"] <= 512
-    assert chunks[-1].page_content == "## Кратко?\n\nДа."
+    assert chunks[-1].text == "## Кратко?\n\nДа."
 
 
 def test_faq_with_question_answer_markers(tmp_path, base):
@@ -71,7 +71,7 @@ def test_faq_with_question_answer_markers(tmp_path, base):
     )
     path = write(tmp_path / "qa.txt", text)
     chunks = split_file(path, tmp_path, base)
-    assert [(c.page_content, c.metadata["h2"]) for c in chunks] == [
+    assert [(c.text, c.metadata["h2"]) for c in chunks] == [
         ("Вопрос: Где мой заказ?\nОтвет: В разделе «Мои заказы».", "Где мой заказ?"),
         (
             "Вопрос: Как вернуть товар?\nОтвет: Оформите заявку в личном кабинете.",
@@ -95,7 +95,7 @@ def test_long_mail_is_split_by_paragraphs_after_its_subject(tmp_path, base):
     assert len(chunks) >= 2
     assert {c.metadata["strategy"] for c in chunks} == {"email"}
     for chunk in chunks:
-        assert chunk.metadata["_embed_text"].lstrip("# ").startswith("Инструкция по настройке")
+        assert chunk.embed_text.lstrip("# ").startswith("Инструкция по настройке")
         assert chunk.metadata["thread_id"] == "long@example.ru"
 
 
@@ -158,8 +158,8 @@ def test_plain_text_without_headings_uses_paragraphs(tmp_path, base):
     path = write(tmp_path / "notes.txt", f"{short}\n\n{middle}\n\n{long}\n")
     chunks = split_file(path, tmp_path, base)
     assert {c.metadata["content_type"] for c in chunks} == {"paragraph"}
-    assert chunks[0].page_content == f"{short}\n\n{middle}"
-    pieces = [c.page_content for c in chunks[1:]]
+    assert chunks[0].text == f"{short}\n\n{middle}"
+    pieces = [c.text for c in chunks[1:]]
     assert len(pieces) >= 3
     assert all(len(p) <= 1500 for p in pieces)
     for piece in pieces:  # cut only between sentences («см. ст. 5» ends none)
@@ -199,8 +199,8 @@ def test_a_table_over_the_chunk_size_stays_whole(tmp_path, base):
     chunks = split_file(path, tmp_path, base)
     tables = [c for c in chunks if c.metadata["strategy"] == "table"]
     assert len(tables) == 1 and tables[0].metadata["oversized"] is True
-    assert tables[0].page_content.startswith("| Товар | Цена | Склад |")
-    assert tables[0].page_content.endswith("| Товар 19 | 1900 руб. | склад 5 |")
+    assert tables[0].text.startswith("| Товар | Цена | Склад |")
+    assert tables[0].text.endswith("| Товар 19 | 1900 руб. | склад 5 |")
 
 
 def test_a_table_over_the_model_limit_is_cut_by_rows_with_its_header(tmp_path, base):
@@ -213,18 +213,16 @@ def test_a_table_over_the_model_limit_is_cut_by_rows_with_its_header(tmp_path, b
     start = text.index(table)
     assert len(tables) == 15
     assert tables[0].metadata["start_index"] == start
-    assert tables[-1].page_content.endswith("| Товар 399 | 39900 руб. | склад 0 |")
+    assert tables[-1].text.endswith("| Товар 399 | 39900 руб. | склад 0 |")
     for chunk in tables:  # whole rows, exact slices, the whole table as parent, none truncated
-        assert chunk.page_content.startswith("| ") and chunk.page_content.endswith(" |")
-        assert (
-            text[chunk.metadata["start_index"] : chunk.metadata["end_index"]] == chunk.page_content
-        )
+        assert chunk.text.startswith("| ") and chunk.text.endswith(" |")
+        assert text[chunk.metadata["start_index"] : chunk.metadata["end_index"]] == chunk.text
         assert (chunk.metadata["parent_start"], chunk.metadata["parent_end"]) == (
             start,
             start + len(table),
         )
         assert chunk.metadata["oversized"] is False
-        embedded = chunk.metadata["_embed_text"]
+        embedded = chunk.embed_text
         assert "| Товар | Цена | Склад |\n|---|---|---|\n" in embedded
         assert base.token_measure.exact([embedded])[0] <= base.max_embed_tokens
 
@@ -250,7 +248,7 @@ def test_cleaning_rules_switch_off_and_boilerplate_across_files(tmp_path, base):
     for path in paths:
         corpus.observe(d.page_content for d in loader_for(path).lazy_load())
     chunks = split_file(paths[0], tmp_path, base, corpus=corpus)
-    assert b.MAIL_DISCLAIMER not in " ".join(c.page_content for c in chunks)
+    assert b.MAIL_DISCLAIMER not in " ".join(c.text for c in chunks)
     assert chunks.cleaning["boilerplate_paragraphs"] == 1
 
 

@@ -25,23 +25,22 @@ import pytest
 
 from ragingest.errors import LockedError
 from ragingest.ingest.cli import build_parser, main
-from ragingest.ingest.lock import CollectionLock
-from ragingest.ingest.state import FileStamp, FileState, FileStates
+from ragingest.run.lock import CollectionLock
+from ragingest.run.state import FileStamp, FileState, FileStates
+from ragingest.vectorstore.aliases import Catalog, resolve_collection
+from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import (
     RECORDS_FILE,
     RECORDS_URL_ENV,
-    Catalog,
     RecordsURLError,
-    record_manager,
     records_engine,
     records_url_for,
-    resolve_collection,
 )
 from ragingest.vectorstore.store import chroma_client, open_store
 from tests.conftest import EXAMPLES, ROOT
+from tests.ingest.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
+from tests.ingest.test_reindex_processes import read_until, start
 from tests.postgres import postgres_server, server_bin
-from tests.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
-from tests.test_reindex_processes import read_until, start
 
 CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
 CACHE = "ragingest_embeddings.sqlite"
@@ -208,7 +207,7 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
     assert resolve_collection(persist, "kbase", pg_url) == "kbase__1"
     assert resolve_collection(persist, "kbase") == "kbase"  # nothing in the default SQLite file
     assert [c.name for c in chroma_client(persist).list_collections()] == ["kbase__1"]
-    assert open_store(persist, "kbase", create=False, records_url=pg_url)._collection.name == (
+    assert open_store(persist, "kbase", create=False, records_url=pg_url).physical_name == (
         "kbase__1"
     )
 
@@ -234,8 +233,8 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
 
 HOLD = """
 import sys
-from ragingest.ingest.lock import CollectionLock
-from ragingest.ingest.state import FileStamp, FileState, FileStates
+from ragingest.run.lock import CollectionLock
+from ragingest.run.state import FileStamp, FileState, FileStates
 with CollectionLock(sys.argv[1], "kbase", records_url=sys.argv[2]):
     print("locked", flush=True)
     sys.stdin.read()

@@ -35,6 +35,9 @@ markdown = st.lists(block, min_size=1, max_size=30).flatmap(
         st.sampled_from(["\n", "\n\n", "\n\n\n"]), min_size=len(blocks), max_size=len(blocks)
     ).map(lambda seps: "".join(b + s for b, s in zip(blocks, seps, strict=True)))
 )
+with_table_or_code = st.tuples(markdown, st.one_of(table, code), markdown).map(
+    lambda parts: f"{parts[0]}\n\n{parts[1]}\n\n{parts[2]}"
+)
 sizes = st.sampled_from([(24, 0, 0), (40, 6, 10), (80, 12, 20), (200, 30, 100)])
 
 LIMIT = 72  # a small model limit, so the limit is really exercised
@@ -82,10 +85,12 @@ def test_contracts_hold_on_generated_markdown(e5_info, text, size):
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(text=markdown)
+@given(text=with_table_or_code)
 def test_tables_and_code_are_cut_only_over_the_model_limit(e5_info, text):
     chunks = _splitter(e5_info, 24, 4, 0).split_chunks(text)
-    for block in analyze(text).blocks:
+    blocks = [b for b in analyze(text).blocks if text[b.start : b.end].lstrip()[:1] in "|`"]
+    assert blocks  # every example has a table or a code block to check
+    for block in blocks:
         body = text[block.start : block.end].strip()
         holders = [
             c
@@ -104,6 +109,26 @@ def test_tables_and_code_are_cut_only_over_the_model_limit(e5_info, text):
         assert {c.parent for c in pieces} == {(start, start + len(body))}, body[:30]
         lead = pieces[0].embed_text[: len(pieces[0].embed_text) - len(pieces[0].text)]
         assert _tokens(e5_info, lead + body) > LIMIT, f"block {body[:30]!r} is cut"
+
+
+def test_a_table_over_the_model_limit_is_cut_by_rows(e5_info):
+    """The cut branch of the property above, on a table that surely exceeds the limit."""
+    rows = [f"| правило {i} | срок выдачи {i} дней |" for i in range(30)]
+    table = "\n".join(["| Правило | Срок |", "|---|---|", *rows])
+    text = f"# Фонд\n\n{table}\n"
+    start = text.index(table)
+    chunks = _splitter(e5_info, 24, 4, 0).split_chunks(text)
+    pieces = [c for c in chunks if c.start_index >= start]
+    assert len(pieces) > 1
+    assert {c.parent for c in pieces} == {(start, start + len(table))}
+    assert (
+        "".join(text[c.start_index : c.end_index] + "\n" for c in pieces).count("| правило") == 30
+    )
+    for piece in pieces:
+        assert piece.text.startswith("| ") and piece.text.endswith(" |")
+        assert _tokens(e5_info, piece.embed_text) <= LIMIT
+    assert pieces[1].embed_text.count("| Правило | Срок |\n|---|---|\n") == 1  # header kept
+    assert _tokens(e5_info, "Фонд\n" + table) > LIMIT
 
 
 def _tokens(e5_info, text: str) -> int:

@@ -14,12 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ragingest.ingest import runlog
-from ragingest.ingest.state import FileStates
-from ragingest.vectorstore.records import namespace, record_manager, resolve_collection
+from ragingest.run import runlog
+from ragingest.run.state import FileStates
+from ragingest.vectorstore.aliases import resolve_collection
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import namespace
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import ROOT
-from tests.test_reindex import (
+from tests.ingest.test_reindex import (
     ingest_args,
     make_corpus,
     paragraph,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import ParseError
-from ragingest.ingest.pipeline import split_file
 from ragingest.loaders import loader_for
+from ragingest.run.split import split_file
 from ragingest.schema import validate
 from ragingest.splitters import HeadingFirstSplitter
 from tests import docbuilders as b
@@ -64,15 +64,15 @@ def headings(text: str) -> list[str]:
 
 
 def holding(chunks, needle: str):
-    found = [c for c in chunks if needle in c.page_content]
-    assert len(found) == 1, [c.page_content for c in chunks]
+    found = [c for c in chunks if needle in c.text]
+    assert len(found) == 1, [c.text for c in chunks]
     return found[0].metadata
 
 
 def check_contract(chunks, text: str) -> None:
     for chunk in chunks:
         meta = chunk.metadata
-        assert text[meta["start_index"] : meta["end_index"]] == chunk.page_content
+        assert text[meta["start_index"] : meta["end_index"]] == chunk.text
         assert validate({k: v for k, v in meta.items() if not k.startswith("_")}) == []
 
 
@@ -182,7 +182,10 @@ def test_pptx_slides_are_pages(corpus, fine):
     chunks = split_file(corpus / "deck.pptx", corpus, fine)
     check_contract(chunks, text)
     table = holding(chunks, "| Бизнес | 4900 ₽ | Чат, телефон, почта |")
-    assert "| Тариф | Цена в месяц | Каналы |" in table["_embed_text"]
+    assert (
+        "| Тариф | Цена в месяц | Каналы |"
+        in next(c for c in chunks if "| Бизнес | 4900 ₽" in c.text).embed_text
+    )
     assert (table["section_path"], table["page_start"], table["page_end"]) == (
         "Обучение операторов поддержки > Тарифы",
         3,
@@ -252,15 +255,15 @@ def test_eml_thread(corpus, default):
         "2026-03-02T11:05:00+03:00",
     ]
     assert {m["content_type"] for m in metas} == {"email"}
-    assert chunks[0].page_content == (
+    assert chunks[0].text == (
         f"# {b.MAIL_SUBJECT}\n\nДобрый день!\n\nСо вчерашнего вечера остатки на складе не "
         "синхронизируются с сайтом. Заказы уходят на товары, которых уже нет."
     )
-    assert chunks[1].page_content == (
+    assert chunks[1].text == (
         f"# Re: {b.MAIL_SUBJECT}\n\nИван, здравствуйте!\n\nМы перезапустили обмен с вашим "
         "складом. Остатки обновятся в течение пятнадцати минут."
     )
-    assert chunks[2].page_content == (
+    assert chunks[2].text == (
         f"# Re: Re: {b.MAIL_SUBJECT}\n\nСпасибо, остатки обновились, заказы снова проходят."
     )
     assert chunks[1].metadata["in_reply_to"] == "m1@shop.example"
@@ -286,7 +289,7 @@ def test_catalogue_csv_cards_with_numeric_metadata(corpus, default):
     chunks = split_file(corpus / "apartments.csv", corpus, default)
     assert len(chunks) == 4
     first = chunks[0]
-    assert first.page_content == (
+    assert first.text == (
         "Название: ЖК «Северный», корпус 2, кв. 14\nРайон: Северный\nКомнаты: 1\n"
         "Площадь: 38,5\nЦена: 4900000\nОтделка: Чистовая"
     )
@@ -317,14 +320,14 @@ def test_catalogue_xlsx(corpus, default):
         (4990, 21.3),
     ]
     assert [c.metadata["в_наличии"] for c in chunks] == [True, False, True]
-    assert chunks[1].page_content == (
+    assert chunks[1].text == (
         "Товар: Кресло «Берген»\nКатегория: Кресла\nЦена: 12990\nВес, кг: 14\nВ наличии: нет"
     )
 
 
 def test_faq_table_one_chunk_per_pair(corpus, default):
     chunks = split_file(corpus / "faq.csv", corpus, default)
-    assert [c.page_content for c in chunks] == [
+    assert [c.text for c in chunks] == [
         f"## {question}\n\n{answer}" for question, answer in b.FAQ_ROWS[1:]
     ]
     assert {c.metadata["content_type"] for c in chunks} == {"faq"}
@@ -344,8 +347,8 @@ def test_tickets_json_one_chunk_per_ticket(corpus, default):
         "updated_at": "2026-03-01T12:30:00+03:00",
     }
     assert (meta["doc_date"], meta["content_type"]) == ("2026-03-01T12:30:00+03:00", "ticket")
-    assert chunks[0].page_content.startswith("# Тикет 1042: Не приходит SMS с кодом\n\n")
-    assert "Оператор, 2026-03-01T10:20:00+03:00:\nПроверили" in chunks[0].page_content
+    assert chunks[0].text.startswith("# Тикет 1042: Не приходит SMS с кодом\n\n")
+    assert "Оператор, 2026-03-01T10:20:00+03:00:\nПроверили" in chunks[0].text
     assert chunks[1].metadata["status"] == "open"
 
 

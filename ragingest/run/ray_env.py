@@ -17,15 +17,21 @@ Found while probing Ray 2.60 on this machine (each confirmed with strace):
 
 ``HOME`` moves, so the model caches are pinned first (``RAGINGEST_CACHE_DIR``, ``HF_HOME``):
 Ray's workers must find the same offline model as the driver.
+
+Also here, for the engine (``run.engine_ray``): the actor count, the Ray Data context of a run
+(rows in order, quiet) and the message a Ray failure becomes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from ragingest.errors import RagIngestError
 
 LOOPBACK = "127.0.0.1"
 
@@ -126,3 +132,44 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def actor_count(ray: Any, requested: int | None) -> int:
+    if requested:
+        return requested
+    cpus = ray.cluster_resources().get("CPU", 1)
+    return max(1, int(cpus))  # half the CPUs at 0.5 each: the rest for map tasks
+
+
+def failed(exc: BaseException) -> RagIngestError:
+    first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+    return RagIngestError(
+        f"the Ray engine failed ({type(exc).__name__}: {first}); the files written before it "
+        "keep their chunks and states, the others are as before: run again"
+    )
+
+
+@contextlib.contextmanager
+def data_context(progress: bool) -> Iterator[None]:
+    """Rows in input order (files reach the driver in task order), no progress bars unless
+    asked, and Ray Data's per-dataset INFO lines only with progress."""
+    from ray.data import DataContext
+
+    context = DataContext.get_current()
+    saved = (context.execution_options.preserve_order, context.enable_progress_bars)
+    loggers = {
+        logging.getLogger("ray.data"): logging.WARNING,
+        logging.getLogger("ray.data._internal.progress"): logging.ERROR,  # "bars disabled"
+    }
+    levels = {logger: logger.level for logger in loggers}
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = progress
+    if not progress:
+        for logger, level in loggers.items():
+            logger.setLevel(level)
+    try:
+        yield
+    finally:
+        context.execution_options.preserve_order, context.enable_progress_bars = saved
+        for logger, level in levels.items():
+            logger.setLevel(level)

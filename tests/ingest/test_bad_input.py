@@ -8,12 +8,12 @@ import io
 import json
 import os
 import random
-import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from ragingest.errors import ParseError
 from ragingest.ingest.cli import main
 from ragingest.vectorstore.store import chroma_client
 from tests import docbuilders as b
@@ -85,10 +85,9 @@ def corpus(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def run(corpus, tmp_path_factory) -> tuple[int, dict, Path, float]:
+def run(corpus, tmp_path_factory) -> tuple[int, dict, Path]:
     persist = tmp_path_factory.mktemp("chroma_bad")
     report = persist / "report.json"
-    started = time.perf_counter()
     code = main(
         [
             "ingest",
@@ -104,8 +103,7 @@ def run(corpus, tmp_path_factory) -> tuple[int, dict, Path, float]:
             "sentence-transformers/all-MiniLM-L6-v2",
         ]
     )
-    seconds = time.perf_counter() - started
-    yield code, json.loads(report.read_text(encoding="utf-8")), persist, seconds
+    yield code, json.loads(report.read_text(encoding="utf-8")), persist
     os.chmod(corpus / "bad" / "locked.md", 0o644)
 
 
@@ -153,7 +151,7 @@ if not ROOT_USER:  # root reads a chmod 000 file anyway
 
 
 def test_every_bad_file_is_named_and_every_good_file_goes_in(run):
-    code, report, _persist, seconds = run
+    code, report, _persist = run
     assert code == 1
     status = {f["path"]: f for f in report["files"]}
     assert sorted(p for p, f in status.items() if f["status"] == "ok") == sorted(
@@ -165,11 +163,10 @@ def test_every_bad_file_is_named_and_every_good_file_goes_in(run):
         assert failed[path][0] == kind, (path, failed[path])
         assert reason in failed[path][1], (path, failed[path])
     assert report["failed"] == len(BAD)
-    assert seconds < 120
 
 
 def test_report_counts_cleaning(run):
-    _code, report, _persist, _seconds = run
+    _code, report, _persist = run
     by_path = {f["path"]: f for f in report["files"]}
     assert by_path["good/regulation.pdf"]["cleaning"] == {
         "header_footer_lines": 3,
@@ -194,7 +191,7 @@ def stored(persist: Path) -> dict[str, list[tuple[str, dict]]]:
 
 
 def test_encodings_scripts_and_many_headings_come_through(run):
-    _code, _report, persist, _seconds = run
+    _code, _report, persist = run
     chunks = stored(persist)
     for name in ("cp1251.txt", "koi8.txt", "utf16.txt"):
         assert [text for text, _ in chunks[f"good/{name}"]] == [RUSSIAN]
@@ -208,7 +205,7 @@ def test_encodings_scripts_and_many_headings_come_through(run):
 
 
 def test_numeric_catalogue_metadata_filters(run, capsys):
-    _code, _report, persist, _seconds = run
+    _code, _report, persist = run
     capsys.readouterr()
     args = ["query", "мебель для гостиной", "--persist-dir", str(persist), "--collection", "bad"]
     assert main([*args, "--where", "price<=5000", "-k", "10", "--json"]) == 0
@@ -220,20 +217,28 @@ def test_numeric_catalogue_metadata_filters(run, capsys):
     assert sorted(h["metadata"]["row"] for h in hits) == [2, 3]
 
 
-def test_bomb_is_refused_without_inflating(corpus):
+def test_bomb_is_refused_without_inflating(corpus, monkeypatch):
     from ragingest.errors import FileTooLargeError
     from ragingest.loaders import loader_for
 
-    started = time.perf_counter()
+    def no_member_reads(*args, **kwargs):
+        raise AssertionError("a member of the archive was opened")
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", no_member_reads)  # read() goes through open()
     with pytest.raises(FileTooLargeError, match="unpacks to 64 MiB"):
         list(loader_for(corpus / "bad" / "bomb.docx").lazy_load())
-    assert time.perf_counter() - started < 1
 
 
 def test_zip_check_reads_only_the_directory():
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w") as archive:
-        archive.writestr("a.txt", "x")
+    """The check reads the central directory only: a member whose bytes are damaged (its
+    CRC no longer matches, so reading it fails) still passes; sizes come from the directory."""
     from ragingest.loaders.rich import check_archive
 
-    check_archive("ok.docx", data.getvalue(), "DOCX")  # a small archive passes
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("a.txt", "member bytes")
+    damaged = data.getvalue().replace(b"member bytes", b"MEMBER BYTES", 1)
+    assert zipfile.ZipFile(io.BytesIO(damaged)).testzip() == "a.txt"  # reading it would fail
+    check_archive("ok.docx", damaged, "DOCX")  # passes: nothing but the directory was read
+    with pytest.raises(ParseError, match="not a valid DOCX file"):
+        check_archive("bad.docx", damaged[: len(damaged) // 2], "DOCX")  # no directory

@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 
 from ragingest.ingest.cli import main
-from ragingest.ingest.pipeline import IngestOptions, ingest
-from ragingest.ingest.ray_env import LOOPBACK, ray_environment, ray_runtime, ray_start_command
+from ragingest.run.ray_env import LOOPBACK, ray_environment, ray_runtime, ray_start_command
+from ragingest.run.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server
 from ragingest.vectorstore.store import chroma_client
 
 if importlib.util.find_spec("ray") is None:  # not imported here: ray_runtime sets its env first
     pytest.skip("ray is not installed", allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
 
@@ -133,12 +133,16 @@ def test_ray_node_is_loopback(ray_cluster):
         assert ray.get_runtime_context().gcs_address.startswith(LOOPBACK + ":")
 
 
-def test_ray_into_server_equals_local(ray_cluster, chroma_server, local_rows, tmp_path, capsys):
+def test_ray_into_server_equals_local(
+    ray_cluster, chroma_server, local_rows, tmp_path, capsys, count_parses
+):
     persist = tmp_path / "state"
     args = ["--persist-dir", str(persist), "--collection", "examples"]
     server = ["--chroma-host", LOOPBACK, "--chroma-port", str(chroma_server.port)]
     ray = ["--engine", "ray", "--ray-address", ray_cluster, "--no-progress"]
     assert main(["ingest", str(EXAMPLES), *args, *server, *ray]) == 0
+    assert sorted(count_parses) == sorted(p.name for p in EXAMPLES.rglob("*") if p.is_file())
+    count_parses.clear()
     assert not (persist / "chroma.sqlite3").exists()  # Chroma is the server's
     assert _rows(chroma_server.client(), "examples") == local_rows
 
@@ -151,6 +155,7 @@ def test_ray_into_server_equals_local(ray_cluster, chroma_server, local_rows, tm
             ),
         )
     assert again.changed == 0 and again.added == 0 and again.embeddings_computed == 0
+    assert count_parses == []
     assert _rows(chroma_server.client(), "examples") == local_rows
 
     capsys.readouterr()
@@ -227,7 +232,7 @@ def test_ray_streams_groups_and_names_a_failed_file(ray_cluster, tmp_path, capfd
     """The driver writes while the pipeline runs: one group per file at ``write_batch_size``
     1, never more than a file or two of rows held; a file that fails on Ray fails with the
     local engine's error; no deprecation warning from Ray calls."""
-    from ragingest.ingest import ray_engine
+    from ragingest.run import engine_ray as ray_engine
 
     good = 4
     corpus = tmp_path / "corpus"

@@ -1,0 +1,130 @@
+"""The one place a splitter is built: split settings + a content type (+ the model's tokenizer
+and input limit) → a splitter. ``ingest``, ``inspect``, the Ray workers and ``evaluate`` all
+call ``build_splitter``, so a setting means the same cut everywhere.
+
+Strategies: ``heading`` (heading-first, the product), ``semantic`` (heading-first with
+topic-shift boundaries as the fallback for text without structure), ``fixed`` (fixed windows),
+``recursive`` (LangChain's ``RecursiveCharacterTextSplitter`` baseline, same unit). Content-type
+routing (``content_types.splitter_for``) applies to the heading-first strategies; a fixed or
+recursive splitter cuts every content type the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ragingest.splitters.content_types import splitter_for
+from ragingest.splitters.heading_first import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_MIN_CHUNK_SIZE,
+    HeadingFirstSplitter,
+)
+
+STRATEGIES = ("heading", "semantic", "fixed", "recursive")
+UNITS = ("tokens", "chars", "words")
+
+
+@dataclass
+class SplitSettings:
+    """Everything that decides chunk boundaries; ``recorded()`` is kept in the collection."""
+
+    chunk_size: int | None = None  # None: DEFAULT_CHUNK_SIZE, capped at the model's limit
+    chunk_overlap: int | None = None  # None: the strategy's default
+    min_chunk_size: int = DEFAULT_MIN_CHUNK_SIZE
+    unit: str = "tokens"
+    context_prefix: bool = True
+    split_levels: tuple[int, ...] = (2, 3)
+    strategy: str = "heading"
+    parent_chunk_size: int | None = None  # None: the heading-first default
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
+
+    def recorded(self) -> dict[str, Any]:
+        """The settings as recorded in a collection. The two later fields appear only when
+        they differ from their defaults, so collections built before them still match."""
+        data = asdict(self)
+        data["split_levels"] = list(self.split_levels)
+        if self.strategy == "heading":
+            del data["strategy"]
+        if self.parent_chunk_size is None:
+            del data["parent_chunk_size"]
+        return data
+
+    @classmethod
+    def from_recorded(cls, data: dict[str, Any]) -> SplitSettings:
+        values = dict(data)
+        values["split_levels"] = tuple(values.get("split_levels", (2, 3)))
+        return cls(**values)
+
+
+def base_splitter(
+    settings: SplitSettings,
+    *,
+    info: Any = None,
+    model: str | None = None,
+    embedder: Any = None,
+) -> Any:
+    """The splitter of ``settings`` for ``document`` content. ``info``: the model's
+    ``ModelInfo`` (tokenizer, input limit; loaded from ``model`` when the unit is tokens and
+    none is given); ``embedder``: sentence vectors for the semantic fallback (default: the
+    model's)."""
+    if info is None and settings.unit == "tokens":
+        from ragingest.vectorstore.models import load_model_info
+
+        info = load_model_info(model)
+    tokenizer = info.tokenizer if info is not None else None
+    max_embed = info.max_embed_tokens if info is not None else None
+    if settings.strategy in ("fixed", "recursive"):
+        from ragingest.splitters import FixedSizeSplitter
+        from ragingest.splitters.recursive import RecursiveBaseline
+
+        size = settings.chunk_size or DEFAULT_CHUNK_SIZE
+        if settings.unit == "tokens" and max_embed:
+            size = min(size, max_embed)
+        overlap = settings.chunk_overlap or 0
+        if settings.strategy == "recursive":
+            return RecursiveBaseline(size, overlap, settings.unit, tokenizer)
+        return FixedSizeSplitter(size, overlap, settings.unit, tokenizer=tokenizer)
+    fallback: Any = None
+    if settings.strategy == "semantic":
+        from ragingest.splitters.semantic import SemanticBoundaries
+
+        name = model or (info.name if info is not None else None)
+        fallback = SemanticBoundaries(embedder) if embedder else SemanticBoundaries.from_model(name)
+    return HeadingFirstSplitter(
+        settings.chunk_size,
+        settings.chunk_overlap,
+        settings.min_chunk_size,
+        unit=settings.unit,  # type: ignore[arg-type]
+        tokenizer=tokenizer,
+        max_embed_tokens=max_embed,
+        model=model or (info.name if info is not None else None),
+        split_levels=settings.split_levels,
+        context_prefix=settings.context_prefix,
+        fallback=fallback,
+        parent_chunk_size=settings.parent_chunk_size,
+    )
+
+
+def build_splitter(
+    settings: SplitSettings,
+    content_type: str = "document",
+    *,
+    info: Any = None,
+    model: str | None = None,
+    embedder: Any = None,
+    base: Any = None,
+) -> Any:
+    """The splitter for one content type (``splitters.content_types``). ``base``: a splitter
+    ``base_splitter`` already built for these settings (a run builds it once and routes each
+    document's content type onto it)."""
+    if base is None:
+        base = base_splitter(settings, info=info, model=model, embedder=embedder)
+    if settings.strategy in ("fixed", "recursive"):
+        return base
+    return splitter_for(content_type, base)

@@ -1,0 +1,93 @@
+"""Collection aliases: the user-facing collection name → the physical Chroma collection that
+serves it (``live``) and the one a ``--rebuild`` is filling (``building``), in the
+``ragingest_alias`` table of the records database (``vectorstore.records``). Chroma can't
+rename a collection in every version; switching ``live`` is one committed row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from ragingest.vectorstore.records import ALIAS, ensure_schema, has_table, records_engine, upsert
+
+
+@dataclass
+class Alias:
+    name: str  # what users type
+    live: str  # the physical Chroma collection serving it
+    building: str | None = None  # the physical collection a --rebuild is filling
+    generation: int = 0
+
+
+def _select_alias(name: str) -> Any:
+    return select(ALIAS.c.live, ALIAS.c.building, ALIAS.c.generation).where(ALIAS.c.name == name)
+
+
+class Catalog:
+    """The alias table: which physical collection serves a collection name."""
+
+    def __init__(self, persist_dir: str | Path, records_url: str | None = None) -> None:
+        self.engine = ensure_schema(records_engine(persist_dir, records_url))
+
+    def get(self, name: str) -> Alias:
+        with self.engine.connect() as connection:
+            row = connection.execute(_select_alias(name)).first()
+        return Alias(name, row[0], row[1], row[2]) if row else Alias(name, name)
+
+    def _write(self, alias: Alias) -> None:
+        with self.engine.begin() as connection:
+            upsert(
+                connection,
+                ALIAS,
+                [
+                    {
+                        "name": alias.name,
+                        "live": alias.live,
+                        "building": alias.building,
+                        "generation": alias.generation,
+                    }
+                ],
+            )
+
+    def start_build(self, name: str) -> str:
+        """Name (and record) a new physical collection for rebuilding ``name``."""
+        alias = self.get(name)
+        alias.generation += 1
+        alias.building = f"{name}__{alias.generation}"
+        self._write(alias)
+        return alias.building
+
+    def drop_build(self, name: str) -> None:
+        alias = self.get(name)
+        alias.building = None
+        self._write(alias)
+
+    def swap(self, name: str) -> str:
+        """Make the finished build live, in one commit; returns the physical name it replaced."""
+        alias = self.get(name)
+        if not alias.building:
+            raise RuntimeError(f"no rebuild of {name!r} to swap in")
+        old, alias.live, alias.building = alias.live, alias.building, None
+        self._write(alias)
+        return old
+
+
+def read_alias(persist_dir: str | Path, name: str, records_url: str | None = None) -> Alias | None:
+    """The recorded alias of ``name``, or None. Reads only; creates nothing (no table, no
+    SQLite file)."""
+    engine = records_engine(persist_dir, records_url)
+    if not has_table(engine, ALIAS):
+        return None
+    with engine.connect() as connection:
+        row = connection.execute(_select_alias(name)).first()
+    return Alias(name, row[0], row[1], row[2]) if row else None
+
+
+def resolve_collection(persist_dir: str | Path, name: str, records_url: str | None = None) -> str:
+    """The physical Chroma collection serving ``name`` (``name`` itself unless a rebuild
+    swapped another in). Reads only; creates nothing."""
+    alias = read_alias(persist_dir, name, records_url)
+    return alias.live if alias else name

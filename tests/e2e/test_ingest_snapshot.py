@@ -1,0 +1,68 @@
+"""Snapshot: ``ingest examples/`` (real model, real Chroma) stores exactly the recorded ids,
+texts and metadata, and exactly the recorded parent sections. Only ``doc_date`` varies (a
+file's mtime where it has no front-matter date) and is dropped. Regenerate after an intended
+change with ``RAGINGEST_WRITE_SNAPSHOT=1 pytest tests/e2e/test_ingest_snapshot.py`` and list
+the change."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from ragingest.ingest.cli import main
+from ragingest.vectorstore.parents import PARENTS_FILE
+from ragingest.vectorstore.store import chroma_client
+from tests.conftest import DATA, EXAMPLES
+
+SNAPSHOT = DATA / "examples_snapshot.json"
+VARYING = ("doc_date",)
+
+
+def stored_examples(tmp_path: Path) -> list[dict]:
+    """Every chunk ``ingest examples/`` stores: id, text, metadata, sorted by id."""
+    corpus = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, corpus)
+    persist = tmp_path / "chroma"
+    code = main(
+        [
+            "ingest",
+            str(corpus),
+            "--persist-dir",
+            str(persist),
+            "--collection",
+            "snap",
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    got = chroma_client(persist).get_collection("snap").get(include=["documents", "metadatas"])
+    rows = [
+        {
+            "id": i,
+            "text": text,
+            "metadata": {k: v for k, v in sorted(meta.items()) if k not in VARYING},
+        }
+        for i, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+    ]
+    rows.sort(key=lambda row: row["id"])
+    with contextlib.closing(sqlite3.connect(persist / PARENTS_FILE)) as db:
+        parents = db.execute(
+            "SELECT collection, parent_id, text, metadata FROM parents ORDER BY 1, 2"
+        ).fetchall()
+    rows += [{"parent": list(row[:3]), "metadata": json.loads(row[3])} for row in parents]
+    return rows
+
+
+def test_ingest_examples_matches_the_snapshot(tmp_path):
+    rows = stored_examples(tmp_path)
+    if os.environ.get("RAGINGEST_WRITE_SNAPSHOT"):
+        SNAPSHOT.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", "utf-8")
+    expected = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    assert [r.get("id", r.get("parent")) for r in rows] == [
+        r.get("id", r.get("parent")) for r in expected
+    ]
+    assert rows == expected
