@@ -42,6 +42,9 @@ SCHEMA: dict[str, Field] = {
     "language": Field(str, "loader", "'ru', 'en' or 'und' (detected from the text)"),
     "doc_id": Field(str, "loader", "sha256 of source, first 16 hex digits"),
     "section_path": Field(str, "splitter", "breadcrumb 'Title > Section > Subsection'"),
+    "section_paths": Field(
+        list, "splitter", "breadcrumb of each section a merged chunk holds", False
+    ),
     "h1": Field(str, "splitter", "H1 heading above the chunk", required=False),
     "h2": Field(str, "splitter", "H2 heading above the chunk", required=False),
     "h3": Field(str, "splitter", "H3 heading above the chunk", required=False),
@@ -137,6 +140,8 @@ def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: in
     metadata.setdefault("doc_id", short_hash(source))
     metadata["title"] = chunk.title or str(document.get("title", ""))
     metadata["section_path"] = chunk.section_path
+    if chunk.sections:
+        metadata["section_paths"] = chunk.section_paths
     for level, heading in chunk.headings:
         metadata[f"h{level}"] = heading
     content_hash = short_hash(chunk.text)
@@ -180,6 +185,8 @@ def validate(metadata: dict[str, Any]) -> list[str]:
         if not isinstance(value, field.type) or (field.type is int and isinstance(value, bool)):
             problems.append(f"{key} is {type(value).__name__}, want {field.type.__name__}")
     for key, value in metadata.items():
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            continue  # Chroma stores a non-empty list of str
         if not isinstance(value, Scalar) or value is None:
             problems.append(f"{key} is not a Chroma scalar: {value!r}")
     return problems

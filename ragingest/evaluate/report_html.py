@@ -13,7 +13,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from ragingest.evaluate.runner import COLUMNS, Evaluation
+from ragingest.evaluate.results import COLUMNS, Evaluation
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1d2430; background: #fff; }

@@ -26,6 +26,9 @@ class Chunk:
     embed_text: str
     oversized: bool = False  # a whole table/code block over the chunk size, kept whole
     parent: tuple[int, int] | None = None  # the span parent expansion returns (None: itself)
+    # a chunk merged from several sections: each one's heading path, in order (``headings``
+    # is then their deepest common path); empty for a chunk of one section
+    sections: tuple[tuple[tuple[int, str], ...], ...] = ()
 
     @property
     def parent_span(self) -> tuple[int, int]:
@@ -38,6 +41,12 @@ class Chunk:
     @property
     def section_path(self) -> str:
         return " > ".join(self.breadcrumb)
+
+    @property
+    def section_paths(self) -> list[str]:
+        """The breadcrumb of every section the chunk holds (one for a single-section chunk)."""
+        paths = self.sections or (self.headings,)
+        return [" > ".join(breadcrumb(self.title, path)) for path in paths]
 
 
 def breadcrumb(title: str, headings: tuple[tuple[int, str], ...]) -> tuple[str, ...]:

@@ -69,6 +69,7 @@ class _Piece:
     section: int  # index of the section it was cut from
     oversized: bool = False
     parent: tuple[int, int] = (0, 0)  # span returned for parent expansion
+    sections: tuple[tuple[tuple[int, str], ...], ...] = ()  # heading paths it holds, in order
 
 
 class HeadingFirstSplitter(LangChainConventions, TextSplitter):
@@ -228,11 +229,16 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             return None
         return counter if self.measure.unit == "tokens" else self.token_measure.index(text)
 
-    def _budget(self, doc_title: str, headings: tuple[tuple[int, str], ...]) -> int:
+    def _budget(
+        self,
+        doc_title: str,
+        headings: tuple[tuple[int, str], ...],
+        sections: Sequence[tuple[tuple[int, str], ...]] = (),
+    ) -> int:
         """Chunk size for a section: ``chunk_size`` minus what its breadcrumb costs the model."""
         if self.max_embed_tokens is None or self.token_measure is None:
             return self._chunk_size
-        prefix = self._prefix(doc_title, headings, "")
+        prefix = self._prefix(doc_title, headings, "", sections)
         cost = self.token_measure.cost(prefix) if prefix else 0
         limit = self.max_embed_tokens - cost
         if self.measure.unit == "tokens":
@@ -270,7 +276,8 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             block = next((b for b in structure.blocks if b.start <= s and e <= b.end + 1), None)
             kind = "table" if block and block.kind == "table" else strategy
             too_big = counter.count(s, e) > budget
-            pieces.append(_Piece(s, e, headings, kind, index, oversized=too_big and bool(block)))
+            oversized = too_big and bool(block)
+            pieces.append(_Piece(s, e, headings, kind, index, oversized, sections=(headings,)))
         return pieces
 
     def _set_parents(
@@ -341,7 +348,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
                 a, b = sorted((i, j))
                 merged = _merge(pieces[a], pieces[b])
                 if counter.count(merged.start, merged.end) <= self._budget(
-                    doc_title, merged.headings
+                    doc_title, *_named(merged)
                 ):
                     same_parent = _parent(pieces[i].headings) == _parent(pieces[j].headings)
                     same_window = pieces[i].parent == pieces[j].parent
@@ -355,11 +362,21 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             i = a
         return pieces
 
-    def _prefix(self, doc_title: str, headings: tuple[tuple[int, str], ...], body: str) -> str:
-        """Breadcrumb parts not already written at the start of ``body``."""
+    def _prefix(
+        self,
+        doc_title: str,
+        headings: tuple[tuple[int, str], ...],
+        body: str,
+        sections: Sequence[tuple[tuple[int, str], ...]] = (),
+    ) -> str:
+        """Breadcrumb parts not already written at the start of ``body``; for a chunk holding
+        several sections, the common path then each section's own headings, ``; ``-joined."""
         if not self.context_prefix:
             return ""
         parts = list(breadcrumb(doc_title, headings))
+        tails = [" > ".join(t for _, t in path[len(headings) :]) for path in sections]
+        if len(sections) > 1 and any(tails):
+            return " > ".join([*parts, "; ".join(t for t in tails if t)])
         first_line = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
         if parts and first_line == parts[-1]:
             parts.pop()
@@ -367,18 +384,21 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
 
     def _to_chunk(self, text: str, piece: _Piece, doc_title: str, structure: Structure) -> Chunk:
         body = text[piece.start : piece.end]
-        prefix = self._prefix(doc_title, piece.headings, body)
+        # a path that the next one extends (a heading with its subsection) is named by it
+        headings, sections = _named(piece)
+        prefix = self._prefix(doc_title, headings, body, sections)
         return Chunk(
             text=body,
             start_index=piece.start,
             end_index=piece.end,
             token_count=0,
-            headings=piece.headings,
+            headings=headings,
             title=doc_title,
             strategy=piece.strategy,
             embed_text=f"{prefix}\n{body}" if prefix else body,
             oversized=piece.oversized,
             parent=piece.parent,
+            sections=sections if len(sections) > 1 else (),
         )
 
     def _fit_model(
@@ -469,12 +489,27 @@ def _parent(headings: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...
     return headings[:-1]
 
 
-def _merge(a: _Piece, b: _Piece) -> _Piece:
+def _named(piece: _Piece) -> tuple[tuple[tuple[int, str], ...], tuple[tuple, ...]]:
+    """The heading path a piece is filed under and the sections it names: those it holds,
+    less a path the next one extends (a heading with its subsection is named by it)."""
+    held = piece.sections or (piece.headings,)
+    nexts = [*held[1:], ()]
+    sections = tuple(p for p, q in zip(held, nexts, strict=True) if q[: len(p)] != p)
+    return (_common(sections) if piece.sections else piece.headings), sections
+
+
+def _common(paths: Sequence[tuple[tuple[int, str], ...]]) -> tuple[tuple[int, str], ...]:
+    """The deepest heading path all ``paths`` start with."""
     common: list[tuple[int, str]] = []
-    for x, y in zip(a.headings, b.headings, strict=False):
-        if x != y:
+    for level in zip(*paths, strict=False):
+        if any(x != level[0] for x in level):
             break
-        common.append(x)
+        common.append(level[0])
+    return tuple(common)
+
+
+def _merge(a: _Piece, b: _Piece) -> _Piece:
+    common = _common([a.headings, b.headings])
     same_section = a.section == b.section
     strategy = (
         a.strategy
@@ -482,7 +517,12 @@ def _merge(a: _Piece, b: _Piece) -> _Piece:
         else ("paragraph" if a.strategy == "paragraph" else "heading")
     )
     parent = (min(a.parent[0], b.parent[0]), max(a.parent[1], b.parent[1]))
-    return _Piece(a.start, b.end, tuple(common), strategy, a.section, parent=parent)
+    sections = tuple(
+        dict.fromkeys([*(a.sections or (a.headings,)), *(b.sections or (b.headings,))])
+    )
+    return _Piece(
+        a.start, b.end, tuple(common), strategy, a.section, parent=parent, sections=sections
+    )
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -5,17 +5,21 @@ re-measures every candidate piece; here sizes come from one ``SpanCounter`` per 
 
 Contract: ``pack(text, start, end, budget, overlap, counter, structure)`` returns
 ``[(start, end), ...]`` covering every non-whitespace character of ``text[start:end]``, each
-piece starting and ending on non-whitespace, in order. Boundaries are tried strongest first:
-blank line, line, sentence, word, then unit (token/char). A piece never cuts an atomic block
-(table, fenced code); a block bigger than ``budget`` becomes a piece of its own. Consecutive
-pieces share about ``overlap`` units, taken at sentence or word starts; overlap is never
-taken from inside an atomic block, nor across a heading line.
+piece starting and ending on non-whitespace, in order. Without overlap, a span over
+``budget`` is cut into about ``ceil(size / budget)`` pieces of similar size (each at most
+``budget``). Boundaries are tried strongest first: blank line, line, sentence, word, then
+unit (token/char); a line break inside a sentence of hard-wrapped prose counts as a word
+boundary. A piece never cuts an atomic block (table, fenced code); a block bigger than
+``budget`` becomes a piece of its own. Consecutive pieces share about ``overlap`` units, taken
+at sentence or word starts; overlap is never taken from inside an atomic block, nor across a
+heading line.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import re
 
 from ragingest.splitters.measure import SpanCounter
@@ -25,6 +29,9 @@ from ragingest.splitters.structure import Structure
 PARAGRAPH, LINE, SENTENCE, WORD, UNIT = 4, 3, 2, 1, 0
 # a piece may end this early (share of the budget) to end on a sentence instead of a word
 MIN_FILL = 0.25
+# a span over budget is cut into as many pieces as the budget forces, each aimed at an equal
+# share plus this slack, so that no small tail is left to merge into another section
+BALANCE_SLACK = 0.2
 
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*(?=\S)")
 _LINE = re.compile(r"\n[ \t]*(?=\S)")
@@ -37,7 +44,7 @@ def candidates(text: str, start: int, end: int, structure: Structure) -> dict[in
     cuts: dict[int, int] = {}
     for pattern, strength in ((_LINE, LINE), (_PARAGRAPH, PARAGRAPH)):
         for m in pattern.finditer(text, start, end):
-            cuts[m.end()] = strength
+            cuts[m.end()] = WORD if strength == LINE and _soft_wrap(text, m) else strength
     for pos in sentence_starts(text, start, end):
         cuts.setdefault(pos, SENTENCE)
     for block in structure.blocks:
@@ -50,6 +57,15 @@ def candidates(text: str, start: int, end: int, structure: Structure) -> dict[in
             if first and start < first.start() < end:
                 cuts[first.start()] = PARAGRAPH
     return {p: s for p, s in cuts.items() if start < p < end}
+
+
+def _soft_wrap(text: str, line_break: re.Match[str]) -> bool:
+    """A line break inside a sentence (hard-wrapped prose: the line ends on a letter, digit or
+    comma, the next starts lower case) is only a word boundary."""
+    line = text[max(0, line_break.start() - 64) : line_break.start()].rstrip(" \t")
+    before = line[-1] if line else "\n"
+    after = text[line_break.end()]
+    return (before.isalnum() or before == ",") and after.islower()
 
 
 def _fine_candidates(
@@ -89,6 +105,9 @@ def pack(
         if counter.count(a, b) > budget:
             cuts.update(_fine_candidates(text, a, b, counter, structure))
     ranked = _Cuts(cuts, counter, start)
+    if overlap == 0:  # aim each piece at an equal share (overlapping pieces are not equal)
+        total = counter.count(start, end)
+        budget = min(budget, math.ceil(total / math.ceil(total / budget) * (1 + BALANCE_SLACK)))
     return _greedy(text, start, end, budget, overlap, counter, ranked, barriers)
 
 

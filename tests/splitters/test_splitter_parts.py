@@ -7,7 +7,7 @@ import pytest
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.faq import FaqSplitter
 from ragingest.splitters.measure import Measure
-from ragingest.splitters.packing import LINE, PARAGRAPH, SENTENCE, candidates, pack
+from ragingest.splitters.packing import LINE, PARAGRAPH, SENTENCE, WORD, candidates, pack
 from ragingest.splitters.sentences import sentence_starts
 from ragingest.splitters.structure import analyze
 
@@ -49,8 +49,10 @@ def test_pack_keeps_tables_whole_and_never_overlaps_across_a_heading():
     ]
     headed = "# A\n\nОдин два три четыре.\n## B\n\nПять шесть семь восемь."
     assert chars_pack(headed, 30, 15) == [(0, 25), (26, 55)]
-    line = "строка один\nстрока два"
+    line = "строка один\nСтрока два"
     assert candidates(line, 0, len(line), analyze(line)) == {12: LINE}
+    wrapped = "строка один\nстрока два"  # a line break inside a sentence: a word boundary
+    assert candidates(wrapped, 0, len(wrapped), analyze(wrapped)) == {12: WORD}
 
 
 # -- measure ------------------------------------------------------------------------------------

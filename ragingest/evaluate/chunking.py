@@ -1,0 +1,77 @@
+"""Cutting the corpus for ``ragingest evaluate``: the splitter a configuration names, and the
+chunks it gives, with exact offsets into each corpus file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragingest.evaluate.configs import Config
+
+
+@dataclass(frozen=True)
+class EvalChunk:
+    corpus_id: str
+    start: int
+    end: int
+    text: str
+    embed_text: str
+    tokens: int
+    parent_start: int
+    parent_end: int
+
+
+def default_chunk_size(model: str | None) -> int:
+    """The chunk size the default configuration ends up with for ``model`` (after the cap)."""
+    from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE
+    from ragingest.vectorstore.models import load_model_info
+
+    return min(DEFAULT_CHUNK_SIZE, load_model_info(model).max_embed_tokens)
+
+
+def build_splitter(config: Config, model: str | None, embedder: Any = None) -> Any:
+    """The splitter for ``config`` (anything with ``split_chunks(text)``), sizes in
+    ``model``'s tokens: the product's through its one factory, or a plain baseline."""
+    from ragingest.splitters.factory import SplitSettings, base_splitter
+    from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
+    from ragingest.vectorstore.models import load_model_info
+
+    info = load_model_info(model)
+    if config.strategy in ("semchunk", "chonkie"):
+        from ragingest.evaluate.baselines import ChonkieBaseline, SemchunkBaseline
+
+        size = min(config.chunk_size or default_chunk_size(model), info.max_embed_tokens)
+        baseline = SemchunkBaseline if config.strategy == "semchunk" else ChonkieBaseline
+        return baseline(size, info.tokenizer)
+    settings = SplitSettings(
+        chunk_size=config.chunk_size,
+        chunk_overlap=config.chunk_overlap,
+        min_chunk_size=(
+            DEFAULT_MIN_CHUNK_SIZE if config.min_chunk_size is None else config.min_chunk_size
+        ),
+        context_prefix=config.context_prefix,
+        strategy=config.strategy,
+        parent_chunk_size=config.parent_chunk_size,
+    )
+    return base_splitter(settings, info=info, model=model, embedder=embedder)
+
+
+def split_corpus(splitter: Any, corpus: dict[str, str]) -> list[EvalChunk]:
+    """Every chunk of every file; raises if a chunk's text is not ``text[start:end]``."""
+    chunks = []
+    for corpus_id, text in corpus.items():
+        for c in splitter.split_chunks(text):
+            if text[c.start_index : c.end_index] != c.text:
+                raise ValueError(f"{corpus_id}: chunk [{c.start_index}, {c.end_index}) is off")
+            chunks.append(
+                EvalChunk(
+                    corpus_id,
+                    c.start_index,
+                    c.end_index,
+                    c.text,
+                    c.embed_text,
+                    c.token_count,
+                    *c.parent_span,
+                )
+            )
+    return chunks
