@@ -151,6 +151,7 @@ def render_report(evaluation: Evaluation) -> str:
     )
     meta = (
         f"model {html.escape(evaluation.model)} · k = {evaluation.k} · "
+        f"{evaluation.search} search · "
         f"{evaluation.questions} questions · {evaluation.corpus_chars} characters · "
         f"{evaluation.embedded} texts embedded in {evaluation.embed_seconds:.0f} s · "
         f"{evaluation.seconds:.0f} s in all"

@@ -59,6 +59,7 @@ class Evaluation:
     seconds: float = 0.0
     embedded: int = 0
     embed_seconds: float = 0.0
+    search: str = "hybrid"  # dense | hybrid (BM25 fused with the vectors)
 
     def rows(self) -> list[dict[str, Any]]:
         return [r.row() for r in self.results]
@@ -67,6 +68,7 @@ class Evaluation:
         return {
             "model": self.model,
             "k": self.k,
+            "search": self.search,
             "questions": self.questions,
             "corpus_chars": self.corpus_chars,
             "seconds": round(self.seconds, 1),
@@ -98,7 +100,8 @@ def format_table(evaluation: Evaluation) -> str:
     head += "".join(f" {'R@k ' + kind:>{max(8, len(kind) + 4)}}" for kind in kinds)
     lines = [
         f"{evaluation.questions} questions, {evaluation.corpus_chars} characters, "
-        f"model {evaluation.model}, k={evaluation.k}; mean ± std over questions",
+        f"model {evaluation.model}, k={evaluation.k}, {evaluation.search} search; "
+        "mean ± std over questions",
         head,
         "-" * len(head),
     ]

@@ -1,4 +1,12 @@
-"""Top-k retrieval for ``ragingest evaluate``: a fresh Chroma collection per configuration."""
+"""Top-k retrieval for ``ragingest evaluate``: a fresh Chroma collection per configuration,
+and for hybrid search a fresh lexical index (BM25) beside it, fused as the retriever does.
+
+Contract of ``retrieve(chunks, vectors, queries, k, query_texts=None)``: per query, the indices
+of its best ``k`` chunks, best first. Dense (``query_texts`` None): the ``k`` nearest by cosine,
+ties broken by position. Hybrid: the ``k`` nearest and the ``k`` best by BM25 of the query text
+over each chunk's ``embed_text`` (breadcrumb + text, the product's ``lexical_text``), fused by
+``reciprocal_rank_fusion`` (rrf_k = 60), so up to ``2 k`` indices.
+"""
 
 from __future__ import annotations
 
@@ -22,9 +30,13 @@ def _tie_key(hit: tuple[float, int]) -> tuple[float, int]:
 
 
 def retrieve(
-    chunks: Sequence[EvalChunk], vectors: np.ndarray, queries: np.ndarray, k: int
+    chunks: Sequence[EvalChunk],
+    vectors: np.ndarray,
+    queries: np.ndarray,
+    k: int,
+    query_texts: Sequence[str] | None = None,
 ) -> list[list[int]]:
-    """Top ``k`` chunk indices per query from a fresh Chroma collection in a temp folder."""
+    """Chunk indices per query, best first (see the module docstring)."""
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     import chromadb
     from chromadb.config import Settings
@@ -58,7 +70,30 @@ def retrieve(
                 # equal texts have equal vectors: break ties by position, not by chance
                 ranked = sorted(zip(distances, map(int, ids), strict=True), key=_tie_key)
                 found.append([j for _, j in ranked[:k]])
+        if query_texts is not None:
+            found = _fuse(found, _lexical(chunks, query_texts, k, folder))
         if server:
             client.delete_collection(name)
         del collection, client
     return found
+
+
+def _lexical(
+    chunks: Sequence[EvalChunk], query_texts: Sequence[str], k: int, folder: str
+) -> list[list[int]]:
+    """The ``k`` best chunk indices per query by BM25, from a lexical index in ``folder``."""
+    from ragingest.vectorstore.lexical import LexicalIndex
+
+    index = LexicalIndex(folder, "evaluate")
+    index.add([str(j) for j in range(len(chunks))], [c.embed_text for c in chunks])
+    return [[int(i) for i, _ in index.search(text, k)] for text in query_texts]
+
+
+def _fuse(dense: list[list[int]], lexical: list[list[int]]) -> list[list[int]]:
+    from ragingest.vectorstore.search import reciprocal_rank_fusion
+
+    fused = []
+    for by_vector, by_words in zip(dense, lexical, strict=True):
+        ranking = reciprocal_rank_fusion([list(map(str, by_vector)), list(map(str, by_words))])
+        fused.append([int(i) for i, _ in ranking])
+    return fused

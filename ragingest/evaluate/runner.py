@@ -4,9 +4,11 @@ report does it (seed 002: a chunking is good if it returns the evidence on your 
 Contract: every corpus file is read as is (``data``) and cut by each configuration's splitter
 (``chunking``: ours, or a plain baseline); all chunks of all files go into one fresh Chroma
 collection per configuration (``retrieval``); each question retrieves its top ``k`` by the
-model's query embedding; ``metrics`` scores every question and the table (``results``) shows
-mean ± std, and R@k per question kind where the set has kinds. Embeddings are cached by text
-hash (``cache``). Without a model (``embed=False``) only what needs none is computed: chunk
+model's query embedding, or (``search="hybrid"``, the retriever's default) by that fused with
+BM25 over a fresh lexical index, both lists ``max(20, 4 k)`` deep as in ``ragingest.retriever``;
+``metrics`` scores every question and the table (``results``) shows mean ± std, and R@k per
+question kind where the set has kinds. Embeddings are cached by text hash (``cache``). Without
+a model (``embed=False``) only what needs none is computed: chunk
 statistics, ``precision_omega`` and the share of references that lie whole in one chunk.
 """
 
@@ -29,7 +31,9 @@ from ragingest.evaluate.metrics import Hit
 from ragingest.evaluate.results import ConfigResult, Evaluation, format_table
 from ragingest.evaluate.retrieval import retrieve
 
-__all__ = ["Config", "evaluate", "run_cli"]
+__all__ = ["SEARCHES", "Config", "evaluate", "run_cli"]
+
+SEARCHES = ("hybrid", "dense")  # the retriever's default first
 
 
 def evaluate(
@@ -41,9 +45,12 @@ def evaluate(
     embed: bool = True,
     cache: EmbeddingCache | None = None,
     progress: Callable[[str], None] | None = None,
+    search: str = "hybrid",
 ) -> Evaluation:
     from ragingest.vectorstore.models import canonical_name
 
+    if search not in SEARCHES:
+        raise ValueError(f"search must be one of {', '.join(SEARCHES)}, not {search!r}")
     started = time.perf_counter()
     say = progress or (lambda _msg: None)
     cache = cache if cache is not None or not embed else EmbeddingCache(model)
@@ -69,8 +76,10 @@ def evaluate(
             result.embedded = cache.computed - before
             result.embed_seconds = cache.seconds - t1
             say(f"  embedded {result.embedded} new texts in {result.embed_seconds:.1f} s")
-            fetch = k if config.retrieval == "chunks" else max(20, 4 * k)
-            top = retrieve(chunks, vectors, query_vectors, fetch)
+            plain = config.retrieval == "chunks" and search == "dense"
+            fetch = k if plain else max(20, 4 * k)
+            texts = [q.text for q in questions] if search == "hybrid" else None
+            top = retrieve(chunks, vectors, query_vectors, fetch, texts)
             per_q: dict[str, list[float]] = {name: [] for name in m.METRICS}
             for question, ids in zip(questions, top, strict=True):
                 hits = _retrieved(config, [chunks[i] for i in ids], k, corpus, model)
@@ -87,6 +96,7 @@ def evaluate(
         corpus_chars=sum(len(t) for t in corpus.values()),
         results=results,
         seconds=time.perf_counter() - started,
+        search=search,
     )
     if cache is not None:
         evaluation.embedded, evaluation.embed_seconds = cache.computed, cache.seconds
@@ -215,7 +225,7 @@ def run_cli(args: Any) -> int:
     say(f"{len(questions)} questions, {len(corpus)} files, {len(configs)} configurations")
     cache = None if args.no_embed else EmbeddingCache(args.model, args.cache)
     evaluation = evaluate(
-        corpus, questions, configs, args.model, args.k, not args.no_embed, cache, say
+        corpus, questions, configs, args.model, args.k, not args.no_embed, cache, say, args.search
     )
     if args.html:
         from ragingest.evaluate.report_html import write_report

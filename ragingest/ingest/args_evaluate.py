@@ -29,6 +29,14 @@ def add_evaluate_parser(sub: Any, positive: Callable[[str], int]) -> None:
     ev.add_argument("--model", default=None, help="embedding model (default: the product's)")
     ev.add_argument("-k", type=int, default=5, help="hits per question (default 5)")
     ev.add_argument(
+        "--search",
+        choices=("hybrid", "dense"),
+        default="hybrid",
+        help="how every configuration's chunks are ranked: hybrid (default, as ragingest's "
+        "retriever: BM25 fused with the vectors by reciprocal rank fusion) or dense (vectors "
+        "only, as Chroma's chunking report)",
+    )
+    ev.add_argument(
         "--sweep",
         nargs="+",
         default=[],
