@@ -242,6 +242,7 @@ class ModelInfo:
         if self._tokenizer is None and _verbatim(Path(self.path)):
             from ragingest.vectorstore.tokenizer_view import SplitterTokenizer
 
+            _ = self.backend_tokenizer  # loaded now: splitting needs it (no subset one meanwhile)
             return SplitterTokenizer(self)
         return self.tokenizer
 
