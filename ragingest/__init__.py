@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragingest import ingest  # callable: ragingest.ingest(sources, persist_dir=..., ...)
-
-__version__ = "0.1.0"
+from ragingest.version import __version__
 
 
 def retriever(
@@ -26,25 +25,15 @@ def retriever(
     tokenizer.json, a tokenizer folder, ``"tiktoken:NAME"``, a callable; default the embedding
     model's), and returns chunks unless ``parents=True``; ``auto_merge=0.5`` searches chunks and
     returns a parent section only when at least half of its chunks are hits."""
-    from ragingest.vectorstore.retriever import retriever as _retriever
+    from ragingest.vectorstore.context import retriever as _retriever
 
-    if max_context_tokens is None and auto_merge is None:
-        return _retriever(persist_dir, collection, **kwargs)
-    from ragingest.vectorstore.context import ContextRetriever, token_counter
-
-    k = kwargs.pop("k", 4)
-    # at an equal budget whole parents crowd out other hits (bench/README.md, "Context"):
-    # under a budget the chunks themselves are the default
-    kwargs["parents"] = kwargs.get("parents", False) and auto_merge is None
-    base = _retriever(persist_dir, collection, k=max(4 * k, 20), **kwargs)
-    return ContextRetriever(
-        base=base,
-        store=base.store,
-        parent_store=base.store.parent_store if auto_merge is not None else None,
-        merge_threshold=auto_merge,
+    return _retriever(
+        persist_dir,
+        collection,
         max_context_tokens=max_context_tokens,
-        k=k,
-        count=token_counter(tokenizer),
+        auto_merge=auto_merge,
+        tokenizer=tokenizer,
+        **kwargs,
     )
 
 

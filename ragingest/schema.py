@@ -64,7 +64,7 @@ SCHEMA: dict[str, Field] = {
     "page_end": Field(int, "loader/splitter", "last page of the chunk", required=False),
     "page_char_start": Field(int, "splitter", "start offset inside page_start", False),
     "page_char_end": Field(int, "splitter", "end offset (exclusive) inside page_end", False),
-    # content types (issue 3): filled by the loader of that kind of file, absent elsewhere
+    # content types: filled by the loader of that kind of file, absent elsewhere
     "content_type": Field(str, "splitter", "document|faq|email|catalogue|ticket|paragraph", False),
     "author": Field(str, "loader", "author from the file's properties", required=False),
     "pages": Field(int, "loader", "page (slide) count of a paged format", required=False),

@@ -28,9 +28,10 @@ higher-ranked hit of the same file or repeat its text nearly word for word) and
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from ragingest.vectorstore.passages import near_identical
 
 Range = tuple[int, int]
 
@@ -170,26 +171,6 @@ def mrr(references: Sequence[Reference], hits: Sequence[Hit]) -> float:
             if hit.corpus_id == ref.corpus_id and min(hit.end, ref.end) > max(hit.start, ref.start):
                 return 1.0 / rank
     return 0.0
-
-
-_TOKEN = re.compile(r"\w+")
-
-
-def _shingles(text: str) -> set[tuple[str, ...]]:
-    words = _TOKEN.findall(text.lower())
-    return {tuple(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
-
-
-def near_identical(a: str, b: str, threshold: float = 0.9) -> bool:
-    """Word-trigram Jaccard similarity at or above ``threshold`` (identical text included)."""
-    if not a.strip() or not b.strip():
-        return False
-    if a == b:
-        return True
-    sa, sb = _shingles(a), _shingles(b)
-    if not sa or not sb:
-        return False
-    return len(sa & sb) / len(sa | sb) >= threshold
 
 
 def duplicate_rate(hits: Sequence[Hit]) -> float:

@@ -250,12 +250,12 @@ def _context(
     max_context_tokens: int | None,
     records_url: str | None,
 ) -> list[Document]:
-    import ragingest
+    from ragingest.vectorstore.context import retriever
 
     options: dict[str, Any] = {"k": k, "records_url": records_url, "hybrid": hybrid}
     if max_context_tokens is not None:
         options["max_context_tokens"] = max_context_tokens
-    return ragingest.retriever(persist_dir, collection, **options).invoke(question)
+    return retriever(persist_dir, collection, **options).invoke(question)
 
 
 def _context_check(text: str, context: list[Document]) -> Checkpoint:

@@ -9,20 +9,20 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import ragingest
 from ragingest.loaders.base import open_regular
+from ragingest.version import __version__
 
 
 def _code_version() -> str:
     """ragingest's version + a hash of its source: chunks depend on the code, so after any
     change of it (an upgrade, a local edit) every file is parsed once more. The record manager
     still skips the chunks that came out the same, and their vectors come from the cache."""
-    package = Path(ragingest.__file__).parent
+    package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
-    return f"{ragingest.__version__}+{digest.hexdigest()[:12]}"
+    return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
 VERSION = _code_version()

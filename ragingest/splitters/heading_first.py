@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
@@ -46,6 +46,13 @@ from ragingest.splitters.conventions import (
 )
 from ragingest.splitters.measure import SpanCounter, Unit
 from ragingest.splitters.packing import pack
+from ragingest.splitters.pieces import (
+    Piece,
+    assign_parents,
+    merge_small,
+    named,
+    sections_of,
+)
 from ragingest.splitters.structure import Heading, Structure, analyze
 
 log = logging.getLogger(__name__)
@@ -58,18 +65,6 @@ DEFAULT_MIN_CHUNK_SIZE = 100  # seed 003: merge pieces under ~100 tokens
 DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with copies (seed 002's warning)
 DEFAULT_PARENT_SIZE = 1000  # seed 003's section: parent expansion returns up to ~1000 tokens
 _MIN_BUDGET = 8
-
-
-@dataclass
-class _Piece:
-    start: int
-    end: int
-    headings: tuple[tuple[int, str], ...]
-    strategy: str
-    section: int  # index of the section it was cut from
-    oversized: bool = False
-    parent: tuple[int, int] = (0, 0)  # span returned for parent expansion
-    sections: tuple[tuple[tuple[int, str], ...], ...] = ()  # heading paths it holds, in order
 
 
 class HeadingFirstSplitter(LangChainConventions, TextSplitter):
@@ -188,7 +183,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             boundaries = [h for h in structure.headings if h.level in self.header_names]
         else:
             boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
-        sections = list(_sections(text, boundaries))
+        sections = list(sections_of(text, boundaries))
         if self.strip_headers:
             sections = [(h.end if h else s, e, p, h) for s, e, p, h in sections]
         return sections
@@ -199,7 +194,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         counter = self.measure.index(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "")
         doc_title = doc_title or title or self.title
-        pieces: list[_Piece] = []
+        pieces: list[Piece] = []
         sections = self._sections(text, structure)
         strategy = "heading" if any(section[3] for section in sections) else "paragraph"
         for index, (start, end, headings, heading) in enumerate(sections):
@@ -217,8 +212,15 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
                     structure,
                 )
             )
-        self._set_parents(text, sections, pieces, counter, structure)
-        pieces = self._merge_small(pieces, text, counter, doc_title)
+        assign_parents(
+            text, sections, pieces, counter, self.split_levels[0], self.parent_chunk_size
+        )
+        pieces = merge_small(
+            pieces,
+            counter,
+            self.min_chunk_size,
+            lambda piece: self._budget(doc_title, *named(piece)),
+        )
         chunks = [self._to_chunk(text, piece, doc_title, structure) for piece in pieces]
         tokens = self._token_index(text, counter)
         return self._fit_model(text, chunks, structure, doc_title, counter, tokens)
@@ -257,7 +259,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         doc_title: str,
         counter: SpanCounter,
         structure: Structure,
-    ) -> list[_Piece]:
+    ) -> list[Piece]:
         budget = self._budget(doc_title, headings)
         if self.fallback is not None and counter.count(start, end) > budget:
             cuts = self.fallback.breakpoints(text, start, end, structure)
@@ -277,89 +279,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             kind = "table" if block and block.kind == "table" else strategy
             too_big = counter.count(s, e) > budget
             oversized = too_big and bool(block)
-            pieces.append(_Piece(s, e, headings, kind, index, oversized, sections=(headings,)))
-        return pieces
-
-    def _set_parents(
-        self,
-        text: str,
-        sections: list[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]],
-        pieces: list[_Piece],
-        counter: SpanCounter,
-        structure: Structure,
-    ) -> None:
-        """Each piece's parent: its top-level section (with subsections) if that fits in
-        ``parent_chunk_size``, else its own section; a longer section's pieces are grouped,
-        in order, into runs that fit, each run the parent of its pieces."""
-        groups: list[tuple[int, int]] = []  # per section: the span of its top-level group
-        top = self.split_levels[0]
-        for start, end, headings, _ in sections:
-            if len([h for h in headings if h[0] >= top]) <= 1 or not groups:
-                groups.append((start, end))
-            else:
-                groups.append((groups[-1][0], end))
-        for i in range(len(groups) - 2, -1, -1):  # extend each group to its last section
-            if groups[i][0] == groups[i + 1][0]:
-                groups[i] = groups[i + 1]
-        budget = self.parent_chunk_size
-        group_spans = [_trim(text, *g) for g in groups]
-        section_spans = [_trim(text, s, e) for s, e, _, _ in sections]
-        group_fits = [counter.count(*g) <= budget for g in group_spans]
-        section_fits = [counter.count(*s) <= budget for s in section_spans]
-        run: list[_Piece] = []  # consecutive pieces of one over-long section, one parent
-
-        def close() -> None:
-            for member in run:
-                member.parent = (run[0].start, run[-1].end)
-            run.clear()
-
-        for piece in pieces:
-            if group_fits[piece.section]:
-                piece.parent = group_spans[piece.section]
-            elif section_fits[piece.section]:
-                piece.parent = section_spans[piece.section]
-            else:
-                if run and (
-                    run[0].section != piece.section
-                    or counter.count(run[0].start, piece.end) > budget
-                ):
-                    close()
-                run.append(piece)
-                continue
-            close()
-        close()
-
-    def _merge_small(
-        self, pieces: list[_Piece], text: str, counter: SpanCounter, doc_title: str
-    ) -> list[_Piece]:
-        if self.min_chunk_size <= 0:
-            return pieces
-        pieces = list(pieces)
-        i = 0
-        while i < len(pieces):
-            piece = pieces[i]
-            if piece.oversized or counter.count(piece.start, piece.end) >= self.min_chunk_size:
-                i += 1
-                continue
-            options = []
-            for j in (i + 1, i - 1):
-                if not 0 <= j < len(pieces) or pieces[j].oversized:
-                    continue
-                a, b = sorted((i, j))
-                merged = _merge(pieces[a], pieces[b])
-                if counter.count(merged.start, merged.end) <= self._budget(
-                    doc_title, *_named(merged)
-                ):
-                    same_parent = _parent(pieces[i].headings) == _parent(pieces[j].headings)
-                    same_window = pieces[i].parent == pieces[j].parent
-                    options.append((not same_window, not same_parent, j != i + 1, j, merged))
-            if not options:
-                i += 1
-                continue
-            *_, j, merged = min(options, key=lambda o: o[:4])
-            a = min(i, j)
-            pieces[a : a + 2] = [merged]
-            i = a
+            pieces.append(Piece(s, e, headings, kind, index, oversized, sections=(headings,)))
         return pieces
 
     def _prefix(
@@ -382,10 +302,10 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             parts.pop()
         return " > ".join(parts)
 
-    def _to_chunk(self, text: str, piece: _Piece, doc_title: str, structure: Structure) -> Chunk:
+    def _to_chunk(self, text: str, piece: Piece, doc_title: str, structure: Structure) -> Chunk:
         body = text[piece.start : piece.end]
         # a path that the next one extends (a heading with its subsection) is named by it
-        headings, sections = _named(piece)
+        headings, sections = named(piece)
         prefix = self._prefix(doc_title, headings, body, sections)
         return Chunk(
             text=body,
@@ -446,7 +366,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         spans = pack(text, *span, budget, 0, counter, structure)
         if spans != [span]:
             pieces = [
-                _Piece(s, e, chunk.headings, chunk.strategy, 0, parent=chunk.parent_span)
+                Piece(s, e, chunk.headings, chunk.strategy, 0, parent=chunk.parent_span)
                 for s, e in spans
             ]
             chunks = [self._to_chunk(text, p, doc_title, structure) for p in pieces]
@@ -462,7 +382,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         chunks = []
         parent = block_span(text, block, span)  # once: it copies the whole block
         for s, e in spans:
-            piece = _Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
+            piece = Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
             part = self._to_chunk(text, piece, doc_title, structure)
             embed = with_header(part.embed_text, part.text, header)
             chunks.append(replace(part, embed_text=embed))
@@ -470,65 +390,3 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         return self._fit_model(text, chunks, flat, doc_title, sizes, counter)
 
 
-def _sections(
-    text: str, boundaries: list[Heading]
-) -> Iterable[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]]:
-    """(start, end, heading path, own heading) for the preamble and each section."""
-    starts = [h.start for h in boundaries]
-    if not starts or text[: starts[0]].strip():
-        yield 0, starts[0] if starts else len(text), (), None
-    stack: list[tuple[int, str]] = []
-    for i, heading in enumerate(boundaries):
-        stack = [entry for entry in stack if entry[0] < heading.level]
-        stack.append((heading.level, heading.title))
-        end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        yield heading.start, end, tuple(stack), heading
-
-
-def _parent(headings: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
-    return headings[:-1]
-
-
-def _named(piece: _Piece) -> tuple[tuple[tuple[int, str], ...], tuple[tuple, ...]]:
-    """The heading path a piece is filed under and the sections it names: those it holds,
-    less a path the next one extends (a heading with its subsection is named by it)."""
-    held = piece.sections or (piece.headings,)
-    nexts = [*held[1:], ()]
-    sections = tuple(p for p, q in zip(held, nexts, strict=True) if q[: len(p)] != p)
-    return (_common(sections) if piece.sections else piece.headings), sections
-
-
-def _common(paths: Sequence[tuple[tuple[int, str], ...]]) -> tuple[tuple[int, str], ...]:
-    """The deepest heading path all ``paths`` start with."""
-    common: list[tuple[int, str]] = []
-    for level in zip(*paths, strict=False):
-        if any(x != level[0] for x in level):
-            break
-        common.append(level[0])
-    return tuple(common)
-
-
-def _merge(a: _Piece, b: _Piece) -> _Piece:
-    common = _common([a.headings, b.headings])
-    same_section = a.section == b.section
-    strategy = (
-        a.strategy
-        if same_section and a.strategy == b.strategy
-        else ("paragraph" if a.strategy == "paragraph" else "heading")
-    )
-    parent = (min(a.parent[0], b.parent[0]), max(a.parent[1], b.parent[1]))
-    sections = tuple(
-        dict.fromkeys([*(a.sections or (a.headings,)), *(b.sections or (b.headings,))])
-    )
-    return _Piece(
-        a.start, b.end, tuple(common), strategy, a.section, parent=parent, sections=sections
-    )
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """``[start, end)`` without leading and trailing whitespace (no copy of the span)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end

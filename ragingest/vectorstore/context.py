@@ -210,3 +210,34 @@ class ContextRetriever(BaseRetriever):
 
     def _children(self, parent_id: str) -> int:
         return len(self.store.get(where={"parent_id": parent_id}, include=[])["ids"])
+
+
+def retriever(
+    persist_dir: Any,
+    collection: str,
+    *,
+    max_context_tokens: int | None = None,
+    auto_merge: float | None = None,
+    tokenizer: str | TokenCounter | None = None,
+    **kwargs: Any,
+) -> BaseRetriever:
+    """``ragingest.retriever``: the ``ChunkRetriever`` of ``vectorstore.retriever``, wrapped in
+    a ``ContextRetriever`` when a budget or auto-merging is asked for. Under a budget the
+    chunks themselves are the default (``parents=False``): at an equal budget whole parent
+    sections crowd out other hits (bench/README.md, "Context at an equal budget")."""
+    from ragingest.vectorstore.retriever import retriever as chunk_retriever
+
+    if max_context_tokens is None and auto_merge is None:
+        return chunk_retriever(persist_dir, collection, **kwargs)
+    k = kwargs.pop("k", 4)
+    kwargs["parents"] = kwargs.get("parents", False) and auto_merge is None
+    base = chunk_retriever(persist_dir, collection, k=max(4 * k, 20), **kwargs)
+    return ContextRetriever(
+        base=base,
+        store=base.store,
+        parent_store=base.store.parent_store if auto_merge is not None else None,
+        merge_threshold=auto_merge,
+        max_context_tokens=max_context_tokens,
+        k=k,
+        count=token_counter(tokenizer),
+    )

@@ -138,6 +138,38 @@ def test_langchain_app_ingests_any_source_and_reindexes_it(corpus):
     assert hits[0].metadata["page_start"] == 3
 
 
+def test_the_app_splits_and_retrieves_the_langchain_way(corpus):
+    """The same app, after the runs above: LangChain's splitter arguments on a community
+    loader's output, exactly k passages whose ids resolve in the store, and MMR."""
+    from ragingest.splitters import HeadingFirstSplitter
+
+    splitter = HeadingFirstSplitter(
+        headers_to_split_on=[("#", "Header 1"), ("##", "Header 2")],
+        length_function=len,
+        chunk_size=300,
+    )
+    loaded = community.TextLoader(str(corpus["notes"]), encoding="utf-8").load()
+    (chunk,) = splitter.split_documents(loaded)
+    assert chunk.page_content == (
+        "# Читальный зал\n\nВ читальном зале книги выдают без абонемента, только на месте."
+    )
+    assert chunk.metadata["Header 1"] == "Читальный зал"
+    assert chunk.metadata["author"] == "Петрова"  # the front matter became metadata
+
+    db = corpus["db"]
+    store = open_store(db, COLLECTION, create=False)
+    question = "Когда открыта библиотека и как продлить абонемент?"
+    for k in (1, 2, 3):
+        docs = ragingest.retriever(db, COLLECTION, k=k).invoke(question)
+        assert len(docs) == k
+        found = store.get_by_ids([d.id for d in docs])  # Chroma returns them in its own order
+        assert sorted(d.id for d in found) == sorted(d.id for d in docs)
+    mmr = ragingest.retriever(
+        db, COLLECTION, k=3, search_type="mmr", fetch_k=10, lambda_mult=0.3
+    ).invoke(question)
+    assert len(mmr) == 3 and len({d.id for d in mmr}) == 3
+
+
 def test_cli_reindexes_a_community_loader_on_a_schedule(corpus, tmp_path):
     catalogue = tmp_path / "catalogue.csv"
     catalogue.write_text("name,price\nКнига,500\nАльбом,900\n", encoding="utf-8")

@@ -65,8 +65,9 @@ def test_split_batch_rows_are_the_local_split_with_marks(tmp_path):
     ]
     assert out["seq"] == [-1, *range(len(local)), -1]
     assert out["count"] == [len(local)] * (1 + len(local)) + [0]
-    error, cleaning = pickle.loads(out["blob"][0])
+    error, (cleaning, notes, lost) = pickle.loads(out["blob"][0])
     assert error is None and cleaning == local.cleaning
+    assert (notes, lost) == (local.notes, local.lost) == ([], False)
     records = [pickle.loads(blob) for blob in out["blob"][1 : 1 + len(local)]]
     assert all(isinstance(r, ChunkRecord) for r in records)
     assert [(r.id, r.text, r.metadata) for r in records] == [

@@ -64,7 +64,6 @@ def test_pypdf_pages_become_one_clean_document(joined_pdf, pdf):
         "missing token_count",
         "missing strategy",
         "missing oversized",
-        "missing chunk_id",
         "missing content_hash",
         "missing parent_id",
         "missing parent_start",

@@ -68,27 +68,30 @@ def test_strip_headers_leaves_the_heading_out_of_the_text(e5_info):
 
 
 def test_cuts_follow_the_separator_order():
-    """Paragraph breaks first, then line breaks, then sentence ends, then spaces."""
+    """Paragraph breaks first, then line breaks, then sentence ends, then spaces (pieces of
+    one section are balanced in size, so a cut may come before the budget is full)."""
     splitter = HeadingFirstSplitter(length_function=len, chunk_size=60, min_chunk_size=0)
     para = "First paragraph is here.\n\nSecond paragraph, a bit longer.\n\nThird one."
     assert splitter.split_text(para) == [
-        "First paragraph is here.\n\nSecond paragraph, a bit longer.",
+        "First paragraph is here.",
+        "Second paragraph, a bit longer.",
         "Third one.",
     ]
     lines = "line one of the list\nline two of the list\nline three of the list"
     assert splitter.split_text(lines) == [
-        "line one of the list\nline two of the list",
+        "line one of the list",
+        "line two of the list",
         "line three of the list",
     ]
     sentences = "The first sentence is here. The second one is there. A third."
     assert splitter.split_text(sentences) == [
-        "The first sentence is here. The second one is there.",
-        "A third.",
+        "The first sentence is here.",
+        "The second one is there. A third.",
     ]
     words = "one two three four five six seven eight nine ten eleven twelve thirteen"
     assert splitter.split_text(words) == [
-        "one two three four five six seven eight nine ten eleven",
-        "twelve thirteen",
+        "one two three four five six seven eight",
+        "nine ten eleven twelve thirteen",
     ]
 
 
