@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.vectorstore.filters import parse_where
+from ragingest.vectorstore.reader import open_reader
 from ragingest.vectorstore.search import rank_chunks
-from ragingest.vectorstore.store import open_store
 
 __all__ = ["RANKS", "parse_where", "search"]
 
@@ -29,8 +29,13 @@ def search(
     reciprocal-rank-fusion score of the dense and BM25 rankings, with ``dense_rank`` and
     ``lexical_rank``; else score = cosine. ``records_url``: the records database that resolves the
     name (see ``open_store``)."""
-    store = open_store(persist_dir, collection, model=model, create=False, records_url=records_url)
-    if hybrid and not store.lexical_in_step():
+    store: Any = open_reader(persist_dir, collection, model=model, records_url=records_url)
+    if hybrid and not store.lexical_in_step():  # a write cut short: the full store repairs it
+        from ragingest.vectorstore.store import open_store
+
+        store = open_store(
+            persist_dir, collection, model=model, create=False, records_url=records_url
+        )
         store.sync_lexical()
     depth = max(k, 20) if hybrid else k  # fusion needs each list deeper than the top k
     ranking = rank_chunks(store, text, depth, where=where or None, hybrid=hybrid)

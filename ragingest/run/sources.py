@@ -29,7 +29,7 @@ from ragingest.loaders.sources import (
     unique_tasks,
 )
 from ragingest.run.plan import FileTask, PlanItem, is_unchanged
-from ragingest.run.state import FileStamp, FileState
+from ragingest.run.stamps import FileStamp, FileState
 
 
 @dataclass

@@ -77,7 +77,7 @@ def base_splitter(
         from ragingest.vectorstore.models import load_model_info
 
         info = load_model_info(model)
-    tokenizer = info.tokenizer if info is not None else None
+    tokenizer = info.splitter_tokenizer if info is not None else None
     max_embed = info.max_embed_tokens if info is not None else None
     if settings.strategy in ("fixed", "recursive"):
         from ragingest.splitters import FixedSizeSplitter
@@ -88,7 +88,8 @@ def base_splitter(
             size = min(size, max_embed)
         overlap = settings.chunk_overlap or 0
         if settings.strategy == "recursive":
-            return RecursiveBaseline(size, overlap, settings.unit, tokenizer)
+            wrapper = info.tokenizer if info is not None else None  # LangChain's needs it
+            return RecursiveBaseline(size, overlap, settings.unit, wrapper)
         return FixedSizeSplitter(size, overlap, settings.unit, tokenizer=tokenizer)
     fallback: Any = None
     if settings.strategy == "semantic":

@@ -105,7 +105,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             from ragingest.vectorstore.models import load_model_info
 
             info = load_model_info(model)
-            tokenizer = info.tokenizer
+            tokenizer = info.splitter_tokenizer
             max_embed_tokens = max_embed_tokens or info.max_embed_tokens
         size = chunk_size or DEFAULT_CHUNK_SIZE
         if unit == "tokens" and max_embed_tokens and size > max_embed_tokens:

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records import ALIAS, ensure_schema, has_table, records_engine, upsert
+from ragingest.vectorstore.records_location import resolve_in_default_file
 
 
 @dataclass
@@ -91,5 +92,8 @@ def resolve_collection(persist_dir: str | Path, name: str, records_url: str | No
     """The physical Chroma collection serving ``name`` (``name`` itself unless a rebuild
     swapped another in; a name Chroma refuses maps to ``names.chroma_name``). Reads only;
     creates nothing."""
+    found = resolve_in_default_file(persist_dir, name, records_url)
+    if found is not None:
+        return found
     alias = read_alias(persist_dir, name, records_url)
     return alias.live if alias else chroma_name(name)

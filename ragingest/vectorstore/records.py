@@ -60,9 +60,15 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
 
 from ragingest.errors import RagIngestError
+from ragingest.vectorstore.records_location import (  # noqa: F401 - the location, re-exported
+    ALIAS_TABLE,
+    RECORDS_FILE,
+    RECORDS_URL_ENV,
+    default_records_url,
+    records_path,
+    records_url_for,
+)
 
-RECORDS_FILE = "ragingest_records.sqlite"
-RECORDS_URL_ENV = "RAGINGEST_RECORDS_URL"
 DIALECTS = ("sqlite", "postgresql")
 _CHUNK = 500  # keys per IN (...) list
 _SCHEMA_LOCK = 0x7261_6769_6E67_7374  # pg_advisory_xact_lock key for concurrent CREATE TABLEs
@@ -76,7 +82,7 @@ JOURNAL = Table(
     Column("op", Text, nullable=False),
 )
 ALIAS = Table(
-    "ragingest_alias",
+    ALIAS_TABLE,
     METADATA,
     Column("name", Text, primary_key=True),
     Column("live", Text, nullable=False),
@@ -108,21 +114,6 @@ WRITER = Table(
 
 class RecordsURLError(RagIngestError, ValueError):
     """The records URL names a database ragingest can't use."""
-
-
-def records_path(persist_dir: str | Path) -> Path:
-    """The default records database: a SQLite file in the Chroma directory."""
-    return Path(persist_dir) / RECORDS_FILE
-
-
-def default_records_url(persist_dir: str | Path) -> str:
-    return f"sqlite:///{records_path(persist_dir).absolute()}"
-
-
-def records_url_for(persist_dir: str | Path, records_url: str | None = None) -> str:
-    """The records database's URL: ``records_url``, else ``$RAGINGEST_RECORDS_URL``, else the
-    SQLite file in ``persist_dir`` (what every version before the option used)."""
-    return records_url or os.environ.get(RECORDS_URL_ENV) or default_records_url(persist_dir)
 
 
 def display_url(url: str | URL) -> str:

@@ -80,10 +80,10 @@ class SubsetTokenizer:
         self.skeleton: dict[str, Any] = cached["skeleton"]
         pieces = cached["pieces"].split("\0")
         self.scores: array = cached["scores"]
-        self.ids = {piece: i for i, piece in enumerate(pieces)}
+        self.ids = dict(zip(pieces, range(len(pieces)), strict=True))  # C loops: 250k pieces
         self.pieces = pieces
         self.unk_id = int(self.skeleton["model"]["unk_id"])
-        self.min_id = min(range(len(self.scores)), key=self.scores.__getitem__)
+        self.min_id = self.scores.index(min(self.scores))  # the first lowest, as min(key=)
         self.longest = max(map(len, pieces))
         added = self.skeleton.get("added_tokens") or []
         self.added_ids = [int(t["id"]) for t in added if int(t["id"]) < len(pieces)]

@@ -1,0 +1,152 @@
+"""What a collection records and how it is reached, without importing ``langchain_chroma``
+(the read-only ``query`` path, ``status`` and the run's checks use these; ``store`` re-exports
+them): the metadata keys, the Chroma client of a directory, the model/settings guard.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from ragingest.errors import CollectionMismatchError
+
+MODEL_KEY = "ragingest_model"
+FINGERPRINT_KEY = "ragingest_fingerprint"
+SETTINGS_KEY = "ragingest_settings"
+ALIAS_KEY = "ragingest_alias"  # on a rebuilt physical collection: the name it serves
+
+
+def chroma_client(persist_dir: str | Path) -> Any:
+    """The embedded client of ``persist_dir``, or an ``HttpClient`` inside ``use_server``
+    (``ragingest.vectorstore.server``)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from ragingest.vectorstore.server import active_server
+
+    server = active_server()
+    if server is not None:
+        return server.client()
+
+    return chromadb.PersistentClient(
+        path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
+    )
+
+
+def require_store_dir(persist_dir: str | Path) -> None:
+    """Refuse, creating nothing, a ``persist_dir`` that holds no Chroma store (with a Chroma
+    server only the directory's other files are read, so it need not exist)."""
+    from ragingest.vectorstore.server import active_server
+
+    if active_server() is not None:
+        return
+    path = Path(persist_dir)
+    if not path.is_dir():
+        raise CollectionMismatchError(
+            f"no such directory: {path}; give the --persist-dir of an ingested collection "
+            "(`ragingest ingest PATH --persist-dir DIR --collection NAME` creates one)"
+        )
+    if not (path / "chroma.sqlite3").is_file():
+        raise CollectionMismatchError(
+            f"{path} holds no Chroma collection (no chroma.sqlite3); give the --persist-dir "
+            "that `ragingest ingest` wrote"
+        )
+
+
+def collection_metadata(client: Any, collection: str) -> dict[str, Any] | None:
+    """The collection's metadata, or ``None`` when it does not exist."""
+    try:
+        return dict(client.get_collection(collection).metadata or {})
+    except Exception:
+        return None
+
+
+def missing_collection(collection: str, persist_dir: str | Path) -> CollectionMismatchError:
+    return CollectionMismatchError(
+        f"collection {collection!r} does not exist in {persist_dir}; run `ragingest ingest` first"
+    )
+
+
+def model_identity(model: str | None = None) -> tuple[str, str]:
+    """``(name, fingerprint)`` of a model without loading its tokenizer or weights (the same
+    values as ``load_model_info``), so a run with nothing to embed never loads the model."""
+    from ragingest.vectorstore.models import canonical_name, model_fingerprint, resolve_model_path
+
+    name = canonical_name(model)
+    folder = Path(resolve_model_path(name))
+    return name, model_fingerprint(name, folder) if folder.is_dir() else name
+
+
+def embeddings_identity(embeddings: Any) -> tuple[str, str]:
+    """``(name, fingerprint)`` of ``SentenceTransformerEmbeddings`` or of an object carrying
+    ``model_name`` and ``fingerprint`` (the run's cached embeddings)."""
+    if hasattr(embeddings, "fingerprint"):
+        return embeddings.model_name, embeddings.fingerprint  # type: ignore[attr-defined]
+    info = embeddings.info  # type: ignore[attr-defined]
+    return info.name, info.fingerprint
+
+
+def store_metadata(
+    model: str, fingerprint: str, settings: dict[str, Any] | None, alias: str | None = None
+) -> dict[str, Any]:
+    metadata = {
+        "hnsw:space": "cosine",
+        MODEL_KEY: model,
+        FINGERPRINT_KEY: fingerprint,
+        SETTINGS_KEY: json.dumps(settings or {}, sort_keys=True),
+    }
+    if alias:
+        metadata[ALIAS_KEY] = alias
+    return metadata
+
+
+def mismatch(
+    existing: dict[str, Any],
+    collection: str,
+    model: str,
+    fingerprint: str,
+    settings: dict[str, Any] | None,
+) -> str | None:
+    """Why a collection with metadata ``existing`` can't take this model/settings, or None."""
+    recorded_model = existing.get(MODEL_KEY)
+    if recorded_model and (recorded_model != model or existing.get(FINGERPRINT_KEY) != fingerprint):
+        return (
+            f"collection {collection!r} was built with model {recorded_model!r} "
+            f"(fingerprint {existing.get(FINGERPRINT_KEY)}), not {model!r} ({fingerprint}); "
+            "vectors of two models can't be compared. Use the same --model, another "
+            "--collection, or `ingest --rebuild` to rebuild it"
+        )
+    recorded_settings = existing.get(SETTINGS_KEY)
+    if settings is not None and recorded_settings:
+        old = json.loads(recorded_settings)
+        if old and old != settings:
+            changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
+            from ragingest.splitters.settings_text import effective_setting
+
+            diff = ", ".join(
+                f"{k}: {effective_setting(k, old.get(k), old)} -> "
+                f"{effective_setting(k, settings.get(k), settings)}"
+                for k in changed
+            )
+            return (
+                f"collection {collection!r} was built with other splitter settings ({diff}); "
+                "mixing them leaves chunks of two kinds. Use the recorded settings, another "
+                "--collection, or `ingest --rebuild` to rebuild it"
+            )
+    return None
+
+
+def check_compatible(
+    existing: dict[str, Any],
+    collection: str,
+    model: str,
+    fingerprint: str,
+    settings: dict[str, Any] | None,
+) -> None:
+    problem = mismatch(existing, collection, model, fingerprint, settings)
+    if problem:
+        raise CollectionMismatchError(problem)

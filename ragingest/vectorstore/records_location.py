@@ -1,0 +1,55 @@
+"""Where the records database is (``vectorstore.records``), and the alias of a collection name
+read from its default SQLite file with the stdlib ``sqlite3``: a one-shot ``query`` then pays
+no SQLAlchemy import (~0.15 s of a cold start). Another database goes through
+``aliases.read_alias``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+
+from ragingest.vectorstore.names import chroma_name
+
+RECORDS_FILE = "ragingest_records.sqlite"
+RECORDS_URL_ENV = "RAGINGEST_RECORDS_URL"
+ALIAS_TABLE = "ragingest_alias"
+
+
+def records_path(persist_dir: str | Path) -> Path:
+    """The default records database: a SQLite file in the Chroma directory."""
+    return Path(persist_dir) / RECORDS_FILE
+
+
+def default_records_url(persist_dir: str | Path) -> str:
+    return f"sqlite:///{records_path(persist_dir).absolute()}"
+
+
+def records_url_for(persist_dir: str | Path, records_url: str | None = None) -> str:
+    """The records database's URL: ``records_url``, else ``$RAGINGEST_RECORDS_URL``, else the
+    SQLite file in ``persist_dir`` (what every version before the option used)."""
+    return records_url or os.environ.get(RECORDS_URL_ENV) or default_records_url(persist_dir)
+
+
+def resolve_in_default_file(
+    persist_dir: str | Path, name: str, records_url: str | None = None
+) -> str | None:
+    """The physical Chroma collection serving ``name`` (``aliases.resolve_collection``'s
+    answer) when the records database is the default SQLite file; None when it is another
+    database. Reads only; creates nothing."""
+    if records_url_for(persist_dir, records_url) != default_records_url(persist_dir):
+        return None
+    path = records_path(persist_dir)
+    live = None
+    if path.is_file():
+        with contextlib.closing(sqlite3.connect(path, timeout=60)) as db:
+            found = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (ALIAS_TABLE,)
+            ).fetchone()
+            if found:
+                row = db.execute(
+                    f"SELECT live FROM {ALIAS_TABLE} WHERE name = ?", (name,)
+                ).fetchone()
+                live = row[0] if row else None
+    return live or chroma_name(name)
