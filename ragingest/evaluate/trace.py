@@ -30,6 +30,7 @@ from langchain_core.documents import Document
 
 from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
+from ragingest.loaders.source_map import indexed_text
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
@@ -54,7 +55,7 @@ def trace(
 
     store = open_store(persist_dir, collection, create=False, records_url=records_url)
     chunks = _stored_chunks(store)
-    loaded = _load_sources(sources) if sources else None
+    loaded = load_sources(sources) if sources else None
     ranked = _ranked(store, question, max(_DEPTH, 4 * k), hybrid)
     context = _context(
         question, persist_dir, collection, k, hybrid, max_context_tokens, records_url
@@ -63,7 +64,7 @@ def trace(
         answer = _ask(chat_model, question, context)
     expectations = []
     for text in expect:
-        points = [_source_check(text, chunks, loaded)]
+        points = [source_check(text, chunks, loaded)]
         holders = _holders(text, chunks)
         points.append(_chunk_check(holders))
         points.append(_retrieval_check(holders, ranked, k, hybrid))
@@ -81,7 +82,7 @@ def _stored_chunks(store: Any) -> list[Document]:
     ]
 
 
-def _load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Document]]]:
+def load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Document]]]:
     """(source, raw decoded text, loaded documents) per file under ``paths``."""
     from ragingest.loaders import loader_for, walk
 
@@ -96,7 +97,7 @@ def _load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Docu
     return out
 
 
-def _source_check(
+def source_check(
     text: str, chunks: list[Document], loaded: list[tuple[str, str, list[Document]]] | None
 ) -> Checkpoint:
     if loaded is None:
@@ -115,7 +116,11 @@ def _source_check(
     raw_hits = []
     for source, raw, documents in loaded:
         for doc in documents:
-            span = locate(text, doc.page_content)
+            if not contains(doc.page_content, text):  # the loaded (cleaned) text decides
+                continue
+            # reported in the coordinates chunks use: the file itself for text formats
+            span = locate(text, indexed_text(doc.page_content, doc.metadata))
+            span = span or locate(text, doc.page_content)
             if span:
                 return Checkpoint(
                     "source", True, f"{source} [{span[0]}, {span[1]})",

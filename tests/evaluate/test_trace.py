@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from ragingest.evaluate.trace import locate, trace
+from ragingest.evaluate.trace import load_sources, locate, source_check, trace
 from ragingest.ingest.cli import main
 from tests.conftest import memo_path
 
@@ -49,6 +49,14 @@ def collections(tmp_path_factory):
 def test_locate_ignores_case_and_whitespace_runs():
     assert locate("три  ДНЯ.", "срок\nсоставляет три\n дня.") == (16, 25)
     assert locate("четыре дня", "три дня") is None
+
+
+def test_the_source_checkpoint_gives_offsets_into_the_file_itself(tmp_path):
+    source = "\ufeff---\r\ntitle: Памятка\r\n---\r\n## Выдача\r\nСрок выдачи три дня.\r\n"
+    (tmp_path / "memo.md").write_bytes(source.encode("utf-8"))
+    point = source_check("срок выдачи три дня.", [], load_sources([tmp_path]))
+    start = source.index("Срок")
+    assert point.data == {"source": "memo.md", "start": start, "end": start + 20}
 
 
 def test_default_chunking_keeps_the_rule_through_every_checkpoint(collections):
