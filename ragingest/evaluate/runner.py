@@ -2,10 +2,10 @@
 report does it (seed 002: a chunking is good if it returns the evidence on your test set).
 
 Contract: every corpus file is read as is (``data``) and cut by each configuration's splitter
-(``chunking``: ours, or a plain baseline); all chunks of all files go into one fresh Chroma
-collection per configuration (``retrieval``); each question retrieves its top ``k`` by the
-model's query embedding, or (``search="hybrid"``, the retriever's default) by that fused with
-BM25 over a fresh lexical index, both lists ``max(20, 4 k)`` deep as in ``ragingest.retriever``;
+(``chunking``: ours, or a plain baseline); each question retrieves its top ``k`` over all
+chunks of all files by exact cosine to the model's query embedding (``retrieval``), or
+(``search="hybrid"``, the retriever's default) by that fused with BM25 over a fresh lexical
+index, both lists ``max(20, 4 k)`` deep as in ``ragingest.retriever``;
 ``metrics`` scores every question and the table (``results``) shows mean ± std, and R@k per
 question kind where the set has kinds. Embeddings are cached by text hash (``cache``). Without
 a model (``embed=False``) only what needs none is computed: chunk

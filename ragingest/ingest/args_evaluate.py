@@ -13,8 +13,9 @@ def add_evaluate_parser(sub: Any, positive: Callable[[str], int]) -> None:
     ev = sub.add_parser(
         "evaluate",
         help="score chunking configurations on a question set (recall, precision, IoU, ...)",
-        description="Cut every corpus file with each configuration, put all chunks in a fresh "
-        "Chroma collection, retrieve the top k for every question and score the hits against "
+        description="Cut every corpus file with each configuration, embed the chunks, retrieve the "
+        "top k for every question (exact cosine, fused with BM25 under --search hybrid) and "
+        "score the hits against "
         "the reference excerpts (Chroma's chunking metrics). The default configuration and "
         "LangChain's RecursiveCharacterTextSplitter baseline (same tokenizer) are always in.",
     )
