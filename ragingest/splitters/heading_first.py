@@ -8,7 +8,8 @@ Contract, for ``split_chunks(text)``:
    H1 is the document title (metadata and breadcrumb); deeper headings stay inside a section.
 3. Sizes, in the measure's units: a section over the budget is cut by paragraphs, then lines,
    sentences, words (``packing.pack``), with ``chunk_overlap`` only between pieces of that one
-   section (strategy ``recursive``; ``paragraph`` for heading-less text). Then a piece under
+   section (strategy ``recursive``; ``paragraph`` for heading-less text, where a line or
+   paragraph break that fits is preferred to any later sentence). Then a piece under
    ``min_chunk_size`` merges into a neighbour (same parent span first, then same parent
    section, then the next, then the previous) while the result fits, so a small document of
    tiny sections is one chunk. Tables and fenced code are not cut; one over budget is its own
@@ -261,16 +262,21 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         structure: Structure,
     ) -> list[Piece]:
         budget = self._budget(doc_title, headings)
+        by_paragraph = strategy == "paragraph"  # no headings: paragraphs are the structure
         if self.fallback is not None and counter.count(start, end) > budget:
             cuts = self.fallback.breakpoints(text, start, end, structure)
             spans = [
                 span
                 for a, b in itertools.pairwise([start, *cuts, end])
-                for span in pack(text, a, b, budget, self._chunk_overlap, counter, structure)
+                for span in pack(
+                    text, a, b, budget, self._chunk_overlap, counter, structure, by_paragraph
+                )
             ]
             strategy = "semantic"
         else:
-            spans = pack(text, start, end, budget, self._chunk_overlap, counter, structure)
+            spans = pack(
+                text, start, end, budget, self._chunk_overlap, counter, structure, by_paragraph
+            )
         if len(spans) > 1 and strategy == "heading":
             strategy = "recursive"
         pieces = []
@@ -388,5 +394,3 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             chunks.append(replace(part, embed_text=embed))
         flat = replace(structure, blocks=[])
         return self._fit_model(text, chunks, flat, doc_title, sizes, counter)
-
-

@@ -9,10 +9,12 @@ piece starting and ending on non-whitespace, in order. Without overlap, a span o
 ``budget`` is cut into about ``ceil(size / budget)`` pieces of similar size (each at most
 ``budget``). Boundaries are tried strongest first: blank line, line, sentence, word, then
 unit (token/char); a line break inside a sentence of hard-wrapped prose counts as a word
-boundary. A piece never cuts an atomic block (table, fenced code); a block bigger than
-``budget`` becomes a piece of its own. Consecutive pieces share about ``overlap`` units, taken
-at sentence or word starts; overlap is never taken from inside an atomic block, nor across a
-heading line.
+boundary. With ``paragraphs_first`` (text without headings, whose paragraphs and lines are
+its only structure), a piece ends at a line or paragraph break wherever one fits rather than
+at a later sentence or word. A piece never cuts an atomic block (table, fenced code); a block
+bigger than ``budget`` becomes a piece of its own. Consecutive pieces share about ``overlap``
+units, taken at sentence or word starts; overlap is never taken from inside an atomic block,
+nor across a heading line.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ def pack(
     overlap: int,
     counter: SpanCounter,
     structure: Structure,
+    paragraphs_first: bool = False,
 ) -> list[tuple[int, int]]:
     first = _NON_SPACE.search(text, start, end)
     if not first:
@@ -108,7 +111,7 @@ def pack(
     if overlap == 0:  # aim each piece at an equal share (overlapping pieces are not equal)
         total = counter.count(start, end)
         budget = min(budget, math.ceil(total / math.ceil(total / budget) * (1 + BALANCE_SLACK)))
-    return _greedy(text, start, end, budget, overlap, counter, ranked, barriers)
+    return _greedy(text, start, end, budget, overlap, counter, ranked, barriers, paragraphs_first)
 
 
 class _Cuts:
@@ -139,6 +142,7 @@ def _greedy(
     counter: SpanCounter,
     cuts: _Cuts,
     barriers: list[int],
+    paragraphs_first: bool,
 ) -> list[tuple[int, int]]:
     pieces: list[tuple[int, int]] = []
     piece_start = start
@@ -150,20 +154,23 @@ def _greedy(
         if counter.count(piece_start, end) <= budget:
             pieces.append((piece_start, _trim_end(text, piece_start, end)))
             return pieces
-        cut = _best_cut(piece_start, end, budget, cuts)
+        cut = _best_cut(piece_start, end, budget, cuts, paragraphs_first)
         pieces.append((piece_start, _trim_end(text, piece_start, cut)))
         floor = max([piece_start, *(b for b in barriers if b < cut)])
         next_start = _overlap_start(floor, cut, overlap, cuts)
-        if next_start < cut and _best_cut(next_start, end, budget, cuts) <= cut:
+        if next_start < cut and _best_cut(next_start, end, budget, cuts, paragraphs_first) <= cut:
             next_start = cut  # overlap would leave no room to move forward
         piece_start = next_start
 
 
-def _best_cut(piece_start: int, end: int, budget: int, cuts: _Cuts) -> int:
+def _best_cut(
+    piece_start: int, end: int, budget: int, cuts: _Cuts, paragraphs_first: bool = False
+) -> int:
     """The strongest boundary among those that keep the piece within budget, preferring the
     later half of the piece; when the later half offers only word/unit cuts, the strongest
-    from a quarter of the budget on (a shorter piece rather than a cut sentence); the first
-    boundary after ``piece_start`` if none fits."""
+    from a quarter of the budget on (a shorter piece rather than a cut sentence); with
+    ``paragraphs_first``, a line or paragraph break anywhere in the piece beats a later
+    sentence; the first boundary after ``piece_start`` if none fits."""
     positions, ranks = cuts.positions, cuts.ranks
     lo = bisect.bisect_right(positions, piece_start)
     base = cuts.rank(piece_start)
@@ -175,6 +182,9 @@ def _best_cut(piece_start: int, end: int, budget: int, cuts: _Cuts) -> int:
         late = lo
     window = cuts.strengths[late:hi]
     strongest = max(window)
+    if paragraphs_first and strongest < LINE and max(cuts.strengths[lo:hi]) >= LINE:
+        window = cuts.strengths[lo:hi]
+        strongest = max(window)
     if strongest < SENTENCE:
         early = bisect.bisect_left(ranks, base + budget * MIN_FILL, lo, late)
         wider = cuts.strengths[early:hi]

@@ -33,6 +33,32 @@ def test_pack_cuts_at_the_strongest_boundary_that_fits():
     assert chars_pack(text, 200) == [(0, len(text))]  # fits: one piece
 
 
+def test_text_without_headings_is_cut_at_its_lines_before_a_later_sentence():
+    text = "Короткий абзац о сроке.\n" + PHRASES  # a 23-char line, then 151 chars of sentences
+    counter, structure = Measure("chars").index(text), analyze(text)
+    # packed: the line and four sentences of the next paragraph share the first piece
+    assert pack(text, 0, len(text), 100, 0, counter, structure) == [(0, 99), (100, 175)]
+    assert pack(text, 0, len(text), 100, 0, counter, structure, paragraphs_first=True) == [
+        (0, 23),
+        (24, 118),
+        (119, 175),
+    ]
+    splitter = HeadingFirstSplitter(
+        chunk_size=100, chunk_overlap=0, min_chunk_size=0, length_function=len
+    )
+    assert [(c.start_index, c.end_index) for c in splitter.split_chunks(text)] == [
+        (0, 23),
+        (24, 118),
+        (119, 175),
+    ]
+    # under a heading the section is the structure: its pieces are packed
+    headed = "## Раздел\n" + text
+    assert [(c.start_index, c.end_index) for c in splitter.split_chunks(headed)] == [
+        (0, 90),
+        (91, 185),
+    ]
+
+
 def test_pack_overlaps_by_whole_sentences_within_the_budget():
     assert chars_pack(PHRASES, 60, 20) == [(0, 56), (38, 94), (76, 132), (133, 151)]
     assert chars_pack(PHRASES, 60, 0) == [(0, 56), (57, 113), (114, 151)]
