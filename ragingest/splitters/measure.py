@@ -241,7 +241,9 @@ class Measure:
             group = blocks[i : i + _GROUP_BLOCKS]
             known = self._words().block_starts(group) if local else [None] * len(group)
             missing = [block for block, starts in zip(group, known, strict=True) if starts is None]
-            if backend is not None:
+            if not missing:
+                offsets = []
+            elif backend is not None:
                 encodings = backend.encode_batch([b for _, b in missing], add_special_tokens=False)
                 offsets = [e.offsets for e in encodings]
             else:

@@ -3,22 +3,23 @@
 Why by hand: the Rust tokenizer has no "offsets only" mode, and one offset pass over the whole
 document was most of the splitter's time, while prose repeats the same words over and over.
 
-Contract: ``WordTokens(backend).block_starts(text, blocks)`` returns, for each ``(start,
-block)`` of ``blocks`` (consecutive slices of ``text``), exactly the token start offsets that
-``backend.encode_batch(blocks, add_special_tokens=False)`` gives for that block (shifted by
-``start``), or ``None`` when it cannot prove that for this text. Proof: the tokenizer is
-word-local (``is_word_local``: a Metaspace/whitespace pre-tokenizer, a per-word model,
-normalizers that act within a character or a run of spaces, confirmed on probes); the text
-holds no added token (those are matched in the raw text and split words); every whitespace
-character in it is one the normalizer turns into a plain space, alone and next to any other
+Contract: ``WordTokens(backend).block_starts(blocks)`` returns, for each ``(start, block)``,
+exactly the token start offsets that ``backend.encode_batch([block, ...],
+add_special_tokens=False)`` gives for that block (shifted by ``start``), or ``None`` for a
+block where it cannot prove that. Proof: the tokenizer is word-local (``is_word_local``: a
+Metaspace/whitespace pre-tokenizer, a per-word model, normalizers that act within a
+character or a run of spaces, confirmed on probes); the block holds no added token (those are
+matched in the raw text and split words); every whitespace character in it is one that the
+normalizer and pre-tokenizer treat as a plain space, alone and next to any other
 (``separators``). Then a block is a run of *segments*, each a whitespace run and the word
 after it (``\\s*\\S+``), and every segment but a block's first and last tokenizes the same
 wherever it stands between two others: its run is one word boundary whose marker token maps
 inside the run, and a word that normalizes to end in a space (a BOM, U+200B ...) joins the
 next run. So each distinct middle segment is tokenized once (in a text of segments, where it
-stands between two others again), cached, and its tokens are placed by its offset; a block's
-first word (no run before it: the tokenizer adds the marker) and its last segment with the
-block's trailing whitespace are tokenized as they stand.
+stands between two others again), cached, and its tokens are placed by its offset. A block's
+first word (no run before it: the tokenizer adds the marker) is tokenized at the start of a
+text, before a separator and a word; its last segment with the block's trailing whitespace
+after a word, at the end of a text.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ _SEGMENT = re.compile(r"\s*\S+")
 WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
 # a word before and a separator and a word after a piece tokenized out of its place
 _BEFORE, _AFTER = ".", " ."
-_JOINED_CHARS = 2000  # new segments per tokenizer input (a batch runs them in parallel)
+_JOINED_CHARS = 2_000  # new segments per tokenizer input (a batch runs in parallel)
 _CACHE_LIMIT = 200_000  # distinct segments remembered (~30 MB; then a new cache)
 _PROBES = ["ab", "Щcd", "x1.", "(q)"]
 _PROBE_SPACES = " \n\t\r\f"
