@@ -30,6 +30,7 @@ TRICKY = [
     "tabs\tand\r\nCRLF\r\n lines\n\n\n",
     "one two three\ufeff",  # a last word that normalizes to end in a space
     "w \u200b",  # a last word that normalizes to nothing
+    "nul\x00inside a word, \x00 \x07 alone\x7f x",  # control characters (deleted)
     "👍🏽 👨‍👩‍👧 🇷🇺 done",  # modifiers, joiners, flags
     "Правило: срок — 14 дней (т. е. две недели); «исключение» №5.",
 ]
@@ -82,7 +83,7 @@ def test_tricky_strings_equal_the_tokenizer_in_any_blocks(backend, size):
 
 def test_random_mixtures_equal_the_tokenizer(backend):
     rng = random.Random(14)
-    parts = [*"ab Щ\n\t.,()中😀\ufeff\u200b\xa0\u3000\u0301▁¨ﬁ1", "  ", "\n\n", "xyz" * 9]
+    parts = [*"ab Щ\n\t.,()中😀\ufeff\u200b\xa0\u3000\u0301▁¨ﬁ1\x00", "  ", "\n\n", "xyz" * 9]
     words = WordTokens(backend)
     for _ in range(600):
         text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 60)))
