@@ -3,7 +3,8 @@
 Contract: ``Measure.index(text)`` looks at a document once and returns a ``SpanCounter``
 whose ``count(start, end)`` is the size of ``text[start:end]`` without re-tokenizing. For
 tokens this uses the fast tokenizer's offset mapping (a token belongs to the span that holds
-its first character), so it can differ from tokenizing the substring by a token at the edges.
+its first character), so it can differ from tokenizing the substring by a token at the edges;
+the offsets are read from each distinct word's tokens where ``word_tokens`` proves them equal.
 ``Measure.exact(texts)`` tokenizes; ``Measure.exact_spans`` and ``Measure.exact_embedded`` give
 the same exact numbers for slices of an indexed document (final chunk sizes, model limits)
 without tokenizing it again (``TokenCounter.exact``), falling back to ``exact`` where they
@@ -13,12 +14,12 @@ cannot prove it.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from operator import itemgetter
 from typing import Any, Literal, Protocol
+
+from ragingest.splitters.word_tokens import WordTokens, is_word_local
 
 Unit = Literal["tokens", "chars", "words"]
 UNITS: tuple[Unit, ...] = ("tokens", "chars", "words")
@@ -35,7 +36,6 @@ _SPACE_CANDIDATES = " \n\t\r\f"
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f]")
 _RARE_SPACE = re.compile("[\x85\u1680\u2000-\u200a\u2028\u2029\u202f\u205f]")
 _CACHE_LIMIT = 4096
-_FIRST = itemgetter(0)
 
 
 class SpanCounter(Protocol):
@@ -143,6 +143,7 @@ class Measure:
         self.unit = unit
         self.tokenizer = tokenizer
         self._local: bool | None = None
+        self._word_tokens: WordTokens | None = None
         self._costs: dict[str, int] = {}
 
     def index(self, text: str) -> SpanCounter:
@@ -213,10 +214,12 @@ class Measure:
         words: list[int] = []  # starts without the stray tokens of blocks' trailing whitespace
         block_starts: list[int] = []
         local = self._word_local() and not _CONTROL.search(text)
-        for block_start, block, block_offsets in self._block_offsets(_blocks(text)):
+        blocks = _blocks(text)
+        for (block_start, block), block_tokens in zip(
+            blocks, self._block_starts(blocks, local), strict=True
+        ):
             first = len(starts)
-            firsts = map(_FIRST, block_offsets)
-            starts.extend(map(block_start.__add__, firsts) if block_start else firsts)
+            starts.extend(block_tokens)
             if not local:
                 continue
             stop = len(starts)
@@ -226,36 +229,48 @@ class Measure:
             words.extend(starts[first:stop])
             if block_start:
                 block_starts.append(block_start)
-        specials = _added_tokens(self._backend()) if local else ()
+        specials = self._words().specials if local else ()
         return TokenCounter(text, starts, words if local else None, block_starts, specials)
 
-    def _block_offsets(
-        self, blocks: list[tuple[int, str]]
-    ) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
-        """``(block_start, block, offset mapping)`` per block, tokenized a group at a time:
-        the Rust side runs a group's blocks in parallel, and only one group's encodings are
-        held at once."""
+    def _block_starts(self, blocks: list[tuple[int, str]], local: bool) -> Iterator[list[int]]:
+        """Each block's token start offsets in the document, a group of blocks at a time (only
+        one group's are held at once): from distinct words where ``WordTokens`` proves them
+        exact, else from the tokenizer's offsets (the Rust side runs a group in parallel)."""
         backend = self._backend()
         for i in range(0, len(blocks), _GROUP_BLOCKS):
             group = blocks[i : i + _GROUP_BLOCKS]
-            if backend is not None:
-                encodings = backend.encode_batch([b for _, b in group], add_special_tokens=False)
-                for (start, block), encoding in zip(group, encodings, strict=True):
-                    yield start, block, encoding.offsets
-                continue
-            for start, block in group:
-                enc = self.tokenizer(block, add_special_tokens=False, return_offsets_mapping=True)
-                yield start, block, enc["offset_mapping"]
+            known = self._words().block_starts(group) if local else [None] * len(group)
+            missing = [block for block, starts in zip(group, known, strict=True) if starts is None]
+            if not missing:
+                offsets = []
+            elif backend is not None:
+                encodings = backend.encode_batch([b for _, b in missing], add_special_tokens=False)
+                offsets = [e.offsets for e in encodings]
+            else:
+                offsets = [
+                    self.tokenizer(b, add_special_tokens=False, return_offsets_mapping=True)[
+                        "offset_mapping"
+                    ]
+                    for _, b in missing
+                ]
+            encoded = iter(zip(missing, offsets, strict=True))
+            for starts in known:
+                if starts is None:
+                    (start, _), block_offsets = next(encoded)
+                    starts = [start + s for s, _ in block_offsets]
+                yield starts
 
     def _word_local(self) -> bool:
-        """Whether the tokenizer splits text into words at whitespace and tokenizes each word
-        on its own, with the whitespace before a word mapped to its leading marker: then a
-        whitespace-bounded slice tokenizes exactly as the same words inside the document.
-        Known by its parts (a Metaspace or whitespace pre-tokenizer, a per-word model),
-        confirmed on probes for each separator character."""
+        """Whether the tokenizer is word-local (``word_tokens.is_word_local``): then a
+        whitespace-bounded slice tokenizes exactly as the same words inside the document."""
         if self._local is None:
-            self._local = self.unit == "tokens" and _is_word_local(self)
+            self._local = self.unit == "tokens" and is_word_local(self._backend())
         return self._local
+
+    def _words(self) -> WordTokens:
+        if self._word_tokens is None:
+            self._word_tokens = WordTokens(self._backend())
+        return self._word_tokens
 
     def _backend(self) -> Any:
         """The fast tokenizer's Rust ``Tokenizer`` when calling it directly gives exactly what
@@ -286,10 +301,6 @@ def _any_in(positions: list[int], lo: int, hi: int) -> bool:
     return i < len(positions) and positions[i] <= hi
 
 
-def _added_tokens(backend: Any) -> list[str]:
-    return [t.content for t in backend.get_added_tokens_decoder().values() if t.content]
-
-
 def _occurrences(text: str, needles: Sequence[str]) -> list[int]:
     """Start and end offsets of every occurrence of each needle in ``text``."""
     found: list[int] = []
@@ -299,65 +310,6 @@ def _occurrences(text: str, needles: Sequence[str]) -> list[int]:
             found += [pos, pos + len(needle)]
             pos = text.find(needle, pos + 1)
     return found
-
-
-def _is_word_local(measure: Measure) -> bool:
-    backend = measure._backend()
-    if backend is None or not _local_normalizer(backend.normalizer):
-        return False
-    pre = json.loads(backend.pre_tokenizer.__getstate__()) if backend.pre_tokenizer else {}
-    if pre.get("type") == "Metaspace":
-        if not pre.get("split") or pre.get("prepend_scheme") != "always":
-            return False
-    elif pre.get("type") not in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
-        return False
-    if type(backend.model).__name__ not in ("Unigram", "WordPiece", "BPE"):
-        return False
-    probes = ["ab", "Щcd", "x1.", "(q)"]
-    ids = [e.ids for e in backend.encode_batch_fast(probes, add_special_tokens=False)]
-    for space in _SPACE_CANDIDATES:
-        for a, b in ((0, 1), (1, 2), (2, 3), (3, 0)):
-            joined = backend.encode(probes[a] + space + probes[b], add_special_tokens=False)
-            split = len(ids[a])
-            if joined.ids != ids[a] + ids[b]:
-                return False
-            if any(o[0] >= len(probes[a]) for o in joined.offsets[:split]) or any(
-                o[0] < len(probes[a]) for o in joined.offsets[split:]
-            ):
-                return False
-    return True
-
-
-# normalizers that act within a character or a run of spaces, never across a word boundary
-_LOCAL_NORMALIZERS = {
-    "Precompiled",
-    "NFC",
-    "NFD",
-    "NFKC",
-    "NFKD",
-    "Lowercase",
-    "StripAccents",
-    "BertNormalizer",
-    "Strip",
-    "Nmt",
-}
-
-
-def _local_normalizer(normalizer: Any) -> bool:
-    if normalizer is None:
-        return True
-    stack = [json.loads(normalizer.__getstate__())]
-    while stack:
-        part = stack.pop()
-        kind = part.get("type")
-        if kind == "Sequence":
-            stack.extend(part.get("normalizers", []))
-        elif kind == "Replace":  # only the collapse of space runs (XLM-R's)
-            if part.get("pattern") != {"Regex": " {2,}"} or part.get("content") != " ":
-                return False
-        elif kind not in _LOCAL_NORMALIZERS:
-            return False
-    return True
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:
