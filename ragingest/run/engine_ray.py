@@ -30,7 +30,8 @@ The run's plan (``run.plan``) decides which files are parsed; only those tasks g
 So the driver holds one file's rows and one write group, never the corpus, and embedding,
 splitting and writing overlap. Re-index semantics are the local engine's: a re-run over
 unchanged input parses and embeds nothing (Ray is not even started). A file that fails on Ray
-fails with the local engine's error (its ``FileError`` travels in the header row).
+fails with the local engine's error (its ``FileError`` travels in the header row), a parse
+past ``--file-timeout`` or ``--file-memory-mb`` included (``ray_tasks.worker_parsers``).
 
 Retries are Ray Data 2.60's defaults (the per-call ``max_retries``/``max_restarts`` overrides
 go through ``**ray_remote_args``, deprecated and removed in 2.64): a map task whose worker died
@@ -54,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import FileError
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.run.engine import SplitOutcome
 from ragingest.run.engine_local import run_splitting, split_outcome
@@ -137,6 +139,9 @@ class RayEngine:
         busy = ("write", "wait", "scan_busy", "split_busy", "embed_busy", "model_load")
         self.stats = RayStats(files=len(tasks), seconds=dict.fromkeys(busy, 0.0))
         with contextlib.ExitStack() as stack:
+            o = self.options  # a file the driver splits itself parses under the same bounds
+            self.splitting.parsers = ParserPool(o.file_timeout, o.file_memory_mb)  # started if used
+            stack.callback(self.splitting.parsers.close)
             try:
                 clock = time.perf_counter()
                 ray = stack.enter_context(ray_runtime(self.options.ray_address))

@@ -10,10 +10,15 @@ Rows between the stages (Ray Data batches of plain columns):
   ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be embedded:
   not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
 - embed: adds ``vector`` (float32 little-endian bytes; empty where ``text`` is).
+
+Scan and split parse each file through the worker process's ``ParserPool`` (the run's
+``--file-timeout`` and ``--file-memory-mb``), as the local engine does: a file past a bound
+fails with the same error and the batch goes on.
 """
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import functools
 import hashlib
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import FileError
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES as DIGEST
 from ragingest.loaders.cleaning import paragraphs
 from ragingest.run.plan import FileTask
@@ -43,6 +49,20 @@ def worker_splitter(model: str, settings_json: str) -> Any:
     return base_splitter(settings, info=SentenceTransformerEmbeddings(model).info)
 
 
+def worker_parsers(options: Any) -> ParserPool:
+    """This worker process's parser pool for the run's bounds, started on first use and kept
+    for its later batches (a fresh parser process costs an interpreter and the loader
+    imports); it ends with the process."""
+    return _parsers(options.file_timeout, options.file_memory_mb)
+
+
+@functools.cache
+def _parsers(timeout: float | None, memory_mb: int | None) -> ParserPool:
+    pool = ParserPool(timeout, memory_mb)
+    atexit.register(pool.close)
+    return pool
+
+
 def _task(path: str, root: str, source: str) -> FileTask:
     return FileTask(source, Path(path), Path(root) if root else None)
 
@@ -54,7 +74,8 @@ def scan_batch(batch: dict[str, Any], options: Any) -> dict[str, Any]:
         clock = time.perf_counter()
         try:
             task = _task(path, root, "")
-            texts = [d.page_content for d in task.load(options.max_file_bytes, options.cleaning)]
+            loaded = task.load(options.max_file_bytes, options.cleaning, worker_parsers(options))
+            texts = [d.page_content for d in loaded]
             fps = {fp for text in texts for _s, _e, fp in paragraphs(text)}
             found.append(b"".join(sorted(fps)))
             oks.append(True)
@@ -96,7 +117,12 @@ def split_batch(
     clock = time.perf_counter()  # the first file's time includes building the splitter
     base = worker_splitter(model, json.dumps(options.split.recorded(), sort_keys=True))
     splitting = Splitting(
-        options.split, lambda: base, options.max_file_bytes, options.cleaning, options.content_types
+        options.split,
+        lambda: base,
+        options.max_file_bytes,
+        options.cleaning,
+        options.content_types,
+        worker_parsers(options),
     )
     out: dict[str, list] = {k: [] for k in SPLIT_COLUMNS}
     pid = os.getpid()
