@@ -76,6 +76,15 @@ def memory_reason(memory_mb: int) -> str:
     return f"parsing needs more than {mb} MB of memory (--file-memory-mb {mb}): stopped"
 
 
+def _file_key(path: Path) -> tuple[str, int, int] | None:
+    """A file as it is now: path, size and mtime; None when it can't be read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (str(path), info.st_size, info.st_mtime_ns)
+
+
 def _exit_when_orphaned(parent: int) -> None:
     """End this worker once ``parent`` is gone (then nobody reads its answers)."""
     while os.getppid() == parent:
@@ -127,6 +136,7 @@ class ParserPool:
         self._connection: Connection | None = None
         self._waiting = True  # the started worker has not said it is ready yet
         self._served = 0  # answers the current worker gave
+        self._past_bound: dict[tuple[str, int, int], FileError] = {}  # by ``_file_key``
 
     def start(self) -> None:
         """Start the worker now (it imports while the caller does other work)."""
@@ -220,8 +230,19 @@ class ParserPool:
     def load(
         self, path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
     ) -> list[Document]:
-        """``load_documents`` under the bound."""
-        return self.call(path, load_documents, path, root, max_bytes, cleaning)
+        """``load_documents`` under the bound. A file that ran past a bound fails again at
+        once while it is unchanged (the boilerplate scan and the split both load each file:
+        a hanging file costs one timeout, not two)."""
+        key = _file_key(path)
+        known = self._past_bound.get(key) if key is not None else None
+        if known is not None:
+            raise type(known)(known.path, known.reason)
+        try:
+            return self.call(path, load_documents, path, root, max_bytes, cleaning)
+        except (FileTimeoutError, FileMemoryError) as exc:
+            if key is not None:
+                self._past_bound[key] = exc
+            raise
 
     def _restart(self) -> None:
         self.restarts += 1
