@@ -244,6 +244,10 @@ class ParserPool:
                 self._past_bound[key] = exc
             raise
 
+    def forget(self) -> None:
+        """Forget the files that ran past a bound: a new run tries them again."""
+        self._past_bound.clear()
+
     def _restart(self) -> None:
         self.restarts += 1
         self.stop()

@@ -49,6 +49,7 @@ import math
 import pickle
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,12 +177,13 @@ class RayEngine:
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         per_block = max(1, min(MAX_FILES_PER_BLOCK, len(rows) // (cpus * 16)))
         blocks = math.ceil(len(rows) / per_block)
+        run = uuid.uuid4().hex  # the workers' parser pools outlive a run (ray_tasks)
 
         clock = time.perf_counter()
         if o.cleaning.boilerplate:
             corpus = CorpusCleaner(o.cleaning)
             scan = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
-                scan_batch, fn_kwargs={"options": o}, num_cpus=ACTOR_CPUS
+                scan_batch, fn_kwargs={"options": o, "run": run}, num_cpus=ACTOR_CPUS
             )
             for batch in scan.iter_batches(batch_size=None):
                 stats.seconds["scan_busy"] += float(sum(batch["scan_s"]))
@@ -206,7 +208,13 @@ class RayEngine:
             ray.data.from_items(rows, override_num_blocks=blocks)
             .map_batches(
                 split_batch,
-                fn_kwargs={"options": o, "model": name, "corpus": self.corpus, "cached": cached},
+                fn_kwargs={
+                    "options": o,
+                    "model": name,
+                    "corpus": self.corpus,
+                    "cached": cached,
+                    "run": run,
+                },
                 compute=TaskPoolStrategy(size=slots),
                 num_cpus=ACTOR_CPUS,
             )

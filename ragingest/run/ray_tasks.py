@@ -49,11 +49,19 @@ def worker_splitter(model: str, settings_json: str) -> Any:
     return base_splitter(settings, info=SentenceTransformerEmbeddings(model).info)
 
 
-def worker_parsers(options: Any) -> ParserPool:
+def worker_parsers(options: Any, run: str = "") -> ParserPool:
     """This worker process's parser pool for the run's bounds, started on first use and kept
     for its later batches (a fresh parser process costs an interpreter and the loader
-    imports); it ends with the process."""
-    return _parsers(options.file_timeout, options.file_memory_mb)
+    imports); it ends with the process. Files that ran past a bound in another ``run`` are
+    tried again."""
+    pool = _parsers(options.file_timeout, options.file_memory_mb)
+    if _RUNS.get(id(pool)) != run:
+        pool.forget()
+        _RUNS[id(pool)] = run
+    return pool
+
+
+_RUNS: dict[int, str] = {}  # the run each pool of this process last served
 
 
 @functools.cache
@@ -67,14 +75,15 @@ def _task(path: str, root: str, source: str) -> FileTask:
     return FileTask(source, Path(path), Path(root) if root else None)
 
 
-def scan_batch(batch: dict[str, Any], options: Any) -> dict[str, Any]:
+def scan_batch(batch: dict[str, Any], options: Any, run: str = "") -> dict[str, Any]:
     """Scan: each file's distinct paragraph digests (see the module docstring)."""
+    parsers = worker_parsers(options, run)
     found, oks, seconds = [], [], []
     for path, root in zip(batch["path"], batch["root"], strict=True):
         clock = time.perf_counter()
         try:
             task = _task(path, root, "")
-            loaded = task.load(options.max_file_bytes, options.cleaning, worker_parsers(options))
+            loaded = task.load(options.max_file_bytes, options.cleaning, parsers)
             texts = [d.page_content for d in loaded]
             fps = {fp for text in texts for _s, _e, fp in paragraphs(text)}
             found.append(b"".join(sorted(fps)))
@@ -111,7 +120,7 @@ def in_sorted(values: Any, table: Any) -> Any:
 
 
 def split_batch(
-    batch: dict[str, Any], options: Any, model: str, corpus: Any, cached: Any
+    batch: dict[str, Any], options: Any, model: str, corpus: Any, cached: Any, run: str = ""
 ) -> dict[str, list]:
     """Split: a header row and the record rows of each file (see the module docstring)."""
     clock = time.perf_counter()  # the first file's time includes building the splitter
@@ -122,7 +131,7 @@ def split_batch(
         options.max_file_bytes,
         options.cleaning,
         options.content_types,
-        worker_parsers(options),
+        worker_parsers(options, run),
     )
     out: dict[str, list] = {k: [] for k in SPLIT_COLUMNS}
     pid = os.getpid()
