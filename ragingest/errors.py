@@ -40,6 +40,12 @@ class FileTimeoutError(FileError):
     kind = "timeout"
 
 
+class FileMemoryError(FileError):
+    """The parser needed more memory than the per-file limit and was stopped."""
+
+    kind = "memory"
+
+
 class EmptyDocumentError(FileError):
     kind = "empty"
 

@@ -188,6 +188,15 @@ def _file_args(parser: argparse.ArgumentParser) -> None:
         help="stop parsing a file after this long and report it failed (default 120; 0: none)",
     )
     parser.add_argument(
+        "--file-memory-mb",
+        type=_positive,
+        default=0,
+        metavar="MB",
+        help="stop parsing a file whose parser process uses more resident memory than this "
+        "(the parser libraries count: ~500 MB once HTML is parsed) and report it failed "
+        "(default 0: no bound)",
+    )
+    parser.add_argument(
         "--follow-symlinks-outside",
         action="store_true",
         help="follow symlinks that lead out of the ingested folders (default: skip them)",

@@ -69,6 +69,7 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         ray_address=args.ray_address,
         ray_actors=args.ray_actors or None,
         file_timeout=args.file_timeout or None,
+        file_memory_mb=args.file_memory_mb or None,
         follow_symlinks_outside=args.follow_symlinks_outside,
     )
 

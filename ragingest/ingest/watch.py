@@ -39,11 +39,16 @@ Snapshot = dict[str, tuple[int, int]]
 
 
 def snapshot(
-    paths: Sequence[str | Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
+    paths: Sequence[str | Path],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    follow_outside: bool = False,
 ) -> Snapshot:
-    """Size and mtime of every file ``ingest`` would see."""
+    """Size and mtime of every file ``ingest`` would see (``follow_outside``: with the
+    targets of symlinks out of the roots, as ``--follow-symlinks-outside``)."""
     state: Snapshot = {}
-    for found in walk(paths, include, exclude, skipped=[]):  # the ingest run names them
+    walked = walk(paths, include, exclude, follow_outside, skipped=[])  # the run names them
+    for found in walked:
         try:
             stat = found.path.stat()
             state[str(found.path)] = (stat.st_size, stat.st_mtime_ns)
@@ -65,7 +70,7 @@ def watch(
     runs, code = 0, 0
     last: Snapshot | None = None
     while True:
-        current = snapshot(paths, options.include, options.exclude)
+        current = snapshot(paths, options.include, options.exclude, options.follow_symlinks_outside)
         if current != last:
             try:
                 report = ingest(paths, options)

@@ -8,19 +8,34 @@ tokenizer threads, which a fork would copy in an undefined state. It is started 
 reused, so a file costs one round trip of its documents through a pipe; the start-up
 (interpreter + loader imports) is waited for separately and never counts against a file.
 
+The memory bound is on the worker's resident memory (RSS, what ``top`` shows; the parser
+libraries count: ~0.5 GB once the HTML parser is loaded), watched by the caller while it
+waits (``/proc``; elsewhere ``RLIMIT_AS`` in the worker, which counts address space). A
+memory limit set in the worker instead would surface as whatever the parser makes of a
+failed allocation (a ``MemoryError`` wrapped by the loader, a C library's own error);
+watched from outside, the reason is always the same. A file past it in a worker that had
+parsed others is tried once more in a fresh worker (what they left behind counted too). The
+worker also exits when the process that started it is gone (a killed Ray worker leaves no
+parser behind).
+
 Contract: ``ParserPool.call(path, function, *args)`` returns ``function(*args)`` as run in
 the worker, or raises a ``FileError`` naming ``path``: the function's own ``FileError``
-as raised, ``FileTimeoutError`` past ``timeout`` seconds (the worker is killed), a
-``ParseError`` when the worker dies (a crash, the memory limit) or the function raises
-anything else. ``function`` and its arguments and result must pickle. With ``timeout``
-None the function runs in this process, unbounded.
+as raised, ``FileTimeoutError`` past ``timeout`` seconds, ``FileMemoryError`` past
+``memory_mb`` (the worker is killed either way), a ``ParseError`` when the worker dies (a
+crash) or the function raises anything else. ``function`` and its arguments and result must
+pickle. With neither bound (``timeout`` and ``memory_mb`` None) the function runs in this
+process, unbounded.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import multiprocessing
+import os
 import signal
+import threading
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -28,12 +43,13 @@ from typing import Any, TypeVar
 
 from langchain_core.documents import Document
 
-from ragingest.errors import FileError, FileTimeoutError, ParseError
+from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
 _START_TIMEOUT = 300.0  # the worker's interpreter and imports, on a loaded machine
+_MEMORY_POLL = 0.05  # seconds between looks at the worker's resident memory
 T = TypeVar("T")
 
 
@@ -46,10 +62,41 @@ def load_documents(
     return list(loader_for(path, root, max_bytes, cleaning).lazy_load())
 
 
-def _serve(connection: Connection, memory_bytes: int | None) -> None:
+def resident_bytes(pid: int) -> int | None:
+    """The resident memory of process ``pid`` (``/proc``), None where it can't be read."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def memory_reason(memory_mb: int) -> str:
+    mb = memory_mb
+    return f"parsing needs more than {mb} MB of memory (--file-memory-mb {mb}): stopped"
+
+
+def _file_key(path: Path) -> tuple[str, int, int] | None:
+    """A file as it is now: path, size and mtime; None when it can't be read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (str(path), info.st_size, info.st_mtime_ns)
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """End this worker once ``parent`` is gone (then nobody reads its answers)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _serve(connection: Connection, memory_bytes: int | None, parent: int) -> None:
     """The worker: answer ``(function, args)`` requests until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if memory_bytes:
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+    if memory_bytes:  # only where the parent can't watch /proc
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -66,7 +113,7 @@ def _serve(connection: Connection, memory_bytes: int | None) -> None:
         except FileError as exc:
             answer = ("file_error", type(exc), exc.path, exc.reason)
         except MemoryError:
-            answer = ("error", "MemoryError: the file needs more than --file-memory-mb")
+            answer = ("memory", None)
         except Exception as exc:
             answer = ("error", f"{type(exc).__name__}: {exc}")
         try:
@@ -80,20 +127,29 @@ class ParserPool:
 
     def __init__(self, timeout: float | None = DEFAULT_FILE_TIMEOUT, memory_mb: int | None = None):
         self.timeout = timeout if timeout and timeout > 0 else None
-        self.memory_bytes = memory_mb * 2**20 if memory_mb else None
+        self.memory_mb = memory_mb if memory_mb and memory_mb > 0 else None
+        self.memory_bytes = self.memory_mb * 2**20 if self.memory_mb else None
+        self.bounded = self.timeout is not None or self.memory_bytes is not None
+        self._watch = self.memory_bytes is not None and resident_bytes(os.getpid()) is not None
         self.restarts = 0  # workers killed or lost and started again
         self._process: Any = None
         self._connection: Connection | None = None
         self._waiting = True  # the started worker has not said it is ready yet
+        self._served = 0  # answers the current worker gave
+        self._past_bound: dict[tuple[str, int, int], FileError] = {}  # by ``_file_key``
 
     def start(self) -> None:
         """Start the worker now (it imports while the caller does other work)."""
-        if self.timeout is None or self._process is not None:
+        if not self.bounded or self._process is not None:
             return
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
+        limit = None if self._watch else self.memory_bytes
         self._process = context.Process(
-            target=_serve, args=(theirs, self.memory_bytes), name="ragingest-parser", daemon=True
+            target=_serve,
+            args=(theirs, limit, os.getpid()),
+            name="ragingest-parser",
+            daemon=True,
         )
         self._process.start()
         theirs.close()
@@ -117,18 +173,43 @@ class ParserPool:
             self._waiting = False
         return connection
 
+    def _wait(self, path: object, connection: Connection) -> None:
+        """Until the answer is in; past a bound the worker is killed and the error raised."""
+        deadline = time.monotonic() + (self.timeout or math.inf)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._restart()
+                raise FileTimeoutError(
+                    path, f"parsing took longer than {self.timeout:g} s (--file-timeout): stopped"
+                )
+            if connection.poll(min(left, _MEMORY_POLL) if self._watch else left):
+                return
+            used = resident_bytes(self._process.pid) if self._process is not None else None
+            if self.memory_mb and used is not None and used > (self.memory_bytes or 0):
+                self._restart()
+                raise FileMemoryError(path, memory_reason(self.memory_mb))
+
     def call(self, path: object, function: Callable[..., T], *args: Any) -> T:
-        if self.timeout is None:
+        if not self.bounded:
             return function(*args)
+        reused = self._served > 0
+        try:
+            return self._call(path, function, args)
+        except FileMemoryError:
+            if not reused:
+                raise
+            # what earlier files left in the worker counted too: only a fresh worker's verdict
+            # is the file's own
+            return self._call(path, function, args)
+
+    def _call(self, path: object, function: Callable[..., T], args: tuple[Any, ...]) -> T:
         connection = self._ready(path)
         connection.send((function, args))
-        if not connection.poll(self.timeout):
-            self._restart()
-            raise FileTimeoutError(
-                path, f"parsing took longer than {self.timeout:g} s (--file-timeout): stopped"
-            )
+        self._wait(path, connection)
         try:
             answer = connection.recv()
+            self._served += 1
         except EOFError:
             if self._process is not None:
                 self._process.join(5)
@@ -141,13 +222,31 @@ class ParserPool:
         if answer[0] == "file_error":
             _tag, kind, error_path, reason = answer
             raise kind(error_path, reason)
-        raise ParseError(path, answer[1])
+        if answer[0] == "memory" and self.memory_mb:
+            self._restart()  # what the worker holds after a failed allocation is unknown
+            raise FileMemoryError(path, memory_reason(self.memory_mb))
+        raise ParseError(path, "out of memory" if answer[0] == "memory" else answer[1])
 
     def load(
         self, path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
     ) -> list[Document]:
-        """``load_documents`` under the bound."""
-        return self.call(path, load_documents, path, root, max_bytes, cleaning)
+        """``load_documents`` under the bound. A file that ran past a bound fails again at
+        once while it is unchanged (the boilerplate scan and the split both load each file:
+        a hanging file costs one timeout, not two)."""
+        key = _file_key(path)
+        known = self._past_bound.get(key) if key is not None else None
+        if known is not None:
+            raise type(known)(known.path, known.reason)
+        try:
+            return self.call(path, load_documents, path, root, max_bytes, cleaning)
+        except (FileTimeoutError, FileMemoryError) as exc:
+            if key is not None:
+                self._past_bound[key] = exc
+            raise
+
+    def forget(self) -> None:
+        """Forget the files that ran past a bound: a new run tries them again."""
+        self._past_bound.clear()
 
     def _restart(self) -> None:
         self.restarts += 1
@@ -160,6 +259,7 @@ class ParserPool:
             self._connection.close()
             self._connection = None
         self._waiting = True
+        self._served = 0
         if process is not None:
             if process.is_alive():
                 process.kill()

@@ -43,7 +43,7 @@ class LocalEngine:
     @contextlib.contextmanager
     def outcomes(self, tasks: Sequence[FileTask]) -> Iterator[Iterator[SplitOutcome]]:
         o = self.options
-        parsers = ParserPool(o.file_timeout)
+        parsers = ParserPool(o.file_timeout, o.file_memory_mb)
         if tasks:  # the worker starts now, in parallel; nothing to parse, no worker
             parsers.start()
         self.splitting.parsers = parsers

@@ -30,7 +30,8 @@ The run's plan (``run.plan``) decides which files are parsed; only those tasks g
 So the driver holds one file's rows and one write group, never the corpus, and embedding,
 splitting and writing overlap. Re-index semantics are the local engine's: a re-run over
 unchanged input parses and embeds nothing (Ray is not even started). A file that fails on Ray
-fails with the local engine's error (its ``FileError`` travels in the header row).
+fails with the local engine's error (its ``FileError`` travels in the header row), a parse
+past ``--file-timeout`` or ``--file-memory-mb`` included (``ray_tasks.worker_parsers``).
 
 Retries are Ray Data 2.60's defaults (the per-call ``max_retries``/``max_restarts`` overrides
 go through ``**ray_remote_args``, deprecated and removed in 2.64): a map task whose worker died
@@ -48,12 +49,14 @@ import math
 import pickle
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragingest.errors import FileError
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.run.engine import SplitOutcome
 from ragingest.run.engine_local import run_splitting, split_outcome
@@ -137,6 +140,9 @@ class RayEngine:
         busy = ("write", "wait", "scan_busy", "split_busy", "embed_busy", "model_load")
         self.stats = RayStats(files=len(tasks), seconds=dict.fromkeys(busy, 0.0))
         with contextlib.ExitStack() as stack:
+            o = self.options  # a file the driver splits itself parses under the same bounds
+            self.splitting.parsers = ParserPool(o.file_timeout, o.file_memory_mb)  # started if used
+            stack.callback(self.splitting.parsers.close)
             try:
                 clock = time.perf_counter()
                 ray = stack.enter_context(ray_runtime(self.options.ray_address))
@@ -171,12 +177,13 @@ class RayEngine:
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         per_block = max(1, min(MAX_FILES_PER_BLOCK, len(rows) // (cpus * 16)))
         blocks = math.ceil(len(rows) / per_block)
+        run = uuid.uuid4().hex  # the workers' parser pools outlive a run (ray_tasks)
 
         clock = time.perf_counter()
         if o.cleaning.boilerplate:
             corpus = CorpusCleaner(o.cleaning)
             scan = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
-                scan_batch, fn_kwargs={"options": o}, num_cpus=ACTOR_CPUS
+                scan_batch, fn_kwargs={"options": o, "run": run}, num_cpus=ACTOR_CPUS
             )
             for batch in scan.iter_batches(batch_size=None):
                 stats.seconds["scan_busy"] += float(sum(batch["scan_s"]))
@@ -201,7 +208,13 @@ class RayEngine:
             ray.data.from_items(rows, override_num_blocks=blocks)
             .map_batches(
                 split_batch,
-                fn_kwargs={"options": o, "model": name, "corpus": self.corpus, "cached": cached},
+                fn_kwargs={
+                    "options": o,
+                    "model": name,
+                    "corpus": self.corpus,
+                    "cached": cached,
+                    "run": run,
+                },
                 compute=TaskPoolStrategy(size=slots),
                 num_cpus=ACTOR_CPUS,
             )

@@ -41,4 +41,6 @@ class IngestOptions:
     ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
     # seconds a file may take to parse (in a worker process, killed past it); None: no bound
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    # resident memory (MB) a file's parser process may use, libraries included; None: no bound
+    file_memory_mb: int | None = None
     follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots

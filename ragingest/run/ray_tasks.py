@@ -10,10 +10,15 @@ Rows between the stages (Ray Data batches of plain columns):
   ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be embedded:
   not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
 - embed: adds ``vector`` (float32 little-endian bytes; empty where ``text`` is).
+
+Scan and split parse each file through the worker process's ``ParserPool`` (the run's
+``--file-timeout`` and ``--file-memory-mb``), as the local engine does: a file past a bound
+fails with the same error and the batch goes on.
 """
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import functools
 import hashlib
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import FileError
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES as DIGEST
 from ragingest.loaders.cleaning import paragraphs
 from ragingest.run.plan import FileTask
@@ -43,18 +49,42 @@ def worker_splitter(model: str, settings_json: str) -> Any:
     return base_splitter(settings, info=SentenceTransformerEmbeddings(model).info)
 
 
+def worker_parsers(options: Any, run: str = "") -> ParserPool:
+    """This worker process's parser pool for the run's bounds, started on first use and kept
+    for its later batches (a fresh parser process costs an interpreter and the loader
+    imports); it ends with the process. Files that ran past a bound in another ``run`` are
+    tried again."""
+    pool = _parsers(options.file_timeout, options.file_memory_mb)
+    if _RUNS.get(id(pool)) != run:
+        pool.forget()
+        _RUNS[id(pool)] = run
+    return pool
+
+
+_RUNS: dict[int, str] = {}  # the run each pool of this process last served
+
+
+@functools.cache
+def _parsers(timeout: float | None, memory_mb: int | None) -> ParserPool:
+    pool = ParserPool(timeout, memory_mb)
+    atexit.register(pool.close)
+    return pool
+
+
 def _task(path: str, root: str, source: str) -> FileTask:
     return FileTask(source, Path(path), Path(root) if root else None)
 
 
-def scan_batch(batch: dict[str, Any], options: Any) -> dict[str, Any]:
+def scan_batch(batch: dict[str, Any], options: Any, run: str = "") -> dict[str, Any]:
     """Scan: each file's distinct paragraph digests (see the module docstring)."""
+    parsers = worker_parsers(options, run)
     found, oks, seconds = [], [], []
     for path, root in zip(batch["path"], batch["root"], strict=True):
         clock = time.perf_counter()
         try:
             task = _task(path, root, "")
-            texts = [d.page_content for d in task.load(options.max_file_bytes, options.cleaning)]
+            loaded = task.load(options.max_file_bytes, options.cleaning, parsers)
+            texts = [d.page_content for d in loaded]
             fps = {fp for text in texts for _s, _e, fp in paragraphs(text)}
             found.append(b"".join(sorted(fps)))
             oks.append(True)
@@ -90,13 +120,18 @@ def in_sorted(values: Any, table: Any) -> Any:
 
 
 def split_batch(
-    batch: dict[str, Any], options: Any, model: str, corpus: Any, cached: Any
+    batch: dict[str, Any], options: Any, model: str, corpus: Any, cached: Any, run: str = ""
 ) -> dict[str, list]:
     """Split: a header row and the record rows of each file (see the module docstring)."""
     clock = time.perf_counter()  # the first file's time includes building the splitter
     base = worker_splitter(model, json.dumps(options.split.recorded(), sort_keys=True))
     splitting = Splitting(
-        options.split, lambda: base, options.max_file_bytes, options.cleaning, options.content_types
+        options.split,
+        lambda: base,
+        options.max_file_bytes,
+        options.cleaning,
+        options.content_types,
+        worker_parsers(options, run),
     )
     out: dict[str, list] = {k: [] for k in SPLIT_COLUMNS}
     pid = os.getpid()
