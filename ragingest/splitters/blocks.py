@@ -30,6 +30,31 @@ def block_span(text: str, block: Block | None, span: tuple[int, int]) -> tuple[i
     return block.start, block.start + len(text[block.start : block.end].rstrip())
 
 
+def piece_parents(
+    text: str,
+    block: Block | None,
+    spans: list[tuple[int, int]],
+    counter: SpanCounter,
+    budget: int,
+) -> list[tuple[int, int]]:
+    """The parent of each piece of a cut block: the whole block if it fits in ``budget``,
+    else consecutive pieces grouped, in order, into runs that fit, each run's span (a
+    100 000-row table must not hand every row-piece the whole table)."""
+    whole = block_span(text, block, (spans[0][0], spans[-1][1]))
+    if counter.count(*whole) <= budget:
+        return [whole] * len(spans)
+    parents: list[tuple[int, int]] = []
+    run_start = spans[0][0]
+    run: list[tuple[int, int]] = []
+    for s, e in spans:
+        if run and counter.count(run_start, e) > budget:
+            parents.extend([(run_start, run[-1][1])] * len(run))
+            run, run_start = [], s
+        run.append((s, e))
+    parents.extend([(run_start, run[-1][1])] * len(run))
+    return parents
+
+
 def table_header(text: str, block: Block) -> str:
     """The header row and rule line of a Markdown table (empty for code or rule-less tables)."""
     if block.kind != "table":

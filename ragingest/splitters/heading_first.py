@@ -37,8 +37,14 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
-from ragingest.splitters.blocks import block_of, block_span, cut_block, table_header, with_header
-from ragingest.splitters.chunk import Chunk, breadcrumb
+from ragingest.splitters.blocks import (
+    block_of,
+    cut_block,
+    piece_parents,
+    table_header,
+    with_header,
+)
+from ragingest.splitters.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
 from ragingest.splitters.conventions import (
     LangChainConventions,
     check_separators,
@@ -64,7 +70,6 @@ log = logging.getLogger(__name__)
 DEFAULT_CHUNK_SIZE = 200  # tokens; capped at the model's limit
 DEFAULT_MIN_CHUNK_SIZE = 100  # seed 003: merge pieces under ~100 tokens
 DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with copies (seed 002's warning)
-DEFAULT_PARENT_SIZE = 1000  # seed 003's section: parent expansion returns up to ~1000 tokens
 _MIN_BUDGET = 8
 
 
@@ -386,8 +391,8 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         if spans == [span]:  # one unbreakable token run: nothing more to cut
             return [replace(chunk, oversized=True)]
         chunks = []
-        parent = block_span(text, block, span)  # once: it copies the whole block
-        for s, e in spans:
+        parents = piece_parents(text, block, spans, sizes, self.parent_chunk_size)
+        for (s, e), parent in zip(spans, parents, strict=True):
             piece = Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
             part = self._to_chunk(text, piece, doc_title, structure)
             embed = with_header(part.embed_text, part.text, header)

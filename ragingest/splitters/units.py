@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ragingest.splitters.blocks import block_of, block_span, cut_block, table_header, with_header
-from ragingest.splitters.chunk import Chunk
+from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
+from ragingest.splitters.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.splitters.measure import SpanCounter
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Structure, analyze
@@ -43,6 +43,7 @@ class UnitSplitter:
         self.token_measure = getattr(base, "token_measure", None)
         self.max_embed_tokens = getattr(base, "max_embed_tokens", None)
         self.chunk_size = base.chunk_size
+        self.parent_chunk_size = getattr(base, "parent_chunk_size", DEFAULT_PARENT_SIZE)
         self.chunk_overlap = base.chunk_overlap if self.overlap else 0
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
@@ -146,9 +147,10 @@ class UnitSplitter:
                 out.append(chunk)
                 continue
             flat = replace(structure, blocks=[])
-            parent = block_span(text, block, (chunk.start_index, chunk.end_index))
             parts = self._cut(text, piece, doc_title, index, flat, smaller, 0, tokens=tokens)
-            for part in parts:
+            spans = [(part.start_index, part.end_index) for part in parts]
+            parents = piece_parents(text, block, spans, index, self.parent_chunk_size)
+            for part, parent in zip(parts, parents, strict=True):
                 embed = with_header(part.embed_text, part.text, header)
                 size = self.token_measure.exact_embedded(
                     text, index, [(embed, part.start_index, part.end_index)]
