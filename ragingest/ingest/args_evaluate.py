@@ -69,6 +69,3 @@ def add_evaluate_parser(sub: Any, positive: Callable[[str], int]) -> None:
     ev.add_argument("--json", action="store_true", help="print JSON")
     ev.add_argument("--html", metavar="REPORT.html", help="write an HTML report with plots")
     ev.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    from ragingest.vectorstore.server import add_server_args
-
-    add_server_args(ev)
