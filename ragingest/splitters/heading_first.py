@@ -37,13 +37,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
-from ragingest.splitters.blocks import (
-    block_of,
-    cut_block,
-    piece_parents,
-    table_header,
-    with_header,
-)
+from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
 from ragingest.splitters.conventions import (
     LangChainConventions,
@@ -268,20 +262,16 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
     ) -> list[Piece]:
         budget = self._budget(doc_title, headings)
         by_paragraph = strategy == "paragraph"  # no headings: paragraphs are the structure
+        overlap = self._chunk_overlap
+        edges = [start, end]
         if self.fallback is not None and counter.count(start, end) > budget:
-            cuts = self.fallback.breakpoints(text, start, end, structure)
-            spans = [
-                span
-                for a, b in itertools.pairwise([start, *cuts, end])
-                for span in pack(
-                    text, a, b, budget, self._chunk_overlap, counter, structure, by_paragraph
-                )
-            ]
+            edges = [start, *self.fallback.breakpoints(text, start, end, structure), end]
             strategy = "semantic"
-        else:
-            spans = pack(
-                text, start, end, budget, self._chunk_overlap, counter, structure, by_paragraph
-            )
+        spans = [
+            span
+            for a, b in itertools.pairwise(edges)
+            for span in pack(text, a, b, budget, overlap, counter, structure, by_paragraph)
+        ]
         if len(spans) > 1 and strategy == "heading":
             strategy = "recursive"
         pieces = []
