@@ -6,6 +6,7 @@ look alike). ``select`` is that choice alone; ``ragingest evaluate`` uses it too
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,9 +98,10 @@ def repeats(text: str, chosen: str) -> bool:
     return bool(body) and (body in chosen or near_identical(text, chosen))
 
 
-def _shingles(text: str) -> set[tuple[str, ...]]:
+@functools.lru_cache(maxsize=256)  # one query compares each candidate with every chosen one
+def _shingles(text: str) -> frozenset[tuple[str, ...]]:
     words = _TOKEN.findall(text.lower())
-    return {tuple(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
+    return frozenset(tuple(words[i : i + 3]) for i in range(max(1, len(words) - 2)))
 
 
 def _merge_touching(spans: list[Span]) -> list[Span]:
