@@ -97,7 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--interval", default="10m", help="time between checks: 30s, 10m, 1h (default 10m)"
     )
     wat.add_argument(
-        "--max-runs", type=_positive, default=0, help="stop after N ingest runs (default: never)"
+        "--max-runs",
+        type=_positive,
+        default=0,
+        help="stop after N checks, the first ingest included, changed or not (default: never)",
     )
 
     sts = sub.add_parser(
