@@ -249,7 +249,11 @@ def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
         help="skip files matching (repeatable)",
     )
     _file_args(parser)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is one only when stderr is a terminal)",
+    )
     group = parser.add_argument_group("re-indexing")
     group.add_argument(
         "--rebuild",

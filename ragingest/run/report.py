@@ -34,6 +34,20 @@ class FileResult:
 
 
 @dataclass
+class DeletedSource:
+    """A source recorded before and not seen by this run: its chunks were deleted."""
+
+    path: str
+    chunks: int
+
+    def __post_init__(self) -> None:
+        self.path = printable(self.path)
+
+
+SUMMARY_DELETED_SHOWN = 20  # the summary names this many deleted sources; the JSON all
+
+
+@dataclass
 class RunReport:
     files: list[FileResult] = field(default_factory=list)
     added: int = 0
@@ -44,6 +58,7 @@ class RunReport:
     seconds: float = 0.0
     embeddings_cached: int = 0  # distinct texts found in the embedding cache
     files_deleted: int = 0  # sources gone from the roots, their chunks deleted
+    deleted_sources: list[DeletedSource] = field(default_factory=list)  # which ones
     collection: str = ""  # the physical Chroma collection written
     rebuilt: bool = False  # a --rebuild was swapped in by this run
     error: str = ""  # why the run stopped, when it did
@@ -83,6 +98,12 @@ class RunReport:
     @property
     def exit_code(self) -> int:
         return 1 if self.failed or self.partial else 0
+
+    def add_deleted(self, source: str, chunks: int) -> None:
+        """Count ``source`` as gone from the roots, its ``chunks`` deleted."""
+        self.deleted_sources.append(DeletedSource(source, chunks))
+        self.files_deleted += 1
+        self.deleted += chunks
 
     def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
         self.files.extend(FileResult.skipped(entry) for entry in entries)
@@ -125,4 +146,9 @@ class RunReport:
                 lines.append(f"{label} {f.path}: {f.error}")
             lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {f.path}: {note}"
                       for note in f.notes]  # fmt: skip
+        shown = self.deleted_sources[:SUMMARY_DELETED_SHOWN]
+        lines += [f"DELETED {d.path}: gone from the roots, {d.chunks} chunks" for d in shown]
+        if len(self.deleted_sources) > len(shown):
+            more = len(self.deleted_sources) - len(shown)
+            lines.append(f"DELETED and {more} more sources (--report FILE lists them all)")
         return "\n".join(lines)

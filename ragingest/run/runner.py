@@ -257,4 +257,5 @@ def _progress(items: list, enabled: bool) -> Any:
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc="ingest", unit="file", leave=False)
+    # disable=None: a bar only on a terminal, never redraws in a log file or a pipe
+    return tqdm(items, desc="ingest", unit="file", leave=False, disable=None)

@@ -148,8 +148,7 @@ class Writer:
         """Delete the sources recorded before (records or states) that this run did not see."""
         gone = (set(self.manager.list_groups()) | set(known)) - keep
         for source in sorted(gone):
-            self.report.deleted += self.delete_sources([source])
-            self.report.files_deleted += 1
+            self.report.add_deleted(source, self.delete_sources([source]))
 
     def recover(self) -> None:
         """Finish a killed run's half-done writes, then reconcile if Chroma and the record

@@ -44,7 +44,9 @@ def test_inspect_of_a_fifo_names_the_reason(tmp_path, capsys):
     fifo = tmp_path / "pipe.md"
     os.mkfifo(fifo)
     assert main(["inspect", str(fifo)]) == 2
-    assert capsys.readouterr().err == f"ragingest: {fifo}: a FIFO (named pipe), not a regular file\n"
+    assert (
+        capsys.readouterr().err == f"ragingest: {fifo}: a FIFO (named pipe), not a regular file\n"
+    )
 
 
 def test_watch_counts_every_check_also_when_nothing_changed(docs, tmp_path):
@@ -59,3 +61,21 @@ def test_watch_counts_every_check_also_when_nothing_changed(docs, tmp_path):
     assert watch([docs], options, 0.01, max_runs=3, on_report=reports.append, sleep=sleep) == 0
     assert sleeps == [0.01, 0.01]  # three checks, two waits between them
     assert len(reports) == 1  # only the first check found something to ingest
+
+
+def test_the_report_names_the_deleted_sources_and_no_bar_reaches_a_pipe(docs, tmp_path):
+    store = ["--persist-dir", str(tmp_path / "db"), "--collection", "kb", "--model", MODEL]
+    first = _run("ingest", str(docs), *store, cwd=tmp_path)  # stderr is a pipe here
+    assert first.returncode == 0, first.stderr
+    assert (
+        "\r" not in first.stderr and "file/s" not in first.stderr and "ingest:" not in first.stderr
+    )
+    assert first.stdout.startswith("files: 2 ingested")  # the summary stays
+    (docs / "b.md").unlink()
+    report = tmp_path / "report.json"
+    second = _run("ingest", str(docs), *store, "--report", str(report), cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "DELETED b.md: gone from the roots, 1 chunks" in second.stdout.splitlines()
+    data = json.loads(report.read_text("utf-8"))
+    assert data["deleted_sources"] == [{"path": "b.md", "chunks": 1}]
+    assert (data["files_deleted"], data["deleted"]) == (1, 1)
