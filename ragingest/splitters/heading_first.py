@@ -50,6 +50,7 @@ from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (
     Piece,
     assign_parents,
+    attach_bodiless,
     merge_small,
     named,
     sections_of,
@@ -183,7 +184,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             boundaries = [h for h in structure.headings if h.level in self.header_names]
         else:
             boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
-        sections = list(sections_of(text, boundaries))
+        sections = attach_bodiless(text, list(sections_of(text, boundaries)), structure.headings)
         if self.strip_headers:
             sections = [(h.end if h else s, e, p, h) for s, e, p, h in sections]
         return sections
