@@ -111,8 +111,20 @@ def mismatch(
     fingerprint: str,
     settings: dict[str, Any] | None,
 ) -> str | None:
-    """Why a collection with metadata ``existing`` can't take this model/settings, or None."""
+    """Why a collection with metadata ``existing`` can't take this model/settings, or None.
+
+    A writer (``settings`` given) is refused a collection that records no model: other code
+    made it (LangChain's ``Chroma``/``index()``), so neither the model of its vectors nor the
+    splitting of its documents is known, and a run could not tell when settings change."""
     recorded_model = existing.get(MODEL_KEY)
+    if settings is not None and not recorded_model:
+        return (
+            f"collection {collection!r} was not built by ragingest: it records no model or "
+            "splitter settings (other code made it, e.g. LangChain's Chroma and index()), so "
+            "ragingest can't tell how its documents were embedded or split. Use another "
+            "--collection, or `ingest --rebuild` to build it anew from PATH (its present "
+            "documents are not carried over)"
+        )
     if recorded_model and (recorded_model != model or existing.get(FINGERPRINT_KEY) != fingerprint):
         return (
             f"collection {collection!r} was built with model {recorded_model!r} "
