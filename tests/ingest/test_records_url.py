@@ -49,7 +49,9 @@ CACHE = "ragingest_embeddings.sqlite"
 @pytest.fixture(scope="module")
 def pg():
     if server_bin() is None:
-        pytest.skip("PostgreSQL server binaries not installed (scripts/setup.sh installs them)")
+        pytest.skip(
+            "PostgreSQL server binaries not installed (scripts/setup_test_system.sh installs them)"
+        )
     with postgres_server() as server:
         yield server
 
