@@ -1,6 +1,7 @@
 """Orders decided by the real model, asserted only where a stated margin makes them hold on any
 CPU: the int8 ONNX and torch kernels give other floats on other CPUs and thread counts (cosines
-move by ~1e-3), so a test first checks that the scores it relies on are further apart than that.
+move by a few 1e-3), so a test first checks that the scores it relies on are further apart
+than that.
 
 ``RAGINGEST_TEST_JITTER`` (``ragingest/vectorstore/jitter.py``) checks it: the tests marked
 ``model`` pass with every model vector perturbed."""
@@ -11,7 +12,9 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-COSINE_MARGIN = 0.01  # ten times what other CPUs move a cosine by
+# four times the near tie (0.0026) that another CPU flipped; what the tests that use it hold
+# by passes RAGINGEST_TEST_JITTER=1e-2 too (every score moved by ~0.014)
+COSINE_MARGIN = 0.01
 
 
 def ranks(hit: Any) -> tuple[int | None, int | None, float | None]:

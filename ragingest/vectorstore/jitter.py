@@ -2,14 +2,15 @@
 
 Real-model floats differ between CPUs (AVX2 against AVX-512 kernels), thread counts and
 backends, so a test that asserts an order decided by near-tied scores passes on one machine and
-fails on the next. With ``RAGINGEST_TEST_JITTER=1e-3`` (a relative size) the suite runs as if on
-another machine:
+fails on the next. With ``RAGINGEST_TEST_JITTER=1e-2`` (a relative size) the suite runs as if on
+another machine (``scripts/test.sh`` runs the tests marked ``model`` so):
 
 - every vector the model returns gets seeded Gaussian noise of that relative size: each
   coordinate moves by a standard deviation of ``size × ‖vector‖`` (then the vector is normalized
-  again when it was), so every cosine score moves by about ``size × √2`` — at ``1e-3`` about
-  what another CPU's int8 kernels move e5's scores by. The noise is seeded from the text with
-  its prompt: one text gets one vector within a run and across runs;
+  again when it was), so every cosine score moves by about ``size × √2``. Other CPUs move
+  e5's int8 scores by more than 1e-3: a gap of 0.0026 between two chunks' scores flipped on an
+  AMD EPYC (AVX2); ``1e-2`` flips it here too, ``1e-3`` does not. The noise is seeded from the
+  text with its prompt: one text gets one vector within a run and across runs;
 - ONNX Runtime runs with another intra-op thread count than it would (``onnx_threads``), which
   changes the order of its float sums.
 

@@ -11,6 +11,8 @@ import ragingest
 from ragingest.api import make_options
 from ragingest.loaders.cleaning import CleaningRules
 
+pytestmark = pytest.mark.slow
+
 
 def test_the_package_is_callable_and_keeps_its_modules():
     from ragingest.ingest import cli

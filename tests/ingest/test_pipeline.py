@@ -17,6 +17,8 @@ from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
 from tests.margins import COSINE_MARGIN, assert_first_on_any_cpu
 
+pytestmark = pytest.mark.slow
+
 QUESTION = "На сколько дней выдают альбом с красной наклейкой?"
 THREE_DAYS = "Для альбомов с красной наклейкой срок выдачи составляет три дня."
 

@@ -6,6 +6,7 @@ import hashlib
 import pickle
 
 import numpy as np
+import pytest
 
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
 from ragingest.run.options import IngestOptions
@@ -14,6 +15,8 @@ from ragingest.run.split import split_file
 from ragingest.schema import ChunkRecord
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore.models import DEFAULT_MODEL, load_model_info
+
+pytestmark = pytest.mark.slow
 
 TEXT = (
     "# Правила\n\n## Выдача\n\nАльбомы выдают на три дня.\n\n## Продление\n\nПродление по заявке.\n"

@@ -14,6 +14,8 @@ from ragingest.run.options import IngestOptions
 from ragingest.run.ray_tasks import split_batch, worker_parsers
 from ragingest.vectorstore.models import DEFAULT_MODEL
 
+pytestmark = pytest.mark.slow
+
 REASON = "parsing took longer than 1 s (--file-timeout): stopped"
 
 

@@ -42,6 +42,8 @@ from tests.ingest.test_reindex import ingest_args, make_corpus, run_ingest, snap
 from tests.ingest.test_reindex_processes import read_until, start
 from tests.postgres import postgres_server, server_bin
 
+pytestmark = pytest.mark.slow
+
 CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
 CACHE = "ragingest_embeddings.sqlite"
 

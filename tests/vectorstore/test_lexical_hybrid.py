@@ -73,6 +73,7 @@ def notes(tmp_path) -> tuple[Path, Path]:
     return docs, persist
 
 
+@pytest.mark.slow
 def test_in_step_after_edit_delete_and_rebuild(notes):
     docs, persist = notes
     assert len(in_step(persist)) == 4
@@ -102,6 +103,7 @@ def test_in_step_after_edit_delete_and_rebuild(notes):
     assert lexical_collections(persist) == [rebuilt]  # the old collection's index went with it
 
 
+@pytest.mark.slow
 def test_a_run_killed_between_chroma_and_the_lexical_index_converges(notes, monkeypatch):
     docs, persist = notes
     (docs / "valves.md").write_text(
@@ -160,6 +162,8 @@ def codes(tmp_path_factory) -> Path:
     return persist
 
 
+@pytest.mark.slow
+@pytest.mark.model
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
@@ -174,6 +178,8 @@ def test_hybrid_finds_codes_and_numbers(codes, question, expected):
     assert top.metadata["lexical_rank"] == 1 and top.metadata["dense_rank"] >= 1
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_query_cli_is_hybrid_by_default(codes, capsys):
     argv = ["query", "Что означает ошибка E-07?", "--persist-dir", str(codes)]
     assert main([*argv, "--collection", "codes", "-k", "1"]) == 0
@@ -200,6 +206,8 @@ FAULTS = {
 }
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_hybrid_puts_the_asked_code_first_where_vectors_blur_it(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
