@@ -60,7 +60,6 @@ def test_the_source_checkpoint_gives_offsets_into_the_file_itself(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.model
 def test_default_chunking_keeps_the_rule_through_every_checkpoint(collections):
     source, persist = collections
     report = trace(
@@ -74,7 +73,7 @@ def test_default_chunking_keeps_the_rule_through_every_checkpoint(collections):
                                                "end": 189}
     assert expectation.checkpoints[1].data["heading"] == "Выдача книг"
     assert "embedded with its heading «Выдача книг»" in expectation.checkpoints[1].detail
-    assert expectation.checkpoints[2].data["ranks"][0] == 1
+    assert expectation.checkpoints[2].data["ranks"][0] == 1  # by default the memo is one chunk
     assert report.ok
 
 
