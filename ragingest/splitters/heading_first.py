@@ -37,8 +37,8 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
+from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
-from ragingest.splitters.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
 from ragingest.splitters.conventions import (
     LangChainConventions,
     check_separators,

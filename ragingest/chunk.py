@@ -1,4 +1,5 @@
-"""The typed chunk every splitter returns."""
+"""The typed chunk every splitter returns (at the bottom of the layers: the schema, the loaders'
+source maps and the splitters all speak it)."""
 
 from __future__ import annotations
 
