@@ -40,7 +40,7 @@ def _plain_encode(persist: Path) -> tuple[float, int]:
     """Seconds of one in-process ``embed_documents`` over the texts the local run stored."""
     import chromadb
 
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
     client = chromadb.PersistentClient(str(persist))
     got = client.get_collection("bench").get(include=["documents"])

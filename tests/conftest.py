@@ -40,7 +40,7 @@ def golden() -> dict:
 
 @pytest.fixture(scope="session")
 def e5_info():
-    from ragingest.vectorstore.models import load_model_info
+    from ragingest.models.resolve import load_model_info
 
     return load_model_info("intfloat/multilingual-e5-small")
 

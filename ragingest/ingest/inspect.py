@@ -42,7 +42,7 @@ def file_splitting(
     limit, loaded without its weights)."""
 
     def make_base() -> Any:
-        from ragingest.vectorstore.models import load_model_info
+        from ragingest.models.resolve import load_model_info
 
         return base_splitter(settings, info=load_model_info(model), model=model)
 

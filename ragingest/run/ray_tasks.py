@@ -43,7 +43,7 @@ SPLIT_COLUMNS = ("path", "seq", "count", "blob", "text", "split_s", "pid")
 @functools.cache
 def worker_splitter(model: str, settings_json: str) -> Any:
     """The base splitter of one model and settings, built once per worker process."""
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
     settings = SplitSettings.from_recorded(json.loads(settings_json))
     return base_splitter(settings, info=SentenceTransformerEmbeddings(model).info)
@@ -180,7 +180,7 @@ class EmbedActor:
         self.loading = self.pool.submit(self._load)
 
     def _load(self) -> Any:
-        from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+        from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
         clock = time.perf_counter()
         embeddings = SentenceTransformerEmbeddings(self.model, batch_size=self.batch_size)

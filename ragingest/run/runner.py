@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.loaders.sources import DocumentSource
+from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.run import runlog
 from ragingest.run.engine import Engine
 from ragingest.run.lifecycle import Lifecycle
@@ -36,7 +37,6 @@ from ragingest.run.state import FileStates
 from ragingest.run.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
 from ragingest.vectorstore.cache import cached_embeddings
-from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace

@@ -102,7 +102,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         if length_function is len:
             unit, length_function = "chars", None
         if (unit == "tokens" or length_function is not None) and tokenizer is None:
-            from ragingest.vectorstore.models import load_model_info
+            from ragingest.models.resolve import load_model_info
 
             info = load_model_info(model)
             tokenizer = info.splitter_tokenizer

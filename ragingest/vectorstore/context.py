@@ -43,7 +43,7 @@ def token_counter(tokenizer: str | TokenCounter | None = None) -> TokenCounter:
     if callable(tokenizer):
         return tokenizer
     if tokenizer is None or tokenizer == "model":
-        from ragingest.vectorstore.models import load_model_info
+        from ragingest.models.resolve import load_model_info
 
         fast = load_model_info().tokenizer
         return lambda text: len(fast(text, add_special_tokens=False)["input_ids"])

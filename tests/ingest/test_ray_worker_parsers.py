@@ -10,9 +10,9 @@ import pickle
 import pytest
 
 from ragingest.errors import FileTimeoutError
+from ragingest.models.resolve import DEFAULT_MODEL
 from ragingest.run.options import IngestOptions
 from ragingest.run.ray_tasks import split_batch, worker_parsers
-from ragingest.vectorstore.models import DEFAULT_MODEL
 
 REASON = "parsing took longer than 1 s (--file-timeout): stopped"
 

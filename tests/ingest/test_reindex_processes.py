@@ -97,7 +97,7 @@ def mutate(corpus: Path, rng: random.Random, history: dict[str, tuple[bytes, int
 # never runs the model before forking (torch's thread pool is started in the children only).
 FORK_SERVER = r"""
 import json, os, sys, traceback
-from ragingest.vectorstore.models import load_model_info, load_sentence_transformer
+from ragingest.models.resolve import load_model_info, load_sentence_transformer
 load_model_info(sys.argv[1]); load_sentence_transformer(sys.argv[1])
 print("ready", flush=True)
 for line in sys.stdin:

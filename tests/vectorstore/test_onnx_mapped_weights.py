@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime as ort
 
-from ragingest.vectorstore.models import cache_dir, load_model_info
-from ragingest.vectorstore.onnx_backend import MAPPED_FILE, MODEL_FILE, export_int8, mapped_copy
+from ragingest.models.onnx_backend import MAPPED_FILE, MODEL_FILE, export_int8, mapped_copy
+from ragingest.models.resolve import cache_dir, load_model_info
 from tests.conftest import EXAMPLES
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from langchain_core.embeddings import Embeddings
 
-from ragingest.vectorstore.encoder import MAX_BATCH_TOKENS, ModelEncoder
+from ragingest.models.encoder import MAX_BATCH_TOKENS, ModelEncoder
 
 __all__ = ["MAX_BATCH_TOKENS", "SentenceTransformerEmbeddings"]
 
 
 class SentenceTransformerEmbeddings(ModelEncoder, Embeddings):
-    """``ModelEncoder`` (``vectorstore.encoder``) as a LangChain ``Embeddings``."""
+    """``ModelEncoder`` (``models.encoder``) as a LangChain ``Embeddings``."""

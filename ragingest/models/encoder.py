@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragingest.vectorstore.models import load_model_info, load_sentence_transformer
+from ragingest.models.resolve import load_model_info, load_sentence_transformer
 
 MAX_BATCH_TOKENS = 8192  # padded tokens per forward pass: 16 texts of 512, 64 of 128
 

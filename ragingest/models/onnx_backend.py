@@ -73,7 +73,7 @@ def export_int8(folder: str | Path, target: Path) -> Path:
     if final.is_file():
         return mapped_copy(final)
     log.warning("exporting %s to ONNX int8 (once, about a minute)", Path(folder).name)
-    command = [sys.executable, "-m", "ragingest.vectorstore.onnx_backend", str(folder), str(target)]
+    command = [sys.executable, "-m", "ragingest.models.onnx_backend", str(folder), str(target)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0 or not final.is_file():
         detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]

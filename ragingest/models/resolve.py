@@ -81,7 +81,7 @@ def resolve_model_path(name: str | None = None) -> str:
     if cached:
         return cached
     if name == DEFAULT_MODEL:
-        from ragingest.vectorstore.e5_provision import provision_e5
+        from ragingest.models.e5_provision import provision_e5
 
         return str(provision_e5(cache_dir() / "models" / "multilingual-e5-small"))
     if name == MINILM:
@@ -198,7 +198,7 @@ class ModelInfo:
             self._subset_checked = True
             folder = Path(self.path)
             if folder.is_dir() and _verbatim(folder):
-                from ragingest.vectorstore.subset_tokenizer import SubsetTokenizer
+                from ragingest.models.subset_tokenizer import SubsetTokenizer
 
                 self._subset = SubsetTokenizer.load(folder / "tokenizer.json", cache_dir())
         return self._subset
@@ -240,7 +240,7 @@ class ModelInfo:
         tokenizer is ``tokenizer.json`` as is) a ``tokenizer_view.SplitterTokenizer`` over
         ``backend_tokenizer`` that imports no ``transformers``: the same counts and offsets."""
         if self._tokenizer is None and _verbatim(Path(self.path)):
-            from ragingest.vectorstore.tokenizer_view import SplitterTokenizer
+            from ragingest.models.tokenizer_view import SplitterTokenizer
 
             _ = self.backend_tokenizer  # loaded now: splitting needs it (no subset one meanwhile)
             return SplitterTokenizer(self)
@@ -336,7 +336,7 @@ def load_sentence_transformer(name: str | None = None, backend: str | None = Non
 def _load_sentence_transformer(name: str, backend: str) -> Any:
     info = load_model_info(name, backend)
     if backend == "onnx":  # no torch, sentence-transformers nor transformers import
-        from ragingest.vectorstore.onnx_backend import OnnxSentenceEncoder, export_int8
+        from ragingest.models.onnx_backend import OnnxSentenceEncoder, export_int8
 
         onnx_file = export_int8(info.path, cache_dir() / "onnx" / info.fingerprint)
         return OnnxSentenceEncoder(info.path, onnx_file, info.max_seq_length, info)

@@ -17,7 +17,7 @@ class SplitterTokenizer:
     split_special_tokens = False  # PreTrainedTokenizerFast's default; ModelInfo never sets it
 
     def __init__(self, info: Any) -> None:
-        self._info = info  # a vectorstore.models.ModelInfo
+        self._info = info  # a models.resolve.ModelInfo
 
     @property
     def backend_tokenizer(self) -> Any:
