@@ -18,14 +18,14 @@ def retriever(
     **kwargs: Any,
 ) -> Any:
     """A LangChain retriever over an ingested collection: parent expansion, de-duplication,
-    metadata filters and ``k`` (see ``ragingest.vectorstore.retriever.retriever``).
+    metadata filters and ``k`` (see ``ragingest.retrieval.retriever.retriever``).
 
-    Context for a generator (``ragingest.vectorstore.context``): ``max_context_tokens`` keeps
+    Context for a generator (``ragingest.retrieval.context``): ``max_context_tokens`` keeps
     the best passages whole within that budget, counted by ``tokenizer`` (the generator's: a
     tokenizer.json, a tokenizer folder, ``"tiktoken:NAME"``, a callable; default the embedding
     model's), and returns chunks unless ``parents=True``; ``auto_merge=0.5`` searches chunks and
     returns a parent section only when at least half of its chunks are hits."""
-    from ragingest.vectorstore.context import retriever as _retriever
+    from ragingest.retrieval.context import retriever as _retriever
 
     return _retriever(
         persist_dir,

@@ -115,7 +115,7 @@ def _retrieved(
     if config.retrieval == "chunks":
         return [_hit(c) for c in found[:k]]
     from ragingest.models.resolve import load_model_info
-    from ragingest.vectorstore.retriever import Span, select
+    from ragingest.retrieval.retriever import Span, select
 
     spans = []
     for c in found:

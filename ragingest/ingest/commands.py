@@ -150,8 +150,8 @@ def status_command(args: argparse.Namespace) -> int:
 
 
 def query_command(args: argparse.Namespace) -> int:
-    from ragingest.ingest.query import RANKS, search
     from ragingest.ingest.readonly import readable_store
+    from ragingest.retrieval.query import RANKS, search
 
     with readable_store(args.persist_dir) as persist:
         hits = search(

@@ -11,7 +11,7 @@ from langchain_core.documents import Document
 
 import ragingest
 from ragingest.ingest.cli import main
-from ragingest.vectorstore.context import auto_merge, fit_budget, token_counter
+from ragingest.retrieval.context import auto_merge, fit_budget, token_counter
 from tests.conftest import memo_path
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragingest.vectorstore.filters import chroma_where
-from ragingest.vectorstore.search import reciprocal_rank_fusion
+from ragingest.retrieval.filters import chroma_where
+from ragingest.retrieval.search import reciprocal_rank_fusion
 
 
 def test_where_forms():

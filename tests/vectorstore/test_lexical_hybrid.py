@@ -10,7 +10,7 @@ import pytest
 import ragingest
 from ragingest.ingest.cli import main
 from ragingest.ingest.faults import EXIT_INTERRUPTED
-from ragingest.ingest.query import search
+from ragingest.retrieval.query import search
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
 from ragingest.vectorstore.store import open_store

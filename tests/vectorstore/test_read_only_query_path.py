@@ -7,11 +7,11 @@ import pytest
 
 from ragingest.errors import CollectionMismatchError
 from ragingest.ingest.cli import main
-from ragingest.ingest.query import search
+from ragingest.retrieval.query import search
+from ragingest.retrieval.search import rank_chunks
 from ragingest.vectorstore.aliases import Catalog, resolve_collection
 from ragingest.vectorstore.reader import open_reader
 from ragingest.vectorstore.records_location import resolve_in_default_file
-from ragingest.vectorstore.search import rank_chunks
 from ragingest.vectorstore.store import open_store
 from tests.conftest import EXAMPLES
 

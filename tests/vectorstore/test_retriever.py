@@ -10,8 +10,8 @@ from langchain_core.retrievers import BaseRetriever
 
 import ragingest
 from ragingest.ingest.cli import main
+from ragingest.retrieval.retriever import Span, select
 from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.retriever import Span, select
 from ragingest.vectorstore.store import chroma_client
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

@@ -10,7 +10,7 @@ import pytest
 
 import ragingest
 from ragingest.ingest.cli import main
-from ragingest.ingest.query import search
+from ragingest.retrieval.query import search
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.store import open_store
 

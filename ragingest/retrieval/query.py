@@ -1,13 +1,14 @@
-"""Search a collection: the CLI's ``query`` and the Python entry point for apps."""
+"""Search a collection from an app: ``search(text, persist_dir, collection, k)``, the hits as
+plain dicts (the CLI's ``query`` command prints them)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from ragingest.vectorstore.filters import parse_where
+from ragingest.retrieval.filters import parse_where
+from ragingest.retrieval.search import rank_chunks
 from ragingest.vectorstore.reader import open_reader
-from ragingest.vectorstore.search import rank_chunks
 
 __all__ = ["RANKS", "parse_where", "search"]
 

@@ -221,11 +221,11 @@ def retriever(
     tokenizer: str | TokenCounter | None = None,
     **kwargs: Any,
 ) -> BaseRetriever:
-    """``ragingest.retriever``: the ``ChunkRetriever`` of ``vectorstore.retriever``, wrapped in
+    """``ragingest.retriever``: the ``ChunkRetriever`` of ``retrieval.retriever``, wrapped in
     a ``ContextRetriever`` when a budget or auto-merging is asked for. Under a budget the
     chunks themselves are the default (``parents=False``): at an equal budget whole parent
     sections crowd out other hits (bench/README.md, "Context at an equal budget")."""
-    from ragingest.vectorstore.retriever import retriever as chunk_retriever
+    from ragingest.retrieval.retriever import retriever as chunk_retriever
 
     if max_context_tokens is None and auto_merge is None:
         return chunk_retriever(persist_dir, collection, **kwargs)

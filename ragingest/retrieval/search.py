@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 from langchain_core.documents import Document
 
-from ragingest.vectorstore.filters import Where, chroma_where
+from ragingest.retrieval.filters import Where, chroma_where
 
 SearchType = Literal["similarity", "mmr"]
 RRF_K = 60

@@ -30,9 +30,9 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from ragingest.vectorstore.filters import Where, chroma_where
-from ragingest.vectorstore.passages import Span, select
-from ragingest.vectorstore.search import RRF_K, ChunkHit, SearchType, rank_chunks
+from ragingest.retrieval.filters import Where, chroma_where
+from ragingest.retrieval.passages import Span, select
+from ragingest.retrieval.search import RRF_K, ChunkHit, SearchType, rank_chunks
 
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
 
