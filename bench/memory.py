@@ -78,7 +78,7 @@ def _child(corpus: Path, persist: Path) -> None:
     import numpy as np
 
     from ragingest.models.resolve import load_model_info, load_sentence_transformer
-    from ragingest.run.runner import IngestOptions, ingest
+    from ragingest.pipeline.runner import IngestOptions, ingest
 
     info = load_model_info(None)
     model = load_sentence_transformer(None)
@@ -99,7 +99,7 @@ def _child(corpus: Path, persist: Path) -> None:
             rows[i] = rng.standard_normal(dim)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    from ragingest.run import engine_local
+    from ragingest.pipeline import engine_local
 
     scan = engine_local.scan_corpus
 

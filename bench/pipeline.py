@@ -55,7 +55,7 @@ def _embed_texts(corpus: Path, options: Any) -> list[str]:
     """The embedded texts ``ingest`` produces for ``corpus`` (same splitter, same order)."""
     from ragingest.loaders import walk
     from ragingest.models.embeddings import SentenceTransformerEmbeddings
-    from ragingest.run.split import split_file
+    from ragingest.pipeline.split import split_file
     from ragingest.splitters.factory import base_splitter
 
     info = SentenceTransformerEmbeddings(options.model).info
@@ -69,7 +69,7 @@ def _embed_texts(corpus: Path, options: Any) -> list[str]:
 
 def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
     from ragingest.models.resolve import load_model_info, load_sentence_transformer
-    from ragingest.run.runner import IngestOptions, ingest
+    from ragingest.pipeline.runner import IngestOptions, ingest
 
     files, total = (100, 60_000) if quick else (100, 250_000)
     work = Path(tempfile.mkdtemp(prefix="ragingest-bench-"))

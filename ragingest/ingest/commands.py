@@ -1,4 +1,4 @@
-"""The ``ragingest`` subcommands: arguments in, the run (``ragingest.run``) or a query out."""
+"""The ``ragingest`` subcommands: arguments in, the run (``ragingest.pipeline``) or a query out."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
 def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
-    from ragingest.run.options import IngestOptions
+    from ragingest.pipeline.options import IngestOptions
 
     split = split_settings(args)
     missing = [p for p in args.paths if not Path(p).exists()]
@@ -78,10 +78,10 @@ EXIT_LOCKED = 3  # another run is writing the collection
 
 
 def ingest_command(args: argparse.Namespace) -> int:
-    from ragingest.api import run
     from ragingest.errors import LockedError
     from ragingest.ingest.loader_specs import cli_sources
-    from ragingest.run.report import RunReport
+    from ragingest.pipeline.api import run
+    from ragingest.pipeline.report import RunReport
 
     options = ingest_options(args)
     if options is None:

@@ -167,7 +167,7 @@ def report_fault(
 ) -> int | None:
     """Say what ``exc`` is, in one line on stderr, and return its exit code; None when it is
     no store fault. With ``report`` (the ``--report`` file) the run's ``partial`` report
-    (``run.report.RunReport``, as far as the run got) is written there with the fault as its
+    (``pipeline.report.RunReport``, as far as the run got) is written there with the fault as its
     error, or the line says why it could not be."""
     import sys
 
@@ -177,7 +177,7 @@ def report_fault(
     line = f"ragingest: {fault.message}"
     if report:
         if partial is None:
-            from ragingest.run.report import RunReport
+            from ragingest.pipeline.report import RunReport
 
             partial = RunReport()
         partial.error = fault.message

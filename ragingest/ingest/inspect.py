@@ -1,8 +1,8 @@
 """``inspect FILE``: how ``ingest`` cuts a file, without embedding — seed 004's boundary check.
 
-It is the run's own plan and split stage (``run.plan``, ``run.split``) on that one file with
-the same options (splitter settings, ``--content-type``, ``--no-clean``), so it shows exactly
-the chunks ``ingest`` stores for it, of every document of the file (mbox messages, CSV rows,
+It is the run's own plan and split stage (``pipeline.plan``, ``pipeline.split``) on that one
+file with the same options (splitter settings, ``--content-type``, ``--no-clean``), so it shows
+exactly the chunks ``ingest`` stores for it, of every document of the file (mbox messages, CSV rows,
 pages). The one difference: boilerplate repeated across files needs the whole corpus, so
 ``inspect`` of one file removes none.
 
@@ -22,8 +22,8 @@ from typing import Any
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.source_map import indexed_text, source_map_of
-from ragingest.run.plan import make_plan
-from ragingest.run.split import Splitting, split_documents
+from ragingest.pipeline.plan import make_plan
+from ragingest.pipeline.split import Splitting, split_documents
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import STRATEGIES, SplitSettings, base_splitter
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import CollectionMismatchError
-from ragingest.run import runlog
-from ragingest.run.lock import lock_holder
-from ragingest.run.state import FileStates
+from ragingest.pipeline import runlog
+from ragingest.pipeline.lock import lock_holder
+from ragingest.pipeline.state import FileStates
 from ragingest.vectorstore.aliases import read_alias
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.record_manager import record_manager

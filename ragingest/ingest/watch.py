@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ragingest.errors import LockedError
 from ragingest.loaders import walk
-from ragingest.run.report import RunReport
-from ragingest.run.runner import IngestOptions, ingest
+from ragingest.pipeline.report import RunReport
+from ragingest.pipeline.runner import IngestOptions, ingest
 
 log = logging.getLogger(__name__)
 

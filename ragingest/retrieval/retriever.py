@@ -23,7 +23,7 @@ was returned). ``passages(query)`` returns the same as ``Span``s, for code that 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -147,6 +147,23 @@ def _document(span: Span) -> Document:
             meta.pop(key, None)
     best = span.chunk_ids[0] if span.chunk_ids else None
     return Document(id=best, page_content=span.text, metadata=meta)
+
+
+
+class RetrieverSettings(TypedDict, total=False):
+    """The keywords of ``retriever`` after the collection, by name (``ragingest.retriever``
+    passes them on); ``retriever``'s docstring says what each means and its default."""
+
+    k: int
+    parents: bool
+    dedup: bool
+    where: Where
+    search_type: SearchType
+    fetch_k: int | None
+    lambda_mult: float
+    hybrid: bool
+    model: str | None
+    records_url: str | None
 
 
 def retriever(

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.api import make_options
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.pipeline.api import make_options
 
 
 def test_the_package_is_callable_and_keeps_its_modules():

@@ -9,9 +9,9 @@ import numpy as np
 
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
 from ragingest.models.resolve import DEFAULT_MODEL, load_model_info
-from ragingest.run.options import IngestOptions
-from ragingest.run.ray_tasks import digests_of, in_sorted, scan_batch, split_batch, text_hashes
-from ragingest.run.split import split_file
+from ragingest.pipeline.options import IngestOptions
+from ragingest.pipeline.ray_tasks import digests_of, in_sorted, scan_batch, split_batch, text_hashes
+from ragingest.pipeline.split import split_file
 from ragingest.schema import ChunkRecord
 from ragingest.splitters.factory import SplitSettings, base_splitter
 

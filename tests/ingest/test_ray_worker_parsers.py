@@ -11,8 +11,8 @@ import pytest
 
 from ragingest.errors import FileTimeoutError
 from ragingest.models.resolve import DEFAULT_MODEL
-from ragingest.run.options import IngestOptions
-from ragingest.run.ray_tasks import split_batch, worker_parsers
+from ragingest.pipeline.options import IngestOptions
+from ragingest.pipeline.ray_tasks import split_batch, worker_parsers
 
 REASON = "parsing took longer than 1 s (--file-timeout): stopped"
 

@@ -25,8 +25,8 @@ import pytest
 
 from ragingest.errors import LockedError
 from ragingest.ingest.cli import build_parser, main
-from ragingest.run.lock import CollectionLock
-from ragingest.run.state import FileStamp, FileState, FileStates
+from ragingest.pipeline.lock import CollectionLock
+from ragingest.pipeline.state import FileStamp, FileState, FileStates
 from ragingest.vectorstore.aliases import Catalog, resolve_collection
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import (
@@ -233,8 +233,8 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
 
 HOLD = """
 import sys
-from ragingest.run.lock import CollectionLock
-from ragingest.run.state import FileStamp, FileState, FileStates
+from ragingest.pipeline.lock import CollectionLock
+from ragingest.pipeline.state import FileStamp, FileState, FileStates
 with CollectionLock(sys.argv[1], "kbase", records_url=sys.argv[2]):
     print("locked", flush=True)
     sys.stdin.read()

@@ -21,8 +21,8 @@ import pytest
 from ragingest.ingest.cli import main
 from ragingest.ingest.watch import parse_interval
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
-from ragingest.run import runlog
-from ragingest.run.split import split_file
+from ragingest.pipeline import runlog
+from ragingest.pipeline.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore import open_store
 from ragingest.vectorstore.aliases import resolve_collection

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ragingest.run import runlog
-from ragingest.run.state import FileStates
+from ragingest.pipeline import runlog
+from ragingest.pipeline.state import FileStates
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace

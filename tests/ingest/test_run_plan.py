@@ -8,8 +8,8 @@ import os
 from langchain_core.documents import Document
 
 from ragingest.loaders.cleaning import CleaningRules
-from ragingest.run.plan import FileTask, is_unchanged, make_plan, scan_corpus, stamp_of
-from ragingest.run.state import FileState
+from ragingest.pipeline.plan import FileTask, is_unchanged, make_plan, scan_corpus, stamp_of
+from ragingest.pipeline.state import FileState
 
 NOTICE = "Этот абзац повторяется в каждом документе фонда и должен уйти как шаблон."
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from ragingest.ingest.cli import main
-from ragingest.run.ray_env import LOOPBACK, ray_environment, ray_runtime, ray_start_command
-from ragingest.run.runner import IngestOptions, ingest
+from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime, ray_start_command
+from ragingest.pipeline.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server
 from ragingest.vectorstore.store import chroma_client
 
@@ -232,7 +232,7 @@ def test_ray_streams_groups_and_names_a_failed_file(ray_cluster, tmp_path, capfd
     """The driver writes while the pipeline runs: one group per file at ``write_batch_size``
     1, never more than a file or two of rows held; a file that fails on Ray fails with the
     local engine's error; no deprecation warning from Ray calls."""
-    from ragingest.run import engine_ray as ray_engine
+    from ragingest.pipeline import engine_ray as ray_engine
 
     good = 4
     corpus = tmp_path / "corpus"

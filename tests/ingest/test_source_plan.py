@@ -1,4 +1,4 @@
-"""``run.sources.plan_sources``: document sources as plan items (no model, no Chroma)."""
+"""``pipeline.sources.plan_sources``: document sources as plan items (no model, no Chroma)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.loaders.sources import split_sources
-from ragingest.run.plan import is_unchanged
-from ragingest.run.sources import plan_sources, stamp_of
-from ragingest.run.state import FileState
+from ragingest.pipeline.plan import is_unchanged
+from ragingest.pipeline.sources import plan_sources, stamp_of
+from ragingest.pipeline.state import FileState
 
 
 class Failing(BaseLoader):

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from ragingest.ingest.watch import snapshot, watch
-from ragingest.run.options import IngestOptions
+from ragingest.pipeline.options import IngestOptions
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 

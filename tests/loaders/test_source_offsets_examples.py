@@ -10,7 +10,7 @@ import pytest
 
 from ragingest.loaders import loader_for, walk
 from ragingest.loaders.text import decode
-from ragingest.run.split import split_file
+from ragingest.pipeline.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from tests.conftest import EXAMPLES
 

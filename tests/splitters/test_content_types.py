@@ -11,7 +11,7 @@ import pytest
 from ragingest.loaders import CleaningRules, loader_for
 from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.loaders.text import decode, text_headings
-from ragingest.run.split import split_file
+from ragingest.pipeline.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, detect
 from ragingest.splitters.paragraph import ParagraphSplitter

@@ -28,8 +28,8 @@ from ragingest.loaders.sources import (
     SourceTask,
     unique_tasks,
 )
-from ragingest.run.plan import FileTask, PlanItem, is_unchanged
-from ragingest.run.stamps import FileStamp, FileState
+from ragingest.pipeline.plan import FileTask, PlanItem, is_unchanged
+from ragingest.pipeline.stamps import FileStamp, FileState
 
 
 @dataclass

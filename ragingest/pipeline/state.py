@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy import delete, select
 
-from ragingest.run.stamps import FileStamp, FileState
+from ragingest.pipeline.stamps import FileStamp, FileState
 from ragingest.vectorstore.records import (
     FILE_STATE,
     ensure_schema,

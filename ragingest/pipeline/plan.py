@@ -25,8 +25,8 @@ from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
 from ragingest.loaders.walk import SkippedFile, walk_entries
-from ragingest.run.stamps import VERSION as STATE_VERSION
-from ragingest.run.stamps import FileStamp, FileState
+from ragingest.pipeline.stamps import VERSION as STATE_VERSION
+from ragingest.pipeline.stamps import FileStamp, FileState
 
 
 @dataclass(frozen=True)

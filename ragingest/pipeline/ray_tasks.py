@@ -33,8 +33,8 @@ from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES as DIGEST
 from ragingest.loaders.cleaning import paragraphs
-from ragingest.run.plan import FileTask
-from ragingest.run.split import Splitting, split_task
+from ragingest.pipeline.plan import FileTask
+from ragingest.pipeline.split import Splitting, split_task
 from ragingest.splitters.factory import SplitSettings, base_splitter
 
 SPLIT_COLUMNS = ("path", "seq", "count", "blob", "text", "split_s", "pid")

@@ -6,8 +6,8 @@ check → ``FileTask``s) → engine (``engine_local`` or ``engine_ray``: boilerp
 ``split`` turns each task into that file's ``schema.ChunkRecord``s, Ray also embeds) →
 writer (``writer``: crash-safe write order and recovery) → run log (``runlog``).
 
-``ragingest.ingest`` holds the command line only; this package is the run it drives, also
-the Python API (``from ragingest.run.runner import IngestOptions, ingest``). Kept apart from
-the CLI so a LangChain app or a scheduler imports the run without argparse and the CLI's
-subcommands, and so the folder names read as the pipeline.
+``api`` is the Python API behind ``ragingest.ingest(sources, ...)`` (any source in, keyword
+settings, a ``RunReport`` out); ``runner.ingest(paths, IngestOptions(...))`` is the run itself.
+``ragingest.cli`` is the command line that drives it. The package is not named ``ingest``:
+that name is the ``ragingest.ingest`` function, which a subpackage would replace.
 """

@@ -18,7 +18,7 @@ Found while probing Ray 2.60 on this machine (each confirmed with strace):
 ``HOME`` moves, so the model caches are pinned first (``RAGINGEST_CACHE_DIR``, ``HF_HOME``):
 Ray's workers must find the same offline model as the driver.
 
-Also here, for the engine (``run.engine_ray``): the actor count, the Ray Data context of a run
+Also here, for the engine (``pipeline.engine_ray``): the actor count, the Ray Data context of a run
 (rows in order, quiet) and the message a Ray failure becomes.
 """
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import CollectionMismatchError
-from ragingest.run.state import FileStates
-from ragingest.run.state import namespaces as state_namespaces
+from ragingest.pipeline.state import FileStates
+from ragingest.pipeline.state import namespaces as state_namespaces
 from ragingest.vectorstore.aliases import Alias, Catalog
 from ragingest.vectorstore.lexical import LexicalIndex
 from ragingest.vectorstore.names import chroma_name

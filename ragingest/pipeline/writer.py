@@ -24,10 +24,10 @@ from langchain_core.documents import Document
 from langchain_core.indexing import index
 from langchain_core.vectorstores import VectorStore
 
-from ragingest.run.plan import FileTask
-from ragingest.run.report import RunReport
-from ragingest.run.split import FileChunks
-from ragingest.run.state import FileState, FileStates
+from ragingest.pipeline.plan import FileTask
+from ragingest.pipeline.report import RunReport
+from ragingest.pipeline.split import FileChunks
+from ragingest.pipeline.state import FileState, FileStates
 from ragingest.schema import ChunkRecord
 from ragingest.vectorstore.record_manager import IndexRecords
 from ragingest.vectorstore.store import ChunkStore

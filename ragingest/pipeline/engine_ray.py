@@ -1,6 +1,6 @@
 """``ingest --engine ray``: the local engine's stages as one streaming Ray Data pipeline.
 
-The run's plan (``run.plan``) decides which files are parsed; only those tasks go to Ray:
+The run's plan (``pipeline.plan``) decides which files are parsed; only those tasks go to Ray:
 
 1. boilerplate scan (cleaning rule ``boilerplate``), a barrier: every fingerprint must be
    counted before any file is split. Map tasks load each file and return its paragraph
@@ -58,13 +58,13 @@ from typing import Any
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CorpusCleaner
-from ragingest.run.engine import SplitOutcome
-from ragingest.run.engine_local import run_splitting, split_outcome
-from ragingest.run.options import IngestOptions
-from ragingest.run.plan import FileTask
-from ragingest.run.ray_env import actor_count, data_context, failed
-from ragingest.run.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
-from ragingest.run.split import FileChunks
+from ragingest.pipeline.engine import SplitOutcome
+from ragingest.pipeline.engine_local import run_splitting, split_outcome
+from ragingest.pipeline.options import IngestOptions
+from ragingest.pipeline.plan import FileTask
+from ragingest.pipeline.ray_env import actor_count, data_context, failed
+from ragingest.pipeline.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
+from ragingest.pipeline.split import FileChunks
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class RayEngine:
         if not tasks:  # nothing to parse: Ray is not even started
             yield iter(())
             return
-        from ragingest.run.ray_env import ray_runtime
+        from ragingest.pipeline.ray_env import ray_runtime
 
         busy = ("write", "wait", "scan_busy", "split_busy", "embed_busy", "model_load")
         self.stats = RayStats(files=len(tasks), seconds=dict.fromkeys(busy, 0.0))

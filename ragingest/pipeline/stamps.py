@@ -1,5 +1,5 @@
 """A file's stamp (size, mtime and sha256 of its bytes, taken before it is parsed) and its
-recorded state, without the records database (``run.state`` keeps them there): the plan
+recorded state, without the records database (``pipeline.state`` keeps them there): the plan
 compares them, and ``inspect`` plans one file without importing SQLAlchemy."""
 
 from __future__ import annotations

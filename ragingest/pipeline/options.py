@@ -36,7 +36,7 @@ class IngestOptions:
     records_url: str | None = None
     cleaning: CleaningRules = field(default_factory=CleaningRules)  # each rule switchable
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in each root
-    engine: str = "local"  # "ray": stages on Ray Data (ragingest.run.engine_ray)
+    engine: str = "local"  # "ray": stages on Ray Data (ragingest.pipeline.engine_ray)
     ray_address: str | None = None  # None: a fresh local Ray runtime on 127.0.0.1
     ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
     # seconds a file may take to parse (in a worker process, killed past it); None: no bound

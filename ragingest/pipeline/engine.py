@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ragingest.errors import FileError
-from ragingest.run.plan import FileTask
-from ragingest.run.split import FileChunks
+from ragingest.pipeline.plan import FileTask
+from ragingest.pipeline.split import FileChunks
 
 
 @dataclass

@@ -25,16 +25,16 @@ from typing import Any
 
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
-from ragingest.run import runlog
-from ragingest.run.engine import Engine
-from ragingest.run.lifecycle import Lifecycle
-from ragingest.run.lock import CollectionLock
-from ragingest.run.options import IngestOptions
-from ragingest.run.plan import Plan, make_plan
-from ragingest.run.report import FileResult, RunReport
-from ragingest.run.sources import plan_sources
-from ragingest.run.state import FileStates
-from ragingest.run.writer import Group, Writer
+from ragingest.pipeline import runlog
+from ragingest.pipeline.engine import Engine
+from ragingest.pipeline.lifecycle import Lifecycle
+from ragingest.pipeline.lock import CollectionLock
+from ragingest.pipeline.options import IngestOptions
+from ragingest.pipeline.plan import Plan, make_plan
+from ragingest.pipeline.report import FileResult, RunReport
+from ragingest.pipeline.sources import plan_sources
+from ragingest.pipeline.state import FileStates
+from ragingest.pipeline.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
 from ragingest.vectorstore.cache import cached_embeddings
 from ragingest.vectorstore.names import chroma_name
@@ -54,7 +54,7 @@ def ingest(
     report: RunReport | None = None,
 ) -> RunReport:
     """One run: lock the collection, bring it up to date with ``paths`` and the document
-    sources (``run.sources``: LangChain loaders, given Documents), log the run. The run fills
+    sources (``pipeline.sources``: LangChain loaders, given Documents), log the run. The run fills
     ``report`` when given, so a caller still has it when the run raises."""
     started = _now()
     clock = time.perf_counter()
@@ -141,11 +141,11 @@ def run_locked(
 def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
     """The engine ``options.engine`` names, over the run's cached ``embeddings``."""
     if options.engine == "local":
-        from ragingest.run.engine_local import LocalEngine
+        from ragingest.pipeline.engine_local import LocalEngine
 
         return LocalEngine(options, embeddings)
     if options.engine == "ray":
-        from ragingest.run.engine_ray import RayEngine
+        from ragingest.pipeline.engine_ray import RayEngine
 
         return RayEngine(options, embeddings)
     raise ValueError(f"engine must be 'local' or 'ray', got {options.engine!r}")

@@ -22,7 +22,7 @@ from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
 from ragingest.loaders.notes import file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
-from ragingest.run.plan import FileTask
+from ragingest.pipeline.plan import FileTask
 from ragingest.schema import ChunkRecord, breadcrumb_title, chunk_metadata
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter

@@ -9,10 +9,10 @@ from typing import Any
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
-from ragingest.run.engine import SplitOutcome
-from ragingest.run.options import IngestOptions
-from ragingest.run.plan import FileTask, scan_corpus
-from ragingest.run.split import Splitting, split_task
+from ragingest.pipeline.engine import SplitOutcome
+from ragingest.pipeline.options import IngestOptions
+from ragingest.pipeline.plan import FileTask, scan_corpus
+from ragingest.pipeline.split import Splitting, split_task
 from ragingest.splitters.factory import base_splitter
 
 
