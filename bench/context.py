@@ -67,8 +67,8 @@ def _duplicate_chars(docs: list[Any]) -> tuple[int, int]:
 
 def measure(name: str, budgets: list[int], work: Path) -> dict[str, Any]:
     import ragingest
+    from ragingest.cli.main import main
     from ragingest.evaluate.trace import contains
-    from ragingest.ingest.cli import main
     from ragingest.retrieval.context import token_counter
 
     folder = SHARED / "eval" / name

@@ -165,7 +165,7 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
 
 def _cli_rerun(corpus: Path, persist: Path) -> float | None:
     """Wall seconds of ``ragingest ingest`` over the unchanged corpus, as a new process."""
-    command = [sys.executable, "-m", "ragingest.ingest.cli", "ingest", str(corpus)]
+    command = [sys.executable, "-m", "ragingest.cli.main", "ingest", str(corpus)]
     command += ["--persist-dir", str(persist), "--collection", COLLECTION, "--no-progress"]
     t, done = timed(lambda: subprocess.run(command, capture_output=True, text=True))
     return round(t, 2) if done.returncode == 0 else None

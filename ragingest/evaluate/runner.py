@@ -199,7 +199,7 @@ def matched_baseline_size(
 
 
 def run_cli(args: Any) -> int:
-    """``ragingest evaluate`` (arguments as parsed by ``ragingest.ingest.cli``)."""
+    """``ragingest evaluate`` (arguments as parsed by ``ragingest.cli.main``)."""
     import sys
 
     corpus = load_corpus(args.corpus)

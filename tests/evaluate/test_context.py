@@ -10,7 +10,7 @@ import pytest
 from langchain_core.documents import Document
 
 import ragingest
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.retrieval.context import auto_merge, fit_budget, token_counter
 from tests.conftest import memo_path
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ragingest.cli.main import main
 from ragingest.errors import ParseError
-from ragingest.ingest.cli import main
 from ragingest.vectorstore.store import chroma_client
 from tests import docbuilders as b
 

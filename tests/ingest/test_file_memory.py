@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.vectorstore.store import chroma_client
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"

@@ -13,10 +13,10 @@ from ragingest.pipeline.api import make_options
 
 
 def test_the_package_is_callable_and_keeps_its_modules():
-    from ragingest.ingest import cli
+    from ragingest.cli import main as cli
 
     assert callable(ragingest.ingest)
-    assert cli.main is ragingest.ingest.cli.main
+    assert cli.main is ragingest.cli.main.main
 
 
 def test_options_by_name(tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 import re
 
-from ragingest.ingest.cli import main
-from ragingest.ingest.inspect_html import render_html
+from ragingest.cli.inspect_html import render_html
+from ragingest.cli.main import main
 from tests.browser import assert_rendered, screenshot
 from tests.conftest import memo_path
 

@@ -1,4 +1,4 @@
-"""``ingest.loader_specs``: ``--loader MODULE:CLASS --loader-arg K=V`` and ``[[sources]]``."""
+"""``cli.loader_specs``: ``--loader MODULE:CLASS --loader-arg K=V`` and ``[[sources]]``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from ragingest.ingest.loader_specs import (
+from ragingest.cli.loader_specs import (
     LoaderSpec,
     LoaderSpecError,
     add_loader_args,

@@ -15,7 +15,7 @@ from ragingest.loaders.records import catalogue_documents, faq_document
 from ragingest.vectorstore.names import chroma_name, is_chroma_safe
 from tests.conftest import EXAMPLES, ROOT
 
-CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
+CLI = [sys.executable, "-m", "ragingest.cli.main"]
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.loaders import loader_for
 from ragingest.loaders.source_map import indexed_text
 from ragingest.schema import validate

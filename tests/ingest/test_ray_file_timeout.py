@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.vectorstore.store import chroma_client
 
 if importlib.util.find_spec("ray") is None:  # not imported here: ray_runtime sets its env first

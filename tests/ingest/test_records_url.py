@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from ragingest.cli.main import build_parser, main
 from ragingest.errors import LockedError
-from ragingest.ingest.cli import build_parser, main
 from ragingest.pipeline.lock import CollectionLock
 from ragingest.pipeline.state import FileStamp, FileState, FileStates
 from ragingest.vectorstore.aliases import Catalog, resolve_collection
@@ -42,7 +42,7 @@ from tests.ingest.test_reindex import ingest_args, make_corpus, run_ingest, snap
 from tests.ingest.test_reindex_processes import read_until, start
 from tests.postgres import postgres_server, server_bin
 
-CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
+CLI = [sys.executable, "-m", "ragingest.cli.main"]
 CACHE = "ragingest_embeddings.sqlite"
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from ragingest.ingest.cli import main
-from ragingest.ingest.watch import parse_interval
+from ragingest.cli.main import main
+from ragingest.cli.watch import parse_interval
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
 from ragingest.pipeline.split import split_file

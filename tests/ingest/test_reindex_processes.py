@@ -29,7 +29,7 @@ from tests.ingest.test_reindex import (
     snapshot,
 )
 
-CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
+CLI = [sys.executable, "-m", "ragingest.cli.main"]
 
 
 def start(args: list[str]) -> subprocess.Popen:
@@ -91,7 +91,7 @@ def mutate(corpus: Path, rng: random.Random, history: dict[str, tuple[bytes, int
 
 
 # A process that imports ragingest and loads the model once, then forks one child per request;
-# the child runs the CLI's ``main(argv)`` exactly as ``python -m ragingest.ingest.cli`` would and
+# the child runs the CLI's ``main(argv)`` exactly as ``python -m ragingest.cli.main`` would and
 # is killed with SIGKILL by pid. It spares each of the many killed runs the interpreter start,
 # the imports and the model load (seconds each), so the kills land in the writes. The parent
 # never runs the model before forking (torch's thread pool is started in the children only).
@@ -108,7 +108,7 @@ for line in sys.stdin:
         try:
             os.dup2(os.open(request["stderr"], os.O_WRONLY), 2)
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-            from ragingest.ingest.cli import main
+            from ragingest.cli.main import main
             code = main(request["argv"])
         except BaseException:
             traceback.print_exc()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime, ray_start_command
 from ragingest.pipeline.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from ragingest.ingest.watch import snapshot, watch
+from ragingest.cli.watch import snapshot, watch
 from ragingest.pipeline.options import IngestOptions
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"

@@ -261,7 +261,7 @@ def test_cyrillic_encodings_decode():
 
 
 def test_cli_rejects_an_unknown_cleaning_rule(tmp_path, capsys):
-    from ragingest.ingest.cli import main
+    from ragingest.cli.main import main
 
     (tmp_path / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
     code = main(

@@ -16,7 +16,7 @@ HEAVY = ("torch", "sentence_transformers", "transformers", "sklearn", "scipy")
 READ_ONLY = ("langchain_chroma", "sqlalchemy", "langchain_core.runnables")  # a query needs none
 PROBE = """
 import json, sys
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 try:
     code = main({argv!r})
 except SystemExit as exc:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ragingest.cli.main import main
 from ragingest.errors import CollectionMismatchError
-from ragingest.ingest.cli import main
 from ragingest.retrieval.query import search
 from ragingest.retrieval.search import rank_chunks
 from ragingest.vectorstore.aliases import Catalog, resolve_collection

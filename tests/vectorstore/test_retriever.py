@@ -9,7 +9,7 @@ import pytest
 from langchain_core.retrievers import BaseRetriever
 
 import ragingest
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.retrieval.retriever import Span, select
 from ragingest.vectorstore.parents import ParentStore
 from ragingest.vectorstore.store import chroma_client

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.retrieval.query import search
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.store import open_store

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ragingest.ingest import faults
+from ragingest.cli import faults
 
 
 def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
@@ -78,8 +78,8 @@ EXIT_LOCKED = 3  # another run is writing the collection
 
 
 def ingest_command(args: argparse.Namespace) -> int:
+    from ragingest.cli.loader_specs import cli_sources
     from ragingest.errors import LockedError
-    from ragingest.ingest.loader_specs import cli_sources
     from ragingest.pipeline.api import run
     from ragingest.pipeline.report import RunReport
 
@@ -117,7 +117,7 @@ def ingest_command(args: argparse.Namespace) -> int:
 
 
 def watch_command(args: argparse.Namespace) -> int:
-    from ragingest.ingest.watch import parse_interval, watch
+    from ragingest.cli.watch import parse_interval, watch
 
     interval = parse_interval(args.interval)
     options = ingest_options(args)
@@ -135,8 +135,8 @@ def watch_command(args: argparse.Namespace) -> int:
 
 
 def status_command(args: argparse.Namespace) -> int:
-    from ragingest.ingest.readonly import readable_store
-    from ragingest.ingest.status import collection_status, render
+    from ragingest.cli.readonly import readable_store
+    from ragingest.cli.status import collection_status, render
 
     with readable_store(args.persist_dir) as persist:
         status = collection_status(persist, args.collection, args.run_log, args.records_url)
@@ -150,7 +150,7 @@ def status_command(args: argparse.Namespace) -> int:
 
 
 def query_command(args: argparse.Namespace) -> int:
-    from ragingest.ingest.readonly import readable_store
+    from ragingest.cli.readonly import readable_store
     from ragingest.retrieval.query import RANKS, search
 
     with readable_store(args.persist_dir) as persist:
@@ -182,7 +182,7 @@ def query_command(args: argparse.Namespace) -> int:
 
 
 def inspect_command(args: argparse.Namespace) -> int:
-    from ragingest.ingest.inspect import file_splitting, inspect_document, render_text
+    from ragingest.cli.inspect import file_splitting, inspect_document, render_text
 
     splitting = file_splitting(
         split_settings(args, args.strategy, args.unit),
@@ -193,7 +193,7 @@ def inspect_command(args: argparse.Namespace) -> int:
     )
     result, text = inspect_document(args.file, splitting, args.contains)
     if args.html:
-        from ragingest.ingest.inspect_html import render_html
+        from ragingest.cli.inspect_html import render_html
 
         settings = f"{args.strategy}, {args.unit}" + "".join(
             f", {name} {value}"
@@ -222,7 +222,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
 
 def trace_command(args: argparse.Namespace) -> int:
-    from ragingest.ingest.trace_cmd import run
+    from ragingest.cli.trace_cmd import run
 
     return run(args)
 

@@ -1,16 +1,16 @@
 """The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
 3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted
-(``ingest.faults``)."""
+(``cli.faults``)."""
 
 from __future__ import annotations
 
 import logging
 import sys
 
+from ragingest.cli import faults
+from ragingest.cli.args import build_parser
+from ragingest.cli.commands import COMMANDS
 from ragingest.errors import RagIngestError
-from ragingest.ingest import faults
-from ragingest.ingest.args import build_parser
-from ragingest.ingest.commands import COMMANDS
 
 __all__ = ["build_parser", "main"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ragingest.ingest.args_evaluate import add_evaluate_parser
-from ragingest.ingest.trace_cmd import add_parser as add_trace_parser
+from ragingest.cli.args_evaluate import add_evaluate_parser
+from ragingest.cli.trace_cmd import add_parser as add_trace_parser
 
 EPILOG = """examples (run from a clone: examples/ is in it):
   ragingest ingest examples/ --persist-dir ./chroma_db --collection kb
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(--rebuild repairs it); 6: the disk is full; 130: interrupted.",
     )
     _ingest_args(ing, paths="*")
-    from ragingest.ingest.loader_specs import add_loader_args
+    from ragingest.cli.loader_specs import add_loader_args
 
     add_loader_args(ing)
     ing.add_argument("--report", metavar="FILE", help="write the JSON run report here")

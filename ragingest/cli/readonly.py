@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from ragingest.ingest.faults import store_writable
+from ragingest.cli.faults import store_writable
 
 log = logging.getLogger(__name__)
 

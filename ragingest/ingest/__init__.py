@@ -1,1 +1,0 @@
-"""``ragingest.ingest``: the command line (``cli``)."""
