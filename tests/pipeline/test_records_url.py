@@ -38,8 +38,8 @@ from ragingest.vectorstore.records import (
 )
 from ragingest.vectorstore.store import chroma_client, open_store
 from tests.conftest import EXAMPLES, ROOT
-from tests.ingest.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
-from tests.ingest.test_reindex_processes import read_until, start
+from tests.pipeline.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
+from tests.pipeline.test_reindex_processes import read_until, start
 from tests.postgres import postgres_server, server_bin
 
 CLI = [sys.executable, "-m", "ragingest.cli.main"]

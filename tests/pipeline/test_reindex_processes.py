@@ -21,7 +21,7 @@ from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import ROOT
-from tests.ingest.test_reindex import (
+from tests.pipeline.test_reindex import (
     ingest_args,
     make_corpus,
     paragraph,
