@@ -1,22 +1,45 @@
-"""``ragingest.ingest(sources, *, persist_dir, collection, **options)``: the callable package and
-its options by name (no model needed)."""
+"""``ragingest.ingest(sources, *, persist_dir, collection, **settings)``: a plain function that
+stays one, and its settings by name (no model needed)."""
 
 from __future__ import annotations
 
+import inspect
+import subprocess
+import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 import ragingest
 from ragingest.loaders.cleaning import CleaningRules
-from ragingest.pipeline.api import make_options
+from ragingest.pipeline.api import IngestSettings, make_options
+from ragingest.pipeline.options import IngestOptions
+from ragingest.retrieval.retriever import RetrieverSettings
+from ragingest.retrieval.retriever import retriever as chunk_retriever
+from ragingest.splitters.factory import SplitSettings
 
 
-def test_the_package_is_callable_and_keeps_its_modules():
-    from ragingest.cli import main as cli
+def test_ingest_and_retriever_are_functions_after_every_package_is_imported():
+    code = (
+        "import inspect, pkgutil, importlib, ragingest\n"
+        "for m in pkgutil.walk_packages(ragingest.__path__, 'ragingest.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "print(inspect.isfunction(ragingest.ingest), inspect.isfunction(ragingest.retriever))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]
 
-    assert callable(ragingest.ingest)
-    assert cli.main is ragingest.cli.main.main
+
+def test_the_signatures_name_every_setting():
+    params = inspect.signature(ragingest.ingest).parameters
+    assert list(params) == ["sources", "persist_dir", "collection", "options", "settings"]
+    assert params["settings"].annotation == "Unpack[IngestSettings]"
+    run_names = {f.name for f in fields(IngestOptions)} - {"persist_dir", "collection"}
+    split_names = {f.name for f in fields(SplitSettings)}
+    assert set(IngestSettings.__annotations__) == run_names | split_names
+    keywords = set(inspect.signature(chunk_retriever).parameters) - {"persist_dir", "collection"}
+    assert set(RetrieverSettings.__annotations__) == keywords
 
 
 def test_options_by_name(tmp_path):
