@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from ragingest.cli.main import main
 from ragingest.evaluate import load_corpus, load_questions, parse_config, parse_sweep
 from ragingest.evaluate.runner import Config, evaluate
-from ragingest.ingest.cli import main
 from tests.browser import assert_rendered, screenshot
 from tests.fake_embeddings import FakeEmbeddingCache, HashedWordEmbeddings
 
