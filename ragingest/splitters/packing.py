@@ -59,6 +59,12 @@ def candidates(text: str, start: int, end: int, structure: Structure) -> dict[in
             first = _NON_SPACE.search(text, edge, end)
             if first and start < first.start() < end:
                 cuts[first.start()] = PARAGRAPH
+    inside = sorted(cuts)
+    for heading in structure.headings:  # a heading line is cut only where nothing else fits
+        if heading.end > start and heading.start < end:
+            lo = bisect.bisect_right(inside, heading.start)
+            for pos in inside[lo : bisect.bisect_left(inside, heading.end, lo)]:
+                del cuts[pos]
     return {p: s for p, s in cuts.items() if start < p < end}
 
 
