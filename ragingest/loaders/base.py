@@ -23,7 +23,7 @@ from langchain_core.documents import Document
 
 from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
 from ragingest.loaders.walk import file_type_name, printable, source_of
-from ragingest.schema import short_hash
+from ragingest.schema import TITLE_FROM_NAME_HINT, short_hash
 
 MAX_FILE_BYTES = 32 * 1024 * 1024  # larger files are refused: bounded time and memory
 
@@ -109,7 +109,7 @@ def file_metadata(path: Path, root: Path | None, text: str, **extra: Any) -> dic
         "doc_id": short_hash(source),
     }
     metadata.update({k: v for k, v in extra.items() if v not in (None, "")})
-    metadata["_title_from_name"] = not extra.get("title")
+    metadata[TITLE_FROM_NAME_HINT] = not extra.get("title")
     return metadata
 
 

@@ -37,6 +37,7 @@ from ragingest.loaders.blocks import (
     remove_spans,
 )
 from ragingest.loaders.source_map import SOURCE_MAP_KEY, diff_map, source_map_of
+from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
 
 EDGE_BLOCKS = 2  # header/footer lines are among the first/last two blocks of a page
 REPEAT_SHARE = 0.6  # ... and repeat on at least 60 % of the pages (at least two)
@@ -289,16 +290,16 @@ def apply_corpus(document: Any, corpus: CorpusCleaner | None, counts: dict[str, 
     """``document`` with the run's boilerplate paragraphs removed (counted into ``counts``,
     with the loader's own counts)."""
     metadata = document.metadata
-    add_counts(counts, metadata.get("_cleaning"))
+    add_counts(counts, metadata.get(CLEANING_HINT))
     if corpus is None:
         return document
-    text, page_map, removed = corpus.clean(document.page_content, metadata.get("_page_map", ()))
+    text, page_map, removed = corpus.clean(document.page_content, metadata.get(PAGE_MAP_HINT, ()))
     if removed:
         mapping = source_map_of(metadata)
         if mapping is not None:  # keep source offsets exact through the removal
             metadata[SOURCE_MAP_KEY] = mapping.compose(diff_map(document.page_content, text))
         document.page_content = text
         if page_map:
-            metadata["_page_map"] = page_map
+            metadata[PAGE_MAP_HINT] = page_map
         counts["boilerplate_paragraphs"] += removed
     return document

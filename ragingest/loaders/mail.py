@@ -26,7 +26,7 @@ from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.blocks import clean_inline, clean_multiline, render
 from ragingest.loaders.cleaning import CleaningRules, new_counts
 from ragingest.loaders.notes import add_note
-from ragingest.schema import short_hash
+from ragingest.schema import CLEANING_HINT, CONTENT_TYPE_HINT, short_hash
 
 _ATTRIBUTION = re.compile(
     r"^(?:on\b.{0,200}\bwrote:|.{0,200}\b(?:пишет|написал[аи]?|написал\(а\)):)\s*$",
@@ -182,8 +182,8 @@ def message_document(
             del metadata[key]
     if index:
         metadata["doc_id"] = short_hash(metadata["source"], message_id or index)
-    metadata["_cleaning"] = counts
-    metadata["_content_type"] = "email"
+    metadata[CLEANING_HINT] = counts
+    metadata[CONTENT_TYPE_HINT] = "email"
     for note in notes:
         add_note(metadata, f"message {index}: {note}" if index else note)
     return Document(page_content=text, metadata=metadata)

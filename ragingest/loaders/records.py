@@ -22,7 +22,7 @@ from langchain_core.documents import Document
 
 from ragingest.loaders.base import file_metadata
 from ragingest.loaders.blocks import clean_inline, clean_multiline
-from ragingest.schema import SCHEMA, short_hash
+from ragingest.schema import CONTENT_TYPE_HINT, SCHEMA, short_hash
 
 QUESTION_KEYS = ("вопрос", "question", "q", "faq_question")
 ANSWER_KEYS = ("ответ", "answer", "a", "faq_answer")
@@ -90,7 +90,7 @@ def faq_document(
             parts.append(pair + ("\n" + lines if lines else ""))
     text = "\n\n".join(parts) + "\n" if parts else ""
     metadata = file_metadata(path, root, text)
-    metadata["_content_type"] = "faq"
+    metadata[CONTENT_TYPE_HINT] = "faq"
     return Document(page_content=text, metadata=metadata)
 
 
@@ -140,7 +140,7 @@ def catalogue_documents(
         metadata["doc_id"] = short_hash(metadata["source"], sheet, index)
         if sheet:
             metadata["sheet"] = sheet
-        metadata["_content_type"] = "catalogue"
+        metadata[CONTENT_TYPE_HINT] = "catalogue"
         yield Document(page_content=text, metadata=metadata)
 
 
@@ -198,5 +198,5 @@ def ticket_document(
     )
     metadata.update({k: v for k, v in extra.items() if k != "subject"})
     metadata["doc_id"] = short_hash(metadata["source"], "ticket", ticket_id)
-    metadata["_content_type"] = "ticket"
+    metadata[CONTENT_TYPE_HINT] = "ticket"
     return Document(page_content=text, metadata=metadata)

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ragingest.schema import CONTENT_TYPE_HINT
 from ragingest.splitters.catalogue import CatalogueSplitter
 from ragingest.splitters.email import EmailSplitter
 from ragingest.splitters.faq import FaqSplitter, looks_like_faq
@@ -98,7 +99,7 @@ def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None
     configured = config.for_source(str(metadata.get("source", ""))) if config else None
     if configured:
         return configured
-    hint = metadata.get("_content_type")
+    hint = metadata.get(CONTENT_TYPE_HINT)
     if isinstance(hint, str) and hint in CONTENT_TYPES and hint != "paragraph":
         return hint
     if looks_like_faq(text, analyze(text)):
