@@ -24,6 +24,7 @@ from langchain_core.documents import Document
 from ragingest.chunk import Chunk
 
 Scalar = str | int | float | bool
+MetadataValue = Scalar | list[str]  # Chroma stores scalars and non-empty lists of str
 
 
 @dataclass(frozen=True)
@@ -130,9 +131,11 @@ def page_range(page_map: list[tuple[int, int]], start: int, end: int) -> tuple[i
     return first, last
 
 
-def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: int) -> dict:
+def chunk_metadata(
+    document: dict[str, Any], chunk: Chunk, index: int, total: int
+) -> dict[str, MetadataValue]:
     """Metadata of one chunk: the document's scalar keys, then the chunk's own."""
-    metadata: dict[str, Scalar] = {
+    metadata: dict[str, MetadataValue] = {
         k: v for k, v in document.items() if isinstance(v, Scalar) and not k.startswith("_")
     }
     source = str(document.get("source", ""))
@@ -202,7 +205,7 @@ class ChunkRecord:
 
     source: str
     text: str
-    metadata: dict[str, Scalar]
+    metadata: dict[str, MetadataValue]
     embed_text: str
     parent_text: str
     vector: list[float] | None = None

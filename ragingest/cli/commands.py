@@ -28,12 +28,14 @@ def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: st
 
 
 def cleaning_rules(args: argparse.Namespace):  # -> CleaningRules (imported when run: --help)
+    """The cleaning rules of ``--no-clean`` (all on unless turned off)."""
     from ragingest.loaders.cleaning import CleaningRules
 
     return CleaningRules.parse(args.no_clean)
 
 
 def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
+    """The ``--content-type`` routing rules, ``None`` when none are given."""
     from ragingest.splitters.content_types import ContentTypeConfig
 
     return ContentTypeConfig.parse(args.content_type) if args.content_type else None
@@ -78,6 +80,8 @@ EXIT_LOCKED = 3  # another run is writing the collection
 
 
 def ingest_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest ingest``; returns the exit status (0 ok, 1 a file failed or went in
+    partly, 2 bad arguments, 3 the collection is locked by another run)."""
     from ragingest.cli.loader_specs import cli_sources
     from ragingest.errors import LockedError
     from ragingest.pipeline.api import run
@@ -117,6 +121,7 @@ def ingest_command(args: argparse.Namespace) -> int:
 
 
 def watch_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest watch`` until interrupted; returns the exit status (2 for bad arguments)."""
     from ragingest.cli.watch import parse_interval, watch
 
     interval = parse_interval(args.interval)
@@ -135,6 +140,7 @@ def watch_command(args: argparse.Namespace) -> int:
 
 
 def status_command(args: argparse.Namespace) -> int:
+    """Print ``ragingest status``; returns the exit status."""
     from ragingest.cli.readonly import readable_store
     from ragingest.cli.status import collection_status, render
 
@@ -150,6 +156,7 @@ def status_command(args: argparse.Namespace) -> int:
 
 
 def query_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest query`` and print the hits; returns the exit status."""
     from ragingest.cli.readonly import readable_store
     from ragingest.retrieval.query import RANKS, search
 
@@ -182,6 +189,8 @@ def query_command(args: argparse.Namespace) -> int:
 
 
 def inspect_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest inspect`` (the split of one file, nothing stored); returns the exit
+    status."""
     from ragingest.cli.inspect import file_splitting, inspect_document, render_text
 
     splitting = file_splitting(
@@ -216,12 +225,14 @@ def inspect_command(args: argparse.Namespace) -> int:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest evaluate``; returns its exit status."""
     from ragingest.evaluate.runner import run_cli
 
     return run_cli(args)
 
 
 def trace_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest trace``; returns its exit status."""
     from ragingest.cli.trace_cmd import run
 
     return run(args)

@@ -67,7 +67,7 @@ def inspect_document(
     assert item.task is not None
     documents, _counts = split_documents(item.task, splitting)
     rows: list[dict[str, Any]] = []
-    described = []
+    described: list[dict[str, Any]] = []
     for number, (document, records) in enumerate(documents):
         mapped = source_map_of(document.metadata) is not None
         described.append(

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import io
 import os
 import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
@@ -71,7 +72,7 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path) -> io.BufferedReader:
     """``path`` opened for reading only if it is a regular file (non-blocking open, checked
     on the descriptor): a FIFO or device raises ``OSError`` instead of blocking a hash."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))

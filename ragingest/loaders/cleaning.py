@@ -63,6 +63,7 @@ _TOC_TITLE = re.compile(r"^(?:содержание|оглавление|contents
 
 @dataclass(frozen=True)
 class CleaningRules:
+    """Which cleaning steps run (all by default); ``--no-clean`` turns steps off."""
     headers_footers: bool = True
     page_numbers: bool = True
     toc: bool = True
@@ -85,10 +86,12 @@ class CleaningRules:
 
 
 def new_counts() -> dict[str, int]:
+    """A zero count for each cleaning counter."""
     return dict.fromkeys(COUNTERS, 0)
 
 
 def add_counts(total: dict[str, int], more: dict[str, Any] | None) -> dict[str, int]:
+    """``total`` with the integer counts of ``more`` added (``total`` is updated and returned)."""
     for key, value in (more or {}).items():
         if isinstance(value, int):
             total[key] = total.get(key, 0) + value
@@ -96,10 +99,12 @@ def add_counts(total: dict[str, int], more: dict[str, Any] | None) -> dict[str, 
 
 
 def is_page_number(text: str) -> bool:
+    """Whether ``text`` is only a page number ("12", "- 12 -", "стр. 12", ...)."""
     return bool(_PAGE_NUMBER.match(clean_inline(text)))
 
 
 def is_toc_line(text: str) -> bool:
+    """Whether ``text`` is a table-of-contents line (a title, a dot leader, a page number)."""
     return bool(_TOC_LINE.match(clean_inline(text)))
 
 
@@ -229,6 +234,8 @@ class CorpusCleaner:
             self._cache_left -= size
 
     def take(self, key: str) -> list[Any] | None:
+        """The documents cached for ``key`` during the scan, removed from the cache; ``None``
+        when they were not kept."""
         documents = self._cache.pop(key, None)
         if documents is not None:
             self._cache_left += sum(len(d.page_content) for d in documents)
@@ -253,6 +260,8 @@ class CorpusCleaner:
 
     @property
     def boilerplate(self) -> set[bytes]:
+        """Fingerprints of the blocks seen in enough files to count as boilerplate (computed once
+        per scan)."""
         if self._boilerplate is None:  # once per scan, not once per cleaned file
             need = max(BOILERPLATE_MIN_FILES, math.ceil(BOILERPLATE_MIN_SHARE * self.files))
             self._boilerplate = {fp for fp, n in self._seen.items() if n >= need}

@@ -15,7 +15,7 @@ import email.policy
 import mailbox
 import re
 from collections.abc import Iterator
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -108,7 +108,7 @@ def _body(message: EmailMessage, notes: list[str]) -> str:
     return content
 
 
-def _part_text(part: EmailMessage, notes: list[str]) -> str:
+def _part_text(part: MIMEPart, notes: list[str]) -> str:
     payload = part.get_payload(decode=True) or b""
     if not isinstance(payload, bytes):
         return str(payload)

@@ -235,9 +235,10 @@ def _find_heading(lines: list[Line], entry: OutlineEntry, start: int) -> int | N
     want = _norm(entry.title)
     for i in range(start, len(lines)):
         line = lines[i]
-        if line.page < entry.page:
+        page = line.page or 0  # every PDF line has its page
+        if page < entry.page:
             continue
-        if line.page > entry.page:
+        if page > entry.page:
             return None
         if _norm(line.text) == want:
             return i

@@ -237,7 +237,7 @@ class OnnxSentenceEncoder:
         **_: Any,
     ) -> np.ndarray:
         single = isinstance(sentences, str)
-        texts = [sentences] if single else list(sentences)
+        texts: list[str] = [sentences] if isinstance(sentences, str) else list(sentences)
         if prompt:
             texts = [prompt + t for t in texts]
         # one text per run, whatever ``batch_size`` says: dynamic int8 quantization scales the

@@ -85,7 +85,7 @@ def rank_chunks(
         hit = hits.setdefault(doc.id, ChunkHit(doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
     fused = reciprocal_rank_fusion(
-        [[doc.id for doc, _ in dense], [doc.id for doc, _ in lexical]], rrf_k
+        [[str(doc.id) for doc, _ in dense], [str(doc.id) for doc, _ in lexical]], rrf_k
     )
     out = []
     for chunk_id, score in fused:

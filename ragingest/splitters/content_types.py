@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.schema import CONTENT_TYPE_HINT
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.catalogue import CatalogueSplitter
 from ragingest.splitters.email import EmailSplitter
 from ragingest.splitters.faq import FaqSplitter, looks_like_faq
@@ -107,7 +108,7 @@ def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None
     return hint if hint == "paragraph" else "document"
 
 
-def splitter_for(content_type: str, base: Any) -> Any:
+def splitter_for(content_type: str, base: ChunkSplitter) -> ChunkSplitter:
     """The splitter of a content type, built on the run's heading-first splitter (its sizes,
     measure and model limit); the base itself for ``document``."""
     if content_type == "paragraph" and getattr(base, "fallback", None) is not None:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
 from ragingest.splitters.measure import Measure, SpanCounter, StartsCounter
-from ragingest.splitters.structure import analyze
+from ragingest.splitters.structure import Heading, Structure, analyze
 from ragingest.splitters.units import trim
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
@@ -159,7 +159,16 @@ class LangChainConventions:
     ``_add_start_index`` and ``_sections`` are the splitter's own)."""
 
     header_names: dict[int, str] | None
+    strip_headers: bool
     _add_start_index: bool
+
+    if TYPE_CHECKING:  # what the host splitter provides (a mixin defines no __init__)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+        def _sections(
+            self, text: str, structure: Structure
+        ) -> list[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]]: ...
 
     def langchain_metadata(self, metadata: dict[str, Any], chunk: Chunk) -> dict[str, Any]:
         """Heading keys named by ``headers_to_split_on``; ``start_index`` unless turned off."""
@@ -177,7 +186,7 @@ class LangChainConventions:
         one Document per section (heading line included unless ``strip_headers``), its
         headings under their names, plus ``start_index``/``end_index`` into ``text``."""
         names = self.header_names or {level: f"h{level}" for level in range(1, 7)}
-        out = []
+        out: list[Document] = []
         for start, end, headings, _ in self._sections(text, analyze(text)):
             s, e = trim(text, start, end)
             if s >= e:

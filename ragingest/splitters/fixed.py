@@ -14,13 +14,13 @@ from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_text_splitters import TextSplitter
 
 from ragingest.chunk import Chunk
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.measure import Measure, Unit
 
 
-class FixedSizeSplitter(TextSplitter):
+class FixedSizeSplitter(ChunkSplitter):
     def __init__(
         self,
         chunk_size: int,
@@ -38,9 +38,6 @@ class FixedSizeSplitter(TextSplitter):
         super().__init__(chunk_size=chunk_size, chunk_overlap=chunk_overlap, **kwargs)
         self.measure = Measure(unit, tokenizer)
         self.title = title
-
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
 
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None

@@ -35,9 +35,9 @@ from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_text_splitters import TextSplitter
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.conventions import (
     LangChainConventions,
@@ -67,7 +67,7 @@ DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with copies (seed 002's 
 _MIN_BUDGET = 8
 
 
-class HeadingFirstSplitter(LangChainConventions, TextSplitter):
+class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
     """LangChain ``TextSplitter`` for seed 003's heading-first strategy (see module docstring)."""
 
     def __init__(
@@ -148,9 +148,6 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         self.parent_chunk_size = parent
 
     # -- LangChain interface -------------------------------------------------------------
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
-
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
         """LangChain's ``split_documents`` after ``loaders.pages.normalize_documents``: the
         pages or elements of one source (PyPDFLoader, UnstructuredLoader, ...) are joined into

@@ -11,15 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from ragingest.chunk import Chunk
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.measure import Measure
 
 
-class RecursiveBaseline:
+class RecursiveBaseline(ChunkSplitter):
     def __init__(
         self, chunk_size: int, chunk_overlap: int = 0, unit: str = "tokens", tokenizer: Any = None
     ) -> None:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+        super().__init__(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
         self.measure = Measure(unit, tokenizer)  # type: ignore[arg-type]
         if unit == "tokens":
             self.splitter = RecursiveCharacterTextSplitter.from_huggingface_tokenizer(
@@ -33,9 +35,6 @@ class RecursiveBaseline:
                 length_function=length,
                 add_start_index=True,
             )
-
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
         docs = self.splitter.create_documents([text])

@@ -67,8 +67,8 @@ class SemanticBoundaries:
         windows = [" ".join(units[max(0, i - w) : i + w + 1]) for i in range(len(units))]
         vectors = np.asarray(self.embed(windows), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors = vectors / np.where(norms == 0, 1, norms)
-        return 1.0 - np.sum(vectors[:-1] * vectors[1:], axis=1)
+        unit = vectors / np.where(norms == 0, 1, norms)
+        return np.asarray(1.0 - np.sum(unit[:-1] * unit[1:], axis=1))
 
     def breakpoints(self, text: str, start: int, end: int, structure: Structure) -> list[int]:
         starts = self.units(text, start, end, structure)

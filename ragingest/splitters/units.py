@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.measure import SpanCounter
 from ragingest.splitters.packing import pack
@@ -30,7 +31,7 @@ class Unit:
     lead: str = ""  # what every piece's embed_text starts with (when the piece doesn't)
 
 
-class UnitSplitter:
+class UnitSplitter(ChunkSplitter):
     """Base of the content-type splitters; ``base`` is the run's ``HeadingFirstSplitter``
     (its measure, sizes and model limit are reused)."""
 
@@ -45,12 +46,10 @@ class UnitSplitter:
         self.chunk_size = base.chunk_size
         self.parent_chunk_size = getattr(base, "parent_chunk_size", DEFAULT_PARENT_SIZE)
         self.chunk_overlap = base.chunk_overlap if self.overlap else 0
+        super().__init__(chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
         raise NotImplementedError
-
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
         structure = analyze(text)

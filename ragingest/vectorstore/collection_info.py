@@ -85,8 +85,8 @@ def embeddings_identity(embeddings: Any) -> tuple[str, str]:
     """``(name, fingerprint)`` of ``SentenceTransformerEmbeddings`` or of an object carrying
     ``model_name`` and ``fingerprint`` (the run's cached embeddings)."""
     if hasattr(embeddings, "fingerprint"):
-        return embeddings.model_name, embeddings.fingerprint  # type: ignore[attr-defined]
-    info = embeddings.info  # type: ignore[attr-defined]
+        return embeddings.model_name, embeddings.fingerprint
+    info = embeddings.info
     return info.name, info.fingerprint
 
 
