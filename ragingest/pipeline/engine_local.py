@@ -29,6 +29,8 @@ def run_splitting(options: IngestOptions, embeddings: Any) -> Splitting:
 
 
 def split_outcome(task: FileTask, splitting: Splitting, corpus: Any = None) -> SplitOutcome:
+    """The outcome of loading and splitting one file: its chunks, or the ``FileError`` it failed
+    with."""
     try:
         return SplitOutcome(task, chunks=split_task(task, splitting, corpus))
     except FileError as exc:
@@ -36,12 +38,15 @@ def split_outcome(task: FileTask, splitting: Splitting, corpus: Any = None) -> S
 
 
 class LocalEngine:
+    """The in-process engine: files parsed in a bounded worker process, split and embedded here."""
     def __init__(self, options: IngestOptions, embeddings: Any) -> None:
         self.options = options
         self.splitting = run_splitting(options, embeddings)
 
     @contextlib.contextmanager
     def outcomes(self, tasks: Sequence[FileTask]) -> Iterator[Iterator[SplitOutcome]]:
+        """A context giving the split outcome of each task in order; the parser worker is stopped
+        on exit."""
         o = self.options
         parsers = ParserPool(o.file_timeout, o.file_memory_mb)
         if tasks:  # the worker starts now, in parallel; nothing to parse, no worker
@@ -54,4 +59,5 @@ class LocalEngine:
             parsers.close()
 
     def written(self, seconds: float) -> None:
+        """Nothing to record: the local engine keeps no per-write statistics."""
         pass

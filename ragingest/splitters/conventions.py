@@ -138,19 +138,23 @@ class FunctionMeasure(Measure):
         self._costs = {}
 
     def index(self, text: str) -> SpanCounter:
+        """A counter summing ``length_function`` over the words of ``text``."""
         return _WordSumCounter(text, self.length_function)
 
     def exact(self, texts: Sequence[str]) -> list[int]:
+        """``length_function`` of each text."""
         return [int(self.length_function(t)) for t in texts]
 
     def exact_spans(
         self, text: str, counter: SpanCounter, spans: Sequence[tuple[int, int]]
     ) -> list[int]:
+        """``length_function`` of each span of ``text``."""
         return self.exact([text[s:e] for s, e in spans])
 
     def exact_embedded(
         self, text: str, counter: SpanCounter, embeds: Sequence[tuple[str, int, int]]
     ) -> list[int]:
+        """``length_function`` of each embedded text."""
         return self.exact([embed for embed, _, _ in embeds])
 
 

@@ -25,6 +25,8 @@ _MIN_BUDGET = 8
 
 @dataclass(frozen=True)
 class Unit:
+    """One unit of a content type (an FAQ pair, a mail, a ticket, a card): ``[start, end)`` of
+    the text, its headings and the lead every piece's embed text starts with."""
     start: int
     end: int
     headings: tuple[tuple[int, str], ...] = ()
@@ -49,9 +51,12 @@ class UnitSplitter(ChunkSplitter):
         super().__init__(chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """The units of ``text`` in order (each content type defines them)."""
         raise NotImplementedError
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """One chunk per unit, a unit over the size limit packed into pieces; offsets exact,
+        sizes in the base splitter's measure."""
         structure = analyze(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "") or title
         counter = self.measure.index(text)
@@ -161,6 +166,7 @@ class UnitSplitter(ChunkSplitter):
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` narrowed to leave out leading and trailing whitespace."""
     body = text[start:end]
     lead = len(body) - len(body.lstrip())
     return start + lead, start + len(body.rstrip())

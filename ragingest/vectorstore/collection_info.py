@@ -66,6 +66,7 @@ def collection_metadata(client: Any, collection: str) -> dict[str, Any] | None:
 
 
 def missing_collection(collection: str, persist_dir: str | Path) -> CollectionMismatchError:
+    """The error for a collection that does not exist (it says to run ``ragingest ingest``)."""
     return CollectionMismatchError(
         f"collection {collection!r} does not exist in {persist_dir}; run `ragingest ingest` first"
     )
@@ -93,6 +94,8 @@ def embeddings_identity(embeddings: Any) -> tuple[str, str]:
 def store_metadata(
     model: str, fingerprint: str, settings: dict[str, Any] | None, alias: str | None = None
 ) -> dict[str, Any]:
+    """The collection metadata recording the model, its fingerprint, the split settings and the
+    alias."""
     metadata = {
         "hnsw:space": "cosine",
         MODEL_KEY: model,
@@ -147,6 +150,8 @@ def check_compatible(
     fingerprint: str,
     settings: dict[str, Any] | None,
 ) -> None:
+    """Raise ``CollectionMismatchError`` unless ``existing`` was built with this model,
+    fingerprint and settings."""
     problem = mismatch(existing, collection, model, fingerprint, settings)
     if problem:
         raise CollectionMismatchError(problem)
