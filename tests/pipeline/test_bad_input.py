@@ -18,6 +18,8 @@ from ragingest.errors import ParseError
 from ragingest.vectorstore.store import chroma_client
 from tests import docbuilders as b
 
+pytestmark = pytest.mark.slow
+
 RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. Ёлка стоит в углу."
 ROOT_USER = os.geteuid() == 0
 

@@ -15,6 +15,8 @@ from ragingest.vectorstore.records_location import resolve_in_default_file
 from ragingest.vectorstore.store import open_store
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.slow
+
 QUERIES = [
     "На сколько дней выдают альбом с красной наклейкой?",
     "возврат товара надлежащего качества",
