@@ -29,6 +29,8 @@ MetadataValue = Scalar | list[str]  # Chroma stores scalars and non-empty lists 
 
 @dataclass(frozen=True)
 class Field:
+    """One metadata key of ``SCHEMA``: its type, the stage that fills it, what it holds, whether
+    every chunk has it."""
     type: type
     stage: str  # "loader" | "splitter" | "ingest"
     description: str
@@ -108,6 +110,7 @@ DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id
 
 
 def short_hash(*parts: object) -> str:
+    """The first 16 hex digits of the sha256 of ``parts`` joined by U+001F."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8"))
     return digest.hexdigest()[:16]
 

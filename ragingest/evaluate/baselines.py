@@ -17,6 +17,7 @@ from ragingest.splitters.base import ChunkSplitter
 
 
 def token_counter(tokenizer: Any) -> Callable[[str], int]:
+    """A function counting the tokens of a text with ``tokenizer`` (special tokens left out)."""
     def count(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
@@ -61,6 +62,7 @@ class SemchunkBaseline(ChunkSplitter):
         self.chunker = semchunk.chunkerify(self.count, chunk_size)
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """``semchunk``'s chunks of ``text``, located in it, sized in tokens."""
         pieces, offsets = self.chunker(text, offsets=True)
         spans = [(p, start) for p, (start, _) in zip(pieces, offsets, strict=True)]
         # semchunk types its pieces as Sequence[str] and offsets as object: they are str, int
@@ -79,5 +81,6 @@ class ChonkieBaseline(ChunkSplitter):
         self.chunker = RecursiveChunker(tokenizer=self.count, chunk_size=chunk_size)  # type: ignore[arg-type]
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """``chonkie``'s chunks of ``text``, located in it, sized in tokens."""
         spans = [(c.text, c.start_index) for c in self.chunker.chunk(text)]
         return _with_sizes(located(text, spans, "chonkie"), self.count)

@@ -144,6 +144,8 @@ def message_document(
     rules: CleaningRules,
     index: int = 0,
 ) -> Document:
+    """The document of one e-mail: a '# subject' heading, the header lines, the body with quotes
+    and signatures cleaned as ``rules`` say; the headers as metadata."""
     counts = new_counts()
     notes: list[str] = []
     subject = clean_inline(str(message.get("Subject", "") or ""))
@@ -194,6 +196,7 @@ def _is_message(message: EmailMessage) -> bool:
 
 
 class EmailLoader(FileLoader):
+    """``.eml`` files: one document per message."""
     suffixes = (".eml",)
     cleaning: CleaningRules = CleaningRules()
 
@@ -212,6 +215,7 @@ class EmailLoader(FileLoader):
 
 
 class MboxLoader(FileLoader):
+    """``.mbox`` files: one document per message of the mailbox."""
     suffixes = (".mbox",)
     cleaning: CleaningRules = CleaningRules()
 

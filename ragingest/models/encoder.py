@@ -40,6 +40,7 @@ class ModelEncoder:
 
     @property
     def model(self):
+        """The loaded sentence-transformers model (loaded once per name and backend)."""
         return load_sentence_transformer(self.info.name, self.info.backend)
 
     def _encode(self, texts: list[str], prompt: str) -> list[list[float]]:
@@ -85,7 +86,9 @@ class ModelEncoder:
         return batches
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, embedded with the model's document prompt."""
         return self._encode(list(texts), self.info.document_prompt)
 
     def embed_query(self, text: str) -> list[float]:
+        """The vector of ``text``, embedded with the model's query prompt."""
         return self._encode([text], self.info.query_prompt)[0]

@@ -39,6 +39,7 @@ def split_outcome(task: FileTask, splitting: Splitting, corpus: Any = None) -> S
 
 class LocalEngine:
     """The in-process engine: files parsed in a bounded worker process, split and embedded here."""
+
     def __init__(self, options: IngestOptions, embeddings: Any) -> None:
         self.options = options
         self.splitting = run_splitting(options, embeddings)

@@ -135,6 +135,7 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
 
 
 def actor_count(ray: Any, requested: int | None) -> int:
+    """The number of Ray embedding actors: ``requested``, else one per CPU of the cluster."""
     if requested:
         return requested
     cpus = ray.cluster_resources().get("CPU", 1)
@@ -142,6 +143,8 @@ def actor_count(ray: Any, requested: int | None) -> int:
 
 
 def failed(exc: BaseException) -> RagIngestError:
+    """The ``RagIngestError`` to raise when the Ray engine fails: what failed, and that the files
+    written before it are kept."""
     first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     return RagIngestError(
         f"the Ray engine failed ({type(exc).__name__}: {first}); the files written before it "

@@ -35,6 +35,8 @@ RRF_K = 60
 
 @dataclass
 class ChunkHit:
+    """One ranked chunk: the stored document, its final score, and its dense and lexical ranks
+    and scores where it had them."""
     document: Document  # the stored chunk; document.id = its Chroma id
     score: float
     dense_rank: int | None = None
@@ -45,6 +47,8 @@ class ChunkHit:
 
 @dataclass
 class Ranking:
+    """The hits of one search in rank order; ``exhausted`` when the collection has no more to
+    give."""
     hits: list[ChunkHit]
     exhausted: bool
 

@@ -56,6 +56,8 @@ class ContentTypeConfig:
                 )
 
     def for_source(self, source: str) -> str | None:
+        """The content type the first matching rule gives ``source`` (its path or file name),
+        ``None`` when none matches."""
         name = source.rsplit("/", 1)[-1]
         for glob, kind in self.rules:
             if fnmatch.fnmatch(source, glob) or fnmatch.fnmatch(name, glob):
@@ -97,6 +99,8 @@ def config_for_root(root: Path | None) -> ContentTypeConfig:
 
 
 def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None = None) -> str:
+    """The content type of a document: the configured rule for its source, else the loader's
+    hint, else 'faq' when the text reads as one, else 'paragraph' (a hint) or 'document'."""
     configured = config.for_source(str(metadata.get("source", ""))) if config else None
     if configured:
         return configured

@@ -21,6 +21,8 @@ from ragingest.splitters.measure import Measure, Unit
 
 
 class FixedSizeSplitter(ChunkSplitter):
+    """Fixed windows of ``chunk_size`` units with ``chunk_overlap`` (see the module docstring)."""
+
     def __init__(
         self,
         chunk_size: int,
@@ -42,6 +44,8 @@ class FixedSizeSplitter(ChunkSplitter):
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
     ) -> list[Document]:
+        """One ``Document`` per window of each text, with the schema's chunk metadata built from
+        ``metadatas``."""
         from ragingest.schema import breadcrumb_title, chunk_metadata
 
         documents = []
@@ -54,6 +58,7 @@ class FixedSizeSplitter(ChunkSplitter):
         return documents
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """The windows of ``text`` as chunks; offsets exact."""
         starts: range | list[int]
         counter = self.measure.index(text)
         if self.measure.unit == "chars":

@@ -159,6 +159,8 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
     ) -> list[Document]:
+        """One ``Document`` per chunk of each text, with the schema's chunk metadata built from
+        ``metadatas`` and LangChain's header keys."""
         from ragingest.schema import breadcrumb_title, chunk_metadata
 
         documents: list[Document] = []
@@ -187,6 +189,8 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
 
     # -- the algorithm -------------------------------------------------------------------
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """The heading-first chunks of ``text`` (see the module docstring for the contract);
+        ``title`` starts the breadcrumb when the text has no H1."""
         structure = analyze(text)
         counter = self.measure.index(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "")

@@ -40,6 +40,7 @@ _CACHE_LIMIT = 4096
 
 class SpanCounter(Protocol):
     """How many units (tokens, words, characters) a span of one indexed text holds."""
+
     def count(self, start: int, end: int) -> int: ...
 
     def boundaries(self, start: int, end: int) -> list[int]:

@@ -16,6 +16,9 @@ from ragingest.splitters.measure import Measure
 
 
 class RecursiveBaseline(ChunkSplitter):
+    """LangChain's ``RecursiveCharacterTextSplitter`` in our measure, with exact offsets (the
+    baseline)."""
+
     def __init__(
         self, chunk_size: int, chunk_overlap: int = 0, unit: str = "tokens", tokenizer: Any = None
     ) -> None:
@@ -37,6 +40,8 @@ class RecursiveBaseline(ChunkSplitter):
             )
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """LangChain's recursive cut of ``text`` as chunks; offsets from its ``start_index``,
+        sizes in our measure."""
         docs = self.splitter.create_documents([text])
         sizes = self.measure.exact([doc.page_content for doc in docs])
         chunks = []

@@ -26,6 +26,7 @@ PARENTS_FILE = "ragingest_parents.sqlite"
 class ParentStore(BaseStore[str, Document]):
     """The parent sections of one collection's chunks (``parent_id`` → ``Document``), in SQLite
     beside Chroma."""
+
     def __init__(self, persist_dir: str | Path, collection: str) -> None:
         folder = Path(persist_dir)
         folder.mkdir(parents=True, exist_ok=True)
