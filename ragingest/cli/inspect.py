@@ -50,6 +50,8 @@ def file_splitting(
 
 
 def inspect_file(path: str | Path, splitting: Splitting, contains: list[str] | None = None) -> dict:
+    """What ``inspect`` shows for the first document of ``path``: its chunks as ingest would
+    store them."""
     return inspect_document(path, splitting, contains)[0]
 
 
@@ -112,6 +114,7 @@ def inspect_document(
 
 
 def render_text(result: dict) -> str:
+    """An ``inspect`` result as the text the command prints."""
     documents = result.get("documents", [])
     many = "" if len(documents) == 1 else "s"
     lines = [

@@ -11,6 +11,8 @@ from ragingest.evaluate.configs import Config
 
 @dataclass(frozen=True)
 class EvalChunk:
+    """One chunk of an evaluation corpus file: its span, text, embedded text, size in tokens and
+    parent span."""
     corpus_id: str
     start: int
     end: int

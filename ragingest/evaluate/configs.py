@@ -29,6 +29,8 @@ class Config:
 
     @property
     def name(self) -> str:
+        """The configuration's name in tables: its label, else the strategy and the settings that
+        differ from the defaults."""
         if self.label:
             return self.label
         parts = [self.strategy]

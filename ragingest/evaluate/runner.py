@@ -47,6 +47,8 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     search: str = "hybrid",
 ) -> Evaluation:
+    """Chunk the corpus with each configuration, retrieve ``k`` chunks per question and score
+    them; ``ValueError`` for an unknown ``search``."""
     from ragingest.models.resolve import canonical_name
 
     if search not in SEARCHES:

@@ -100,6 +100,8 @@ def load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Docum
 def source_check(
     text: str, chunks: list[Document], loaded: list[tuple[str, str, list[Document]]] | None
 ) -> Checkpoint:
+    """The 'source' checkpoint: whether ``text`` is in the loaded documents (or, without them, in
+    the documents the chunks came from)."""
     if loaded is None:
         for doc in _documents_from_chunks(chunks):
             span = locate(text, doc.page_content)

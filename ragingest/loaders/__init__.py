@@ -57,6 +57,7 @@ def loader_for(
 
 
 def supported_suffixes() -> set[str]:
+    """Every file suffix a built-in loader reads (lower case, with the dot)."""
     return {s for loader in LOADERS for s in loader.suffixes}
 
 

@@ -33,6 +33,8 @@ _LATIN = re.compile(r"[A-Za-z]")
 
 
 def detect_language(text: str, sample: int = 20_000) -> str:
+    """'ru', 'en' or 'und' for ``text``, from the share of Cyrillic letters in its first
+    ``sample`` characters."""
     head = text[:sample]
     cyrillic, latin = len(_CYRILLIC.findall(head)), len(_LATIN.findall(head))
     if cyrillic + latin == 0:
@@ -128,6 +130,7 @@ class FileLoader(BaseLoader):
         self.max_bytes = max_bytes
 
     def lazy_load(self) -> Iterator[Document]:
+        """The file's non-empty documents; ``EmptyDocumentError`` when it has none."""
         produced = False
         for document in self._documents():
             if document.page_content.strip():

@@ -72,6 +72,7 @@ def resident_bytes(pid: int) -> int | None:
 
 
 def memory_reason(memory_mb: int) -> str:
+    """The error reason for a parse stopped at the ``--file-memory-mb`` limit."""
     mb = memory_mb
     return f"parsing needs more than {mb} MB of memory (--file-memory-mb {mb}): stopped"
 
@@ -191,6 +192,8 @@ class ParserPool:
                 raise FileMemoryError(path, memory_reason(self.memory_mb))
 
     def call(self, path: object, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` for the file ``path``, in the worker process when bounded (time
+        and memory limits), else here."""
         if not self.bounded:
             return function(*args)
         reused = self._served > 0

@@ -88,10 +88,12 @@ class PageLine(Block):
 
 
 def is_paged(document: Document) -> bool:
+    """Whether ``document`` is one page of a paged loader's output (it has a page key)."""
     return any(key in document.metadata for key in _PAGE_KEYS)
 
 
 def is_element(document: Document) -> bool:
+    """Whether ``document`` is one element of an unstructured loader's output."""
     return "category" in document.metadata and "element_id" in document.metadata
 
 

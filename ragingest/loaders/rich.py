@@ -28,6 +28,8 @@ MAX_COMPRESSION_RATIO = 200  # a real office file compresses 3-20x; a bomb, 1000
 
 @dataclass
 class Parsed:
+    """What a format's parser gives: the blocks, the page count, the file's metadata, and the
+    cleaning counts when it cleaned itself."""
     blocks: list[Block]
     pages: int = 0  # the number of pages (0: the format has none)
     metadata: dict[str, Any] = field(default_factory=dict)  # title, doc_date, author, ...

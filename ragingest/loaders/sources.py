@@ -60,10 +60,12 @@ class SourceTask:
 
     @property
     def group(self) -> str:
+        """The record group of this source's documents."""
         return GROUP_PREFIX + self.key
 
     @property
     def size(self) -> int:
+        """The total length of the source's documents, in characters."""
         return sum(len(d.page_content) for d in self.documents)
 
 

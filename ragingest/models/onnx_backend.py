@@ -239,6 +239,8 @@ class OnnxSentenceEncoder:
         convert_to_numpy: bool = True,
         **_: Any,
     ) -> np.ndarray:
+        """The vectors of ``sentences`` (one per text, or one for a single string), each text run
+        alone; L2-normalized when asked."""
         single = isinstance(sentences, str)
         texts: list[str] = [sentences] if isinstance(sentences, str) else list(sentences)
         if prompt:

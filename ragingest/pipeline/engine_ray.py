@@ -132,6 +132,8 @@ class RayEngine:
 
     @contextlib.contextmanager
     def outcomes(self, tasks: Sequence[FileTask]) -> Iterator[Iterator[SplitOutcome]]:
+        """A context giving the split outcome of each task from the Ray pipeline (Ray is not
+        started for no tasks)."""
         if not tasks:  # nothing to parse: Ray is not even started
             yield iter(())
             return
@@ -160,6 +162,7 @@ class RayEngine:
         log.info("ray: %d files, %d chunks, %d embedded", s.files, s.chunks, s.texts_embedded)
 
     def written(self, seconds: float) -> None:
+        """Count one written group and its write time in the run's statistics."""
         self.stats.seconds["write"] = self.stats.seconds.get("write", 0.0) + seconds
         self.stats.groups += 1
         if self.stats.groups == 1:
