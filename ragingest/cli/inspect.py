@@ -24,6 +24,7 @@ from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.source_map import indexed_text, source_map_of
 from ragingest.pipeline.plan import make_plan
 from ragingest.pipeline.split import Splitting, split_documents
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import STRATEGIES, SplitSettings, base_splitter
 
@@ -41,7 +42,7 @@ def file_splitting(
     """The ``Splitting`` an ingest run with these options uses (the model's tokenizer and
     limit, loaded without its weights)."""
 
-    def make_base() -> Any:
+    def make_base() -> ChunkSplitter:
         from ragingest.models.resolve import load_model_info
 
         return base_splitter(settings, info=load_model_info(model), model=model)

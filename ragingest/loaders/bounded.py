@@ -39,11 +39,14 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.documents import Document
 
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
+
+if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
+    from ragingest.loaders.cleaning import CleaningRules
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +57,7 @@ T = TypeVar("T")
 
 
 def load_documents(
-    path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
+    path: Path, root: Path | None, max_bytes: int, cleaning: CleaningRules | None = None
 ) -> list[Document]:
     """Every document of one file (``loader_for(...).lazy_load()``), as a list."""
     from ragingest.loaders import loader_for
@@ -231,7 +234,7 @@ class ParserPool:
         raise ParseError(path, "out of memory" if answer[0] == "memory" else answer[1])
 
     def load(
-        self, path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
+        self, path: Path, root: Path | None, max_bytes: int, cleaning: CleaningRules | None = None
     ) -> list[Document]:
         """``load_documents`` under the bound. A file that ran past a bound fails again at
         once while it is unchanged (the boilerplate scan and the split both load each file:

@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.loaders.blocks import (
     FOOTER,
@@ -38,6 +38,9 @@ from ragingest.loaders.blocks import (
 )
 from ragingest.loaders.source_map import SOURCE_MAP_KEY, diff_map, source_map_of
 from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
+
+if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
+    from langchain_core.documents import Document
 
 EDGE_BLOCKS = 2  # header/footer lines are among the first/last two blocks of a page
 REPEAT_SHARE = 0.6  # ... and repeat on at least 60 % of the pages (at least two)
@@ -295,7 +298,9 @@ class ChunkList(list):
         self.cleaning: dict[str, int] = new_counts()
 
 
-def apply_corpus(document: Any, corpus: CorpusCleaner | None, counts: dict[str, int]) -> Any:
+def apply_corpus(
+    document: Document, corpus: CorpusCleaner | None, counts: dict[str, int]
+) -> Document:
     """``document`` with the run's boilerplate paragraphs removed (counted into ``counts``,
     with the loader's own counts)."""
     metadata = document.metadata

@@ -65,6 +65,7 @@ from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.ray_env import actor_count, data_context, failed
 from ragingest.pipeline.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
 from ragingest.pipeline.split import FileChunks
+from ragingest.vectorstore.cache import CachedEmbeddings
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class RayStats:
 LAST_STATS = RayStats()
 
 
-def cached_hashes(embeddings: Any) -> Any:
+def cached_hashes(embeddings: CachedEmbeddings) -> Any:
     """Sorted uint64 hashes of the texts in the embedding cache for this model (8 bytes per
     text, read straight from the cache's key index): the split skips them. Empty when the
     cache is not the SQLite store (then every text is embedded on Ray; still correct)."""
@@ -119,7 +120,7 @@ def cached_hashes(embeddings: Any) -> Any:
 class RayEngine:
     """The engine on a streaming Ray Data pipeline (module docstring)."""
 
-    def __init__(self, options: IngestOptions, embeddings: Any) -> None:
+    def __init__(self, options: IngestOptions, embeddings: CachedEmbeddings) -> None:
         self.options = options
         self.embeddings = embeddings
         self.splitting = run_splitting(options, embeddings)  # a file split on the driver

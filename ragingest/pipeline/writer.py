@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
 from langchain_core.indexing import index
 from langchain_core.vectorstores import VectorStore
 
@@ -48,7 +49,7 @@ class RecordSink(VectorStore):
         self.records = {record.id: record for record in records}
 
     @property
-    def embeddings(self) -> Any:
+    def embeddings(self) -> Embeddings | None:
         """The store's embeddings (what LangChain's ``index`` reads)."""
         return self.store.embeddings
 

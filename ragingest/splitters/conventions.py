@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from langchain_core.documents import Document
 
@@ -210,7 +210,7 @@ class LangChainConventions:
         return out
 
     @classmethod
-    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Any:
+    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:
         """Sizes in ``tokenizer``'s tokens (a Hugging Face fast tokenizer), counted once per
         document from its offsets; no model limit unless ``max_embed_tokens`` is given."""
         return cls(tokenizer=tokenizer, **kwargs)
@@ -223,7 +223,7 @@ class LangChainConventions:
         allowed_special: Any = frozenset(),
         disallowed_special: Any = "all",
         **kwargs: Any,
-    ) -> Any:
+    ) -> Self:
         """Sizes in tiktoken tokens (``length_function``), embedded texts still capped at the
         embedding model's limit; a ``ValueError`` saying what to do where tiktoken or its
         encoding file is missing (it downloads them; ragingest works offline)."""

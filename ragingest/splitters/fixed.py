@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
+from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.measure import Measure, Unit
 
@@ -46,8 +47,6 @@ class FixedSizeSplitter(ChunkSplitter):
     ) -> list[Document]:
         """One ``Document`` per window of each text, with the schema's chunk metadata built from
         ``metadatas``."""
-        from ragingest.schema import breadcrumb_title, chunk_metadata
-
         documents = []
         for i, text in enumerate(texts):
             base = dict(metadatas[i]) if metadatas else {}

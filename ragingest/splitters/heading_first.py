@@ -37,6 +37,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
+from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.conventions import (
@@ -161,8 +162,6 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
     ) -> list[Document]:
         """One ``Document`` per chunk of each text, with the schema's chunk metadata built from
         ``metadatas`` and LangChain's header keys."""
-        from ragingest.schema import breadcrumb_title, chunk_metadata
-
         documents: list[Document] = []
         for i, text in enumerate(texts):
             base = dict(metadatas[i]) if metadatas else {}

@@ -13,6 +13,8 @@ from typing import Any
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from ragingest.errors import CollectionMismatchError
+from ragingest.models.resolve import canonical_name, model_fingerprint, resolve_model_path
+from ragingest.vectorstore.server import active_server
 
 MODEL_KEY = "ragingest_model"
 FINGERPRINT_KEY = "ragingest_fingerprint"
@@ -26,8 +28,6 @@ def chroma_client(persist_dir: str | Path) -> Any:
     import chromadb
     from chromadb.config import Settings
 
-    from ragingest.vectorstore.server import active_server
-
     server = active_server()
     if server is not None:
         return server.client()
@@ -40,8 +40,6 @@ def chroma_client(persist_dir: str | Path) -> Any:
 def require_store_dir(persist_dir: str | Path) -> None:
     """Refuse, creating nothing, a ``persist_dir`` that holds no Chroma store (with a Chroma
     server only the directory's other files are read, so it need not exist)."""
-    from ragingest.vectorstore.server import active_server
-
     if active_server() is not None:
         return
     path = Path(persist_dir)
@@ -75,8 +73,6 @@ def missing_collection(collection: str, persist_dir: str | Path) -> CollectionMi
 def model_identity(model: str | None = None) -> tuple[str, str]:
     """``(name, fingerprint)`` of a model without loading its tokenizer or weights (the same
     values as ``load_model_info``), so a run with nothing to embed never loads the model."""
-    from ragingest.models.resolve import canonical_name, model_fingerprint, resolve_model_path
-
     name = canonical_name(model)
     folder = Path(resolve_model_path(name))
     return name, model_fingerprint(name, folder) if folder.is_dir() else name

@@ -18,7 +18,7 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
@@ -45,6 +45,9 @@ from ragingest.vectorstore.collection_info import (
 )
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans, lexical_text
+
+if TYPE_CHECKING:  # the type only: the parents database is opened by open_store
+    from ragingest.vectorstore.parents import ParentStore
 
 __all__ = [  # the collection_info names stay importable from here
     "ALIAS_KEY",
@@ -94,7 +97,7 @@ class ChunkStore(Chroma):
     """
 
     journal: Journal | None = None
-    parent_store: Any = None  # ragingest.vectorstore.parents.ParentStore, set by open_store
+    parent_store: ParentStore | None = None  # set by open_store
     lexical: LexicalIndex | None = None  # set by open_store
     _lexical_synced: bool = False
 
@@ -179,7 +182,7 @@ class ChunkStore(Chroma):
         super().delete(ids, **kwargs)
         if self.lexical is not None:
             self.lexical.delete(ids)
-        if parents:
+        if parents and self.parent_store is not None:
             self.parent_store.mdelete(sorted(parents - self._parent_ids(among=parents)))
 
     def delete_collection(self) -> None:
