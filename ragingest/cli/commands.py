@@ -6,11 +6,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragingest.cli import faults
 
+if TYPE_CHECKING:  # the types only: each command imports what it runs, so --help stays fast
+    from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.pipeline.options import IngestOptions
+    from ragingest.pipeline.report import RunReport
+    from ragingest.splitters.content_types import ContentTypeConfig
+    from ragingest.splitters.factory import SplitSettings
 
-def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
+
+def split_settings(
+    args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"
+) -> SplitSettings:
     """``SplitSettings`` from the splitting arguments (ingest, watch and inspect)."""
     from ragingest.splitters.factory import SplitSettings
     from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
@@ -27,21 +37,21 @@ def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: st
     )
 
 
-def cleaning_rules(args: argparse.Namespace):  # -> CleaningRules (imported when run: --help)
+def cleaning_rules(args: argparse.Namespace) -> CleaningRules:
     """The cleaning rules of ``--no-clean`` (all on unless turned off)."""
     from ragingest.loaders.cleaning import CleaningRules
 
     return CleaningRules.parse(args.no_clean)
 
 
-def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
+def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:
     """The ``--content-type`` routing rules, ``None`` when none are given."""
     from ragingest.splitters.content_types import ContentTypeConfig
 
     return ContentTypeConfig.parse(args.content_type) if args.content_type else None
 
 
-def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
+def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
     from ragingest.pipeline.options import IngestOptions
@@ -129,7 +139,7 @@ def watch_command(args: argparse.Namespace) -> int:
     if options is None:
         return 2
 
-    def show(report) -> None:
+    def show(report: RunReport) -> None:
         print(report.summary(), flush=True)
 
     try:

@@ -13,6 +13,8 @@ pass would cost ~800 MB more peak memory than 16, for no speed on a CPU.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ragingest.models.resolve import load_model_info, load_sentence_transformer
@@ -39,7 +41,7 @@ class ModelEncoder:
         self.computed = 0  # texts embedded by this instance
 
     @property
-    def model(self):
+    def model(self) -> Any:  # a SentenceTransformer or the ONNX encoder (library objects)
         """The loaded sentence-transformers model (loaded once per name and backend)."""
         return load_sentence_transformer(self.info.name, self.info.backend)
 
