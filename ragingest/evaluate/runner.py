@@ -5,7 +5,7 @@ Contract: every corpus file is read as is (``data``) and cut by each configurati
 (``chunking``: ours, or a plain baseline); each question retrieves its top ``k`` over all
 chunks of all files by exact cosine to the model's query embedding (``retrieval``), or
 (``search="hybrid"``, the retriever's default) by that fused with BM25 over a fresh lexical
-index, both lists ``max(20, 4 k)`` deep as in ``ragingest.retriever``;
+index, both lists ``retrieval.search.candidate_depth(k)`` deep as in ``ragingest.retriever``;
 ``metrics`` scores every question and the table (``results``) shows mean ± std, and R@k per
 question kind where the set has kinds. Embeddings are cached by text hash (``cache``). Without
 a model (``embed=False``) only what needs none is computed: chunk
@@ -30,6 +30,7 @@ from ragingest.evaluate.data import Question, load_corpus, load_questions
 from ragingest.evaluate.metrics import Hit
 from ragingest.evaluate.results import ConfigResult, Evaluation, format_table
 from ragingest.evaluate.retrieval import retrieve
+from ragingest.retrieval.search import candidate_depth
 
 __all__ = ["SEARCHES", "Config", "evaluate", "run_cli"]
 
@@ -77,7 +78,7 @@ def evaluate(
             result.embed_seconds = cache.seconds - t1
             say(f"  embedded {result.embedded} new texts in {result.embed_seconds:.1f} s")
             plain = config.retrieval == "chunks" and search == "dense"
-            fetch = k if plain else max(20, 4 * k)
+            fetch = k if plain else candidate_depth(k)
             texts = [q.text for q in questions] if search == "hybrid" else None
             top = retrieve(chunks, vectors, query_vectors, fetch, texts)
             per_q: dict[str, list[float]] = {name: [] for name in m.METRICS}

@@ -31,6 +31,7 @@ from langchain_core.documents import Document
 from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
 from ragingest.loaders.source_map import indexed_text
+from ragingest.retrieval.search import candidate_depth
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
@@ -56,7 +57,7 @@ def trace(
     store = open_store(persist_dir, collection, create=False, records_url=records_url)
     chunks = _stored_chunks(store)
     loaded = load_sources(sources) if sources else None
-    ranked = _ranked(store, question, max(_DEPTH, 4 * k), hybrid)
+    ranked = _ranked(store, question, max(_DEPTH, candidate_depth(k)), hybrid)
     context = _context(
         question, persist_dir, collection, k, hybrid, max_context_tokens, records_url
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.retrieval.filters import parse_where
-from ragingest.retrieval.search import rank_chunks
+from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.reader import open_reader
 
 __all__ = ["RANKS", "parse_where", "search"]
@@ -38,7 +38,7 @@ def search(
             persist_dir, collection, model=model, create=False, records_url=records_url
         )
         store.sync_lexical()
-    depth = max(k, 20) if hybrid else k  # fusion needs each list deeper than the top k
+    depth = candidate_depth(k)  # the retriever's depth, so both rank the same candidates
     ranking = rank_chunks(store, text, depth, where=where or None, hybrid=hybrid)
     out = []
     for hit in ranking.hits[:k]:
