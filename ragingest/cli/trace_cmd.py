@@ -7,6 +7,8 @@ import argparse
 import json
 from typing import Any
 
+from ragingest.errors import EXIT_FILES_FAILED, EXIT_OK
+
 HELP = "follow an expected text from the source to the answer: where was it lost?"
 EPILOG = """example:
   ragingest trace "На сколько дней выдают альбом с красной наклейкой?" \\
@@ -71,4 +73,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         print(report.render())
-    return 0 if report.ok else 1
+    return EXIT_OK if report.ok else EXIT_FILES_FAILED

@@ -277,14 +277,6 @@ class CorpusCleaner:
         return out, new_map, len(spans)
 
 
-class ChunkList(list):
-    """The chunks of one file, with what cleaning removed from it (``cleaning``: counts)."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.cleaning: dict[str, int] = new_counts()
-
-
 def apply_corpus(document: Any, corpus: CorpusCleaner | None, counts: dict[str, int]) -> Any:
     """``document`` with the run's boilerplate paragraphs removed (counted into ``counts``,
     with the loader's own counts)."""

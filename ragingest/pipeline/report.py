@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragingest.errors import EXIT_FILES_FAILED, EXIT_OK
 from ragingest.loaders.walk import SkippedFile, printable
 
 
@@ -82,7 +83,7 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.failed or self.partial else 0
+        return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
 
     def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
         self.files.extend(FileResult.skipped(entry) for entry in entries)

@@ -20,9 +20,9 @@ from ragingest.splitters.heading_first import (
     DEFAULT_MIN_CHUNK_SIZE,
     HeadingFirstSplitter,
 )
+from ragingest.splitters.measure import UNITS, capped_size
 
 STRATEGIES = ("heading", "semantic", "fixed", "recursive")
-UNITS = ("tokens", "chars", "words")
 
 
 @dataclass
@@ -83,9 +83,7 @@ def base_splitter(
         from ragingest.splitters import FixedSizeSplitter
         from ragingest.splitters.recursive import RecursiveBaseline
 
-        size = settings.chunk_size or DEFAULT_CHUNK_SIZE
-        if settings.unit == "tokens" and max_embed:
-            size = min(size, max_embed)
+        size = capped_size(settings.chunk_size or DEFAULT_CHUNK_SIZE, settings.unit, max_embed)
         overlap = settings.chunk_overlap or 0
         if settings.strategy == "recursive":
             wrapper = info.tokenizer if info is not None else None  # LangChain's needs it

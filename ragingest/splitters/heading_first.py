@@ -45,7 +45,13 @@ from ragingest.splitters.conventions import (
     levels,
     measures,
 )
-from ragingest.splitters.measure import SpanCounter, Unit
+from ragingest.splitters.measure import (
+    MIN_BUDGET,
+    SpanCounter,
+    Unit,
+    capped_size,
+    section_budget,
+)
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (
     Piece,
@@ -64,7 +70,6 @@ log = logging.getLogger(__name__)
 DEFAULT_CHUNK_SIZE = 200  # tokens; capped at the model's limit
 DEFAULT_MIN_CHUNK_SIZE = 100  # seed 003: merge pieces under ~100 tokens
 DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with copies (seed 002's warning)
-_MIN_BUDGET = 8
 
 
 class HeadingFirstSplitter(LangChainConventions, TextSplitter):
@@ -107,16 +112,14 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             info = load_model_info(model)
             tokenizer = info.splitter_tokenizer
             max_embed_tokens = max_embed_tokens or info.max_embed_tokens
-        size = chunk_size or DEFAULT_CHUNK_SIZE
-        if unit == "tokens" and max_embed_tokens and size > max_embed_tokens:
-            if chunk_size is not None:
-                log.warning(
-                    "chunk_size %d is over the model's limit; capped at %d tokens so no "
-                    "embedded text is truncated",
-                    size,
-                    max_embed_tokens,
-                )
-            size = max_embed_tokens
+        size = capped_size(chunk_size or DEFAULT_CHUNK_SIZE, unit, max_embed_tokens)
+        if chunk_size is not None and size < chunk_size:
+            log.warning(
+                "chunk_size %d is over the model's limit; capped at %d tokens so no "
+                "embedded text is truncated",
+                chunk_size,
+                size,
+            )
         overlap = round(size * DEFAULT_OVERLAP_RATIO) if chunk_overlap is None else chunk_overlap
         if not 0 <= overlap < size:
             raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
@@ -242,9 +245,8 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             return self._chunk_size
         prefix = self._prefix(doc_title, headings, "", sections)
         cost = self.token_measure.cost(prefix) if prefix else 0
-        limit = self.max_embed_tokens - cost
         if self.measure.unit == "tokens":
-            return max(_MIN_BUDGET, min(self._chunk_size, limit))
+            return section_budget(self._chunk_size, self.max_embed_tokens, cost)
         return self._chunk_size
 
     def _cut_section(
@@ -362,7 +364,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         budget = counter.count(chunk.start_index, chunk.end_index) - (
             embedded - self.max_embed_tokens  # type: ignore[operator]
         )
-        budget = max(_MIN_BUDGET, budget - 4)
+        budget = max(MIN_BUDGET, budget - 4)
         span = (chunk.start_index, chunk.end_index)
         spans = pack(text, *span, budget, 0, counter, structure)
         if spans != [span]:
@@ -376,7 +378,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         block = block_of(structure, *span)
         header = table_header(text, block) if block else ""
         if header:
-            budget = max(_MIN_BUDGET, budget - self.token_measure.cost(header) - 1)  # type: ignore[union-attr]
+            budget = max(MIN_BUDGET, budget - self.token_measure.cost(header) - 1)  # type: ignore[union-attr]
         spans = cut_block(text, *span, budget, counter, structure)
         if spans == [span]:  # one unbreakable token run: nothing more to cut
             return [replace(chunk, oversized=True)]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.cli.faults import EXIT_INTERRUPTED
 from ragingest.cli.main import main
+from ragingest.errors import EXIT_INTERRUPTED
 from ragingest.retrieval.query import search
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
