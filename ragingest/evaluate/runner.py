@@ -1,5 +1,5 @@
 """``ragingest evaluate``: chunking configurations scored on a question set, the way Chroma's
-report does it (seed 002: a chunking is good if it returns the evidence on your test set).
+report does it: a chunking is good if it returns the evidence on your own test set.
 
 Contract: every corpus file is read as is (``data``) and cut by each configuration's splitter
 (``chunking``: ours, or a plain baseline); each question retrieves its top ``k`` over all

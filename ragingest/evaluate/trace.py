@@ -1,6 +1,6 @@
 """``ragingest trace``: where a condition the answer lost went missing.
 
-Five checkpoints for each expected text, in pipeline order (seed 004):
+Five checkpoints for each expected text, in pipeline order (docs/rules.md, "Five checkpoints"):
 
 1. ``source`` — is it in the loaded source? With ``sources`` (files or folders) the files are
    loaded by ragingest's own loaders: found in a loaded document (its file and ``[start, end)``),

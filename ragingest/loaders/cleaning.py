@@ -1,6 +1,6 @@
-"""Cleaning before chunking (seed 003: «колонтитулы, повторяющиеся дисклеймеры, пустые
-страницы, содержание — всё это создаёт шум»). On by default; each rule can be switched off
-(``CleaningRules``) and every removal is counted (the run report sums the counts).
+"""Cleaning before chunking: running headers and footers, repeated disclaimers, empty pages and
+tables of contents are noise that lowers retrieval precision. On by default; each rule can be
+switched off (``CleaningRules``) and every removal is counted (the run report sums the counts).
 
 Rules, each in one place:
 

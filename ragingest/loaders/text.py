@@ -7,13 +7,13 @@ cp1251, koi8-r and cp866 by letter case (Russian text is mostly lower case; a wr
 code page turns it upper case); else charset-normalizer's guess. Binary data raises
 ``ParseError``.
 
-Plain-text headings (``.txt``, seed 003 «регулярные выражения для обнаружения паттернов
-заголовков»): numbered lines («1.», «1.2», «1.2.3»), «Часть/Раздел/Глава/Статья N», ALL-CAPS
-lines and lines underlined with ``===``/``---``, each standing alone (a blank line or the start
-of the text before it, no sentence end after it). They are rewritten as ``#`` headings, ranked
-by kind (underlined ``===`` > Часть > Раздел > Глава > capitals > underlined ``---`` > Статья
-> numbering depth); a heading on the first line whose kind occurs nowhere else is the title
-(H1). A text with none is marked for the paragraph strategy. Form feeds are page breaks.
+Plain-text headings (``.txt``, found by patterns so heading-first can use them): numbered lines
+(«1.», «1.2», «1.2.3»), «Часть/Раздел/Глава/Статья N», ALL-CAPS lines and lines underlined with
+``===``/``---``, each standing alone (a blank line or the start of the text before it, no
+sentence end after it). They are rewritten as ``#`` headings, ranked by kind (underlined ``===``
+> Часть > Раздел > Глава > capitals > underlined ``---`` > Статья > numbering depth); a heading
+on the first line whose kind occurs nowhere else is the title (H1). A text with none is marked
+for the paragraph strategy. Form feeds are page breaks.
 
 Every step is a list of edits, so the document carries a ``source_map.SourceMap`` from its
 normalized Markdown back into the file as decoded (BOM kept): chunk offsets index the file.

@@ -1,4 +1,4 @@
-"""Heading-first splitting (seed 003): structure → sections → size normalization.
+"""Heading-first splitting (the rules: docs/rules.md): structure → sections → size normalization.
 
 Contract, for ``split_chunks(text)``:
 
@@ -64,16 +64,16 @@ from ragingest.splitters.structure import Heading, Structure, analyze
 
 log = logging.getLogger(__name__)
 
-# Tuned with `ragingest evaluate` (bench/README.md, "Retrieval quality"): seed 003 said
-# 1000-token chunks with 15 % overlap; 200 tokens without overlap retrieve better at k = 5 and
+# Tuned with `ragingest evaluate` (bench/README.md, "Retrieval quality"): against
+# 1000-token chunks with 15 % overlap, 200 tokens without overlap retrieve better at k = 5 and
 # the ~1000-token section comes back through parent expansion instead.
 DEFAULT_CHUNK_SIZE = 200  # tokens; capped at the model's limit
-DEFAULT_MIN_CHUNK_SIZE = 100  # seed 003: merge pieces under ~100 tokens
-DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with copies (seed 002's warning)
+DEFAULT_MIN_CHUNK_SIZE = 100  # pieces under ~100 tokens say too little alone: merged
+DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with near-copies (measured)
 
 
 class HeadingFirstSplitter(LangChainConventions, TextSplitter):
-    """LangChain ``TextSplitter`` for seed 003's heading-first strategy (see module docstring)."""
+    """LangChain ``TextSplitter`` for the heading-first strategy (see module docstring)."""
 
     def __init__(
         self,
