@@ -14,6 +14,7 @@ from ragingest.retrieval.retriever import Span, select
 from ragingest.retrieval.search import candidate_depth
 from ragingest.vectorstore.parents import ParentStore
 from ragingest.vectorstore.store import chroma_client
+from tests.helpers import ingest_cli
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 FILLER = [
@@ -46,9 +47,8 @@ def ingested(tmp_path_factory) -> tuple[Path, str]:
         "# Garden\n\n## Plants\nTomatoes need sun and water every day.\n", encoding="utf-8"
     )
     persist = tmp_path_factory.mktemp("chroma")
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "rules"]
     opts = ["--model", MINILM, "--chunk-size", "40", "--chunk-overlap", "12"]
-    assert main([*argv, *opts, "--min-chunk-size", "0", "--no-progress"]) == 0
+    assert ingest_cli(docs, persist, "rules", *opts, "--min-chunk-size", "0") == 0
     return persist, section
 
 
