@@ -242,26 +242,8 @@ def heading_edits(text: str) -> tuple[list[Edit], bool]:
 
 
 def page_edits(text: str) -> list[Edit]:
-    """``pages_of``'s text as edits: each form feed becomes a line end."""
+    """Form feeds are page breaks: as edits, each form feed becomes a line end."""
     return [(m.start(), m.end(), "\n") for m in re.finditer("\f", text)]
-
-
-def pages_of(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """Form feeds are page breaks: the text without them and its page map."""
-    if "\f" not in text:
-        return text, []
-    parts = text.split("\f")
-    page_map: list[tuple[int, int]] = []
-    out: list[str] = []
-    length = 0
-    for number, part in enumerate(parts, 1):
-        if out:
-            out.append("\n")
-            length += 1
-        page_map.append((length, number))
-        out.append(part)
-        length += len(part)
-    return "".join(out), page_map
 
 
 def _source_pages(mapping: SourceMap) -> list[tuple[int, int]]:

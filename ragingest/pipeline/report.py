@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,9 +83,6 @@ class RunReport:
     @property
     def exit_code(self) -> int:
         return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
-
-    def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
-        self.files.extend(FileResult.skipped(entry) for entry in entries)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
