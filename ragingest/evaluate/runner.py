@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ragingest.defaults import EVALUATE_K
+from ragingest.defaults import EVALUATE_SEARCHES as SEARCHES
 from ragingest.evaluate import metrics as m
 from ragingest.evaluate.cache import EmbeddingCache
 from ragingest.evaluate.chunking import EvalChunk, build_splitter, default_chunk_size, split_corpus
@@ -34,7 +36,6 @@ from ragingest.retrieval.search import candidate_depth
 
 __all__ = ["SEARCHES", "Config", "evaluate", "run_cli"]
 
-SEARCHES = ("hybrid", "dense")  # the retriever's default first
 
 
 def evaluate(
@@ -42,11 +43,11 @@ def evaluate(
     questions: Sequence[Question],
     configs: Iterable[Config],
     model: str | None = None,
-    k: int = 5,
+    k: int = EVALUATE_K,
     embed: bool = True,
     cache: EmbeddingCache | None = None,
     progress: Callable[[str], None] | None = None,
-    search: str = "hybrid",
+    search: str = SEARCHES[0],
 ) -> Evaluation:
     from ragingest.models.resolve import canonical_name
 

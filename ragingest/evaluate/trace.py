@@ -28,6 +28,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
+from ragingest.defaults import HYBRID, TRACE_K
 from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
 from ragingest.loaders.source_map import indexed_text
@@ -43,8 +44,8 @@ def trace(
     *,
     persist_dir: str | Path,
     collection: str,
-    k: int = 5,
-    hybrid: bool = True,
+    k: int = TRACE_K,
+    hybrid: bool = HYBRID,
     sources: Sequence[str | Path] = (),
     answer: str | None = None,
     chat_model: Any = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval.filters import parse_where
 from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.reader import open_reader
@@ -19,11 +20,11 @@ def search(
     text: str,
     persist_dir: str | Path,
     collection: str,
-    k: int = 4,
+    k: int = TOP_K,
     where: list[str] | None = None,
     model: str | None = None,
     records_url: str | None = None,
-    hybrid: bool = True,
+    hybrid: bool = HYBRID,
 ) -> list[dict[str, Any]]:
     """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first. ``hybrid``
     (default: it measured better on both eval sets, see bench/README.md): score = the

@@ -30,6 +30,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
+from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval.filters import Where, chroma_where
 from ragingest.retrieval.passages import Span, select
 from ragingest.retrieval.search import (
@@ -54,14 +55,14 @@ class ChunkRetriever(BaseRetriever):
 
     store: Any
     parent_store: Any = None
-    k: int = 4
+    k: int = TOP_K
     fetch_k: int = 20
     parents: bool = True
     dedup: bool = True
     where: Where = None
     search_type: SearchType = "similarity"
     lambda_mult: float = 0.5
-    hybrid: bool = True
+    hybrid: bool = HYBRID
     rrf_k: int = RRF_K
 
     def _get_relevant_documents(
@@ -177,14 +178,14 @@ def retriever(
     persist_dir: str | Path,
     collection: str,
     *,
-    k: int = 4,
+    k: int = TOP_K,
     parents: bool = True,
     dedup: bool = True,
     where: Where = None,
     search_type: SearchType = "similarity",
     fetch_k: int | None = None,
     lambda_mult: float = 0.5,
-    hybrid: bool = True,
+    hybrid: bool = HYBRID,
     model: str | None = None,
     records_url: str | None = None,
 ) -> ChunkRetriever:

@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
 import numpy as np
 from langchain_core.documents import Document
 
+from ragingest.defaults import SEARCH_TYPES, SearchType
 from ragingest.retrieval.filters import Where, chroma_where
 
-SearchType = Literal["similarity", "mmr"]
-SEARCH_TYPES: tuple[SearchType, ...] = get_args(SearchType)
 RRF_K = 60
 MIN_CANDIDATES = 20
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ragingest.defaults import STRATEGIES, STRATEGY, UNIT
 from ragingest.splitters.content_types import splitter_for
 from ragingest.splitters.heading_first import (
     DEFAULT_CHUNK_SIZE,
@@ -21,8 +22,6 @@ from ragingest.splitters.heading_first import (
     HeadingFirstSplitter,
 )
 from ragingest.splitters.measure import UNITS, capped_size
-
-STRATEGIES = ("heading", "semantic", "fixed", "recursive")
 
 
 @dataclass
@@ -32,10 +31,10 @@ class SplitSettings:
     chunk_size: int | None = None  # None: DEFAULT_CHUNK_SIZE, capped at the model's limit
     chunk_overlap: int | None = None  # None: the strategy's default
     min_chunk_size: int = DEFAULT_MIN_CHUNK_SIZE
-    unit: str = "tokens"
+    unit: str = UNIT
     context_prefix: bool = True
     split_levels: tuple[int, ...] = (2, 3)
-    strategy: str = "heading"
+    strategy: str = STRATEGY
     parent_chunk_size: int | None = None  # None: the heading-first default
 
     def __post_init__(self) -> None:

@@ -38,6 +38,9 @@ from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
+from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
+from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
+from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.conventions import (
     LangChainConventions,
@@ -64,12 +67,6 @@ from ragingest.splitters.structure import Heading, Structure, analyze
 
 log = logging.getLogger(__name__)
 
-# Tuned with `ragingest evaluate` (bench/README.md, "Retrieval quality"): against
-# 1000-token chunks with 15 % overlap, 200 tokens without overlap retrieve better at k = 5 and
-# the ~1000-token section comes back through parent expansion instead.
-DEFAULT_CHUNK_SIZE = 200  # tokens; capped at the model's limit
-DEFAULT_MIN_CHUNK_SIZE = 100  # pieces under ~100 tokens say too little alone: merged
-DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with near-copies (measured)
 
 
 class HeadingFirstSplitter(LangChainConventions, TextSplitter):

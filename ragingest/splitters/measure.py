@@ -17,12 +17,11 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Protocol
 
+from ragingest.defaults import UNITS, Unit
 from ragingest.splitters.word_tokens import WordTokens, is_word_local
 
-Unit = Literal["tokens", "chars", "words"]
-UNITS: tuple[Unit, ...] = get_args(Unit)
 MIN_BUDGET = 8  # tokens: a section's text budget never drops below this, whatever its breadcrumb
 
 
