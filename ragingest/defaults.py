@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+MODEL = "intfloat/multilingual-e5-small"  # the embedding model of a new collection
+
 # Splitting. Tuned with `ragingest evaluate` (bench/README.md, "Retrieval quality"): against
 # 1000-token chunks with 15 % overlap, 200 tokens without overlap retrieve better at k = 5 and
 # the ~1000-token section comes back through parent expansion instead.
