@@ -5,12 +5,15 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
+
 from ragingest.cli.inspect_html import render_html
 from ragingest.cli.main import main
 from tests.browser import assert_rendered, screenshot
 from tests.conftest import memo_path
 
 
+@pytest.mark.slow
 def test_memo_120_30_figure(tmp_path, capsys, golden):
     sentences = golden["sentences"]
     out = tmp_path / "memo.html"
@@ -58,6 +61,7 @@ def test_cut_sentence_is_reported():
     assert "not in the document" in page
 
 
+@pytest.mark.slow
 def test_many_chunks_use_two_lanes(tmp_path):
     text = " ".join(f"word{i}" for i in range(400))
     chunks = []

@@ -14,10 +14,14 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from ragingest.vectorstore.parents import PARENTS_FILE
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import DATA, EXAMPLES
 from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 SNAPSHOT = DATA / "examples_snapshot.json"
 VARYING = ("doc_date",)

@@ -19,6 +19,8 @@ from ragingest.vectorstore.store import chroma_client
 from tests import docbuilders as b
 from tests.helpers import ingest_cli
 
+pytestmark = pytest.mark.slow
+
 RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. Ёлка стоит в углу."
 ROOT_USER = os.geteuid() == 0
 

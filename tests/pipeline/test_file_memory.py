@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ragingest.vectorstore.store import chroma_client
 from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 LINE = "Строка обычного текста про выдачу альбомов на три дня.\n"

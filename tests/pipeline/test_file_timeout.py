@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ragingest.vectorstore.store import chroma_client
 from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 

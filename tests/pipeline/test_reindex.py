@@ -30,6 +30,8 @@ from ragingest.vectorstore.record_manager import IndexRecords, record_manager
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.slow
+
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
 _WORDS = (

@@ -24,6 +24,8 @@ from ragingest.pipeline.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server
 from ragingest.vectorstore.store import chroma_client
 
+pytestmark = pytest.mark.slow
+
 if importlib.util.find_spec("ray") is None:  # not imported here: ray_runtime sets its env first
     pytest.skip("ray is not installed", allow_module_level=True)
 

@@ -15,6 +15,8 @@ from ragingest.vectorstore.store import open_store
 from tests.conftest import EXAMPLES
 from tests.helpers import ingest_cli
 
+pytestmark = pytest.mark.slow
+
 QUERIES = [
     "На сколько дней выдают альбом с красной наклейкой?",
     "возврат товара надлежащего качества",

@@ -58,6 +58,7 @@ def stored(persist: Path) -> list[tuple[str, dict]]:
     return sorted(pairs, key=lambda p: (p[1]["source"], p[1]["start_index"]))
 
 
+@pytest.mark.slow
 def test_the_evidence_spans_two_overlapping_chunks(ingested):
     persist, _ = ingested
     loans = [(t, m) for t, m in stored(persist) if m.get("h2") == "Loans"]
@@ -69,6 +70,8 @@ def test_the_evidence_spans_two_overlapping_chunks(ingested):
     assert meta_a["parent_id"] == meta_b["parent_id"]  # one parent: the "Loans" section
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_retriever_returns_the_parent_section_once(ingested):
     persist, section = ingested
     retriever = ragingest.retriever(persist, "rules", k=3)
@@ -90,6 +93,8 @@ def test_retriever_returns_the_parent_section_once(ingested):
     assert all(joined.count(sentence) == 1 for sentence in EVIDENCE)
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_without_parents_overlapping_hits_are_merged(ingested):
     persist, section = ingested
     plain = ragingest.retriever(persist, "rules", k=4, parents=False, dedup=False).invoke(QUESTION)
@@ -105,6 +110,7 @@ def test_without_parents_overlapping_hits_are_merged(ingested):
     assert all(joined.count(sentence) <= 1 for sentence in EVIDENCE)
 
 
+@pytest.mark.slow
 def test_metadata_filter_and_k(ingested):
     persist, _ = ingested
     docs = ragingest.retriever(persist, "rules", k=1, where=["source=other.md"]).invoke(QUESTION)
@@ -116,6 +122,7 @@ def test_metadata_filter_and_k(ingested):
     assert len(docs) <= 2
 
 
+@pytest.mark.slow
 def test_parents_live_beside_chroma(ingested):
     persist, section = ingested
     meta = next(m for _, m in stored(persist) if m.get("h2") == "Loans")

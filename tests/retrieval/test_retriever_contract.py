@@ -14,6 +14,8 @@ from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.store import open_store
 from tests.helpers import ingest_cli
 
+pytestmark = pytest.mark.slow
+
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 TOPICS = {  # one section each: distinct passages
     "Boats": "Rowing boats are rented at the pier by the hour and returned before dark.",
@@ -63,6 +65,7 @@ def test_exactly_k_when_the_collection_has_k_distinct_passages(rentals):
     assert len(more.invoke(QUESTION)) == distinct  # all there is, each once
 
 
+@pytest.mark.model
 def test_mmr_trades_repeats_for_variety(rentals):
     plain = ragingest.retriever(rentals, "rentals", k=3, parents=False, dedup=False, hybrid=False)
     top = plain.invoke(QUESTION)
