@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragingest.cli import faults
+from ragingest.errors import EXIT_INTERRUPTED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:  # the types only: each command imports what it runs, so --help stays fast
     from ragingest.loaders.cleaning import CleaningRules
@@ -86,8 +87,6 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     )
 
 
-EXIT_LOCKED = 3  # another run is writing the collection
-
 
 def ingest_command(args: argparse.Namespace) -> int:
     """Run ``ragingest ingest``; returns the exit status (0 ok, 1 a file failed or went in
@@ -99,7 +98,7 @@ def ingest_command(args: argparse.Namespace) -> int:
 
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
     sources = cli_sources(args.paths, args.loaders)
     if not sources:
         print(
@@ -107,7 +106,7 @@ def ingest_command(args: argparse.Namespace) -> int:
             "./.ragingest.toml",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     report = RunReport()
     try:
         try:
@@ -137,7 +136,7 @@ def watch_command(args: argparse.Namespace) -> int:
     interval = parse_interval(args.interval)
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
 
     def show(report: RunReport) -> None:
         print(report.summary(), flush=True)
@@ -146,7 +145,7 @@ def watch_command(args: argparse.Namespace) -> int:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
     except KeyboardInterrupt:
         print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED
 
 
 def status_command(args: argparse.Namespace) -> int:
@@ -162,7 +161,7 @@ def status_command(args: argparse.Namespace) -> int:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
         print(render(status))
-    return 0
+    return EXIT_OK
 
 
 def query_command(args: argparse.Namespace) -> int:
@@ -183,7 +182,7 @@ def query_command(args: argparse.Namespace) -> int:
         )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
-        return 0
+        return EXIT_OK
     for rank, hit in enumerate(hits, 1):
         meta = hit["metadata"]
         ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
@@ -195,7 +194,7 @@ def query_command(args: argparse.Namespace) -> int:
         print("   " + hit["text"][:300].replace("\n", "\n   "))
     if not hits:
         print("no hits")
-    return 0
+    return EXIT_OK
 
 
 def inspect_command(args: argparse.Namespace) -> int:
@@ -231,7 +230,7 @@ def inspect_command(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         print(render_text(result))
-    return 0
+    return EXIT_OK
 
 
 def evaluate_command(args: argparse.Namespace) -> int:

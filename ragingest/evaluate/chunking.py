@@ -11,6 +11,7 @@ from ragingest.models.resolve import load_model_info
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHUNK_SIZE
+from ragingest.splitters.measure import capped_size
 from ragingest.splitters.semantic import Embed
 
 
@@ -31,7 +32,7 @@ class EvalChunk:
 
 def default_chunk_size(model: str | None) -> int:
     """The chunk size the default configuration ends up with for ``model`` (after the cap)."""
-    return min(DEFAULT_CHUNK_SIZE, load_model_info(model).max_embed_tokens)
+    return capped_size(DEFAULT_CHUNK_SIZE, "tokens", load_model_info(model).max_embed_tokens)
 
 
 def build_splitter(
@@ -41,7 +42,9 @@ def build_splitter(
     factory, or a plain baseline."""
     info = load_model_info(model)
     if config.strategy in ("semchunk", "chonkie"):
-        size = min(config.chunk_size or default_chunk_size(model), info.max_embed_tokens)
+        size = capped_size(
+            config.chunk_size or default_chunk_size(model), "tokens", info.max_embed_tokens
+        )
         baseline = SemchunkBaseline if config.strategy == "semchunk" else ChonkieBaseline
         return baseline(size, info.tokenizer)
     settings = SplitSettings(

@@ -62,11 +62,6 @@ class SourceMap:
     src_size: array  # piece lengths in the source (== size for verbatim pieces)
     verbatim: bytes  # 1 for verbatim pieces
 
-    @classmethod
-    def identity(cls, text: str) -> SourceMap:
-        """The map of a text that normalization left as it was (every offset maps to itself)."""
-        return _Builder(text).piece(0, len(text), 0, len(text), True).build()
-
     @property
     def length(self) -> int:
         """Length of the normalized text."""
