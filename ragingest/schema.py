@@ -24,10 +24,13 @@ from langchain_core.documents import Document
 from ragingest.chunk import Chunk
 
 Scalar = str | int | float | bool
+MetadataValue = Scalar | list[str]  # Chroma stores scalars and non-empty lists of str
 
 
 @dataclass(frozen=True)
 class Field:
+    """One metadata key of ``SCHEMA``: its type, the stage that fills it, what it holds, whether
+    every chunk has it."""
     type: type
     stage: str  # "loader" | "splitter" | "ingest"
     description: str
@@ -106,7 +109,17 @@ LOADER_HINTS = (
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
 
+def content_id(text: str, metadata: dict[str, Any]) -> str:
+    """The id scheme of every stored chunk: LangChain ``index()``'s key with
+    ``key_encoder="sha256"``, i.e. sha256 of (sha256 of ``text``) + (sha256 of ``metadata`` as
+    sorted JSON), 64 hex digits. Same text and metadata, same id, so re-adding replaces."""
+    content = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(json.dumps(metadata, sort_keys=True).encode("utf-8")).hexdigest()
+    return hashlib.sha256((content + digest).encode("utf-8")).hexdigest()
+
+
 def short_hash(*parts: object) -> str:
+    """The first 16 hex digits of the sha256 of ``parts`` joined by U+001F."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8"))
     return digest.hexdigest()[:16]
 
@@ -130,9 +143,11 @@ def page_range(page_map: list[tuple[int, int]], start: int, end: int) -> tuple[i
     return first, last
 
 
-def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: int) -> dict:
+def chunk_metadata(
+    document: dict[str, Any], chunk: Chunk, index: int, total: int
+) -> dict[str, MetadataValue]:
     """Metadata of one chunk: the document's scalar keys, then the chunk's own."""
-    metadata: dict[str, Scalar] = {
+    metadata: dict[str, MetadataValue] = {
         k: v for k, v in document.items() if isinstance(v, Scalar) and not k.startswith("_")
     }
     source = str(document.get("source", ""))
@@ -202,7 +217,7 @@ class ChunkRecord:
 
     source: str
     text: str
-    metadata: dict[str, Scalar]
+    metadata: dict[str, MetadataValue]
     embed_text: str
     parent_text: str
     vector: list[float] | None = None
@@ -215,10 +230,7 @@ class ChunkRecord:
         collections keep their ids."""
         hidden = {"_embed_text": self.embed_text, "_file": self.source}
         hidden["_parent_text"] = self.parent_text
-        content = hashlib.sha256(self.text.encode("utf-8")).hexdigest()
-        meta = json.dumps({**self.metadata, **hidden}, sort_keys=True)
-        digest = hashlib.sha256(meta.encode("utf-8")).hexdigest()
-        return hashlib.sha256((content + digest).encode("utf-8")).hexdigest()
+        return content_id(self.text, {**self.metadata, **hidden})
 
     def document(self) -> Document:
         """The stored part as a LangChain ``Document`` (id set)."""

@@ -6,11 +6,22 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragingest.cli import faults
+from ragingest.errors import EXIT_INTERRUPTED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:  # the types only: each command imports what it runs, so --help stays fast
+    from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.pipeline.options import IngestOptions
+    from ragingest.pipeline.report import RunReport
+    from ragingest.splitters.content_types import ContentTypeConfig
+    from ragingest.splitters.factory import SplitSettings
 
 
-def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
+def split_settings(
+    args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"
+) -> SplitSettings:
     """``SplitSettings`` from the splitting arguments (ingest, watch and inspect)."""
     from ragingest.splitters.factory import SplitSettings
     from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
@@ -27,19 +38,21 @@ def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: st
     )
 
 
-def cleaning_rules(args: argparse.Namespace):  # -> CleaningRules (imported when run: --help)
+def cleaning_rules(args: argparse.Namespace) -> CleaningRules:
+    """The cleaning rules of ``--no-clean`` (all on unless turned off)."""
     from ragingest.loaders.cleaning import CleaningRules
 
     return CleaningRules.parse(args.no_clean)
 
 
-def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
+def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:
+    """The ``--content-type`` routing rules, ``None`` when none are given."""
     from ragingest.splitters.content_types import ContentTypeConfig
 
     return ContentTypeConfig.parse(args.content_type) if args.content_type else None
 
 
-def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
+def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
     from ragingest.pipeline.options import IngestOptions
@@ -74,10 +87,10 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
     )
 
 
-EXIT_LOCKED = 3  # another run is writing the collection
-
 
 def ingest_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest ingest``; returns the exit status (0 ok, 1 a file failed or went in
+    partly, 2 bad arguments, 3 the collection is locked by another run)."""
     from ragingest.cli.loader_specs import cli_sources
     from ragingest.errors import LockedError
     from ragingest.pipeline.api import run
@@ -85,7 +98,7 @@ def ingest_command(args: argparse.Namespace) -> int:
 
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
     sources = cli_sources(args.paths, args.loaders)
     if not sources:
         print(
@@ -93,7 +106,7 @@ def ingest_command(args: argparse.Namespace) -> int:
             "./.ragingest.toml",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     report = RunReport()
     try:
         try:
@@ -117,24 +130,26 @@ def ingest_command(args: argparse.Namespace) -> int:
 
 
 def watch_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest watch`` until interrupted; returns the exit status (2 for bad arguments)."""
     from ragingest.cli.watch import parse_interval, watch
 
     interval = parse_interval(args.interval)
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
 
-    def show(report) -> None:
+    def show(report: RunReport) -> None:
         print(report.summary(), flush=True)
 
     try:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
     except KeyboardInterrupt:
         print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED
 
 
 def status_command(args: argparse.Namespace) -> int:
+    """Print ``ragingest status``; returns the exit status."""
     from ragingest.cli.readonly import readable_store
     from ragingest.cli.status import collection_status, render
 
@@ -146,10 +161,11 @@ def status_command(args: argparse.Namespace) -> int:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
         print(render(status))
-    return 0
+    return EXIT_OK
 
 
 def query_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest query`` and print the hits; returns the exit status."""
     from ragingest.cli.readonly import readable_store
     from ragingest.retrieval.query import RANKS, search
 
@@ -166,7 +182,7 @@ def query_command(args: argparse.Namespace) -> int:
         )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
-        return 0
+        return EXIT_OK
     for rank, hit in enumerate(hits, 1):
         meta = hit["metadata"]
         ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
@@ -178,10 +194,12 @@ def query_command(args: argparse.Namespace) -> int:
         print("   " + hit["text"][:300].replace("\n", "\n   "))
     if not hits:
         print("no hits")
-    return 0
+    return EXIT_OK
 
 
 def inspect_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest inspect`` (the split of one file, nothing stored); returns the exit
+    status."""
     from ragingest.cli.inspect import file_splitting, inspect_document, render_text
 
     splitting = file_splitting(
@@ -212,16 +230,18 @@ def inspect_command(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         print(render_text(result))
-    return 0
+    return EXIT_OK
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest evaluate``; returns its exit status."""
     from ragingest.evaluate.runner import run_cli
 
     return run_cli(args)
 
 
 def trace_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest trace``; returns its exit status."""
     from ragingest.cli.trace_cmd import run
 
     return run(args)

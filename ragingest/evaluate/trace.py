@@ -1,6 +1,6 @@
 """``ragingest trace``: where a condition the answer lost went missing.
 
-Five checkpoints for each expected text, in pipeline order (seed 004):
+Five checkpoints for each expected text, in pipeline order (docs/rules.md, "Five checkpoints"):
 
 1. ``source`` — is it in the loaded source? With ``sources`` (files or folders) the files are
    loaded by ragingest's own loaders: found in a loaded document (its file and ``[start, end)``),
@@ -24,13 +24,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
 
+from ragingest.defaults import HYBRID, TRACE_K
 from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
 from ragingest.loaders.source_map import indexed_text
+from ragingest.retrieval.search import candidate_depth
+
+if TYPE_CHECKING:  # the type only: Chroma is imported when a trace opens the store
+    from ragingest.vectorstore.store import ChunkStore
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
@@ -42,8 +47,8 @@ def trace(
     *,
     persist_dir: str | Path,
     collection: str,
-    k: int = 5,
-    hybrid: bool = True,
+    k: int = TRACE_K,
+    hybrid: bool = HYBRID,
     sources: Sequence[str | Path] = (),
     answer: str | None = None,
     chat_model: Any = None,
@@ -56,7 +61,7 @@ def trace(
     store = open_store(persist_dir, collection, create=False, records_url=records_url)
     chunks = _stored_chunks(store)
     loaded = load_sources(sources) if sources else None
-    ranked = _ranked(store, question, max(_DEPTH, 4 * k), hybrid)
+    ranked = _ranked(store, question, max(_DEPTH, candidate_depth(k)), hybrid)
     context = _context(
         question, persist_dir, collection, k, hybrid, max_context_tokens, records_url
     )
@@ -74,7 +79,7 @@ def trace(
     return TraceReport(question, expectations)
 
 
-def _stored_chunks(store: Any) -> list[Document]:
+def _stored_chunks(store: ChunkStore) -> list[Document]:
     got = store.get(include=["documents", "metadatas"])
     return [
         Document(page_content=text or "", metadata=meta or {}, id=i)
@@ -100,6 +105,8 @@ def load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Docum
 def source_check(
     text: str, chunks: list[Document], loaded: list[tuple[str, str, list[Document]]] | None
 ) -> Checkpoint:
+    """The 'source' checkpoint: whether ``text`` is in the loaded documents (or, without them, in
+    the documents the chunks came from)."""
     if loaded is None:
         for doc in _documents_from_chunks(chunks):
             span = locate(text, doc.page_content)
@@ -222,7 +229,7 @@ def _chunk_check(holders: dict[str, Any]) -> Checkpoint:
     return Checkpoint("chunks", False, "no stored chunk holds any of it")
 
 
-def _ranked(store: Any, question: str, depth: int, hybrid: bool) -> list[str]:
+def _ranked(store: ChunkStore, question: str, depth: int, hybrid: bool) -> list[str]:
     """Chunk ids in the order search returns them, best first."""
     from ragingest.retrieval.search import rank_chunks
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragingest.errors import EXIT_FILES_FAILED, EXIT_OK
 from ragingest.loaders.walk import SkippedFile, printable
 
 
 @dataclass
 class FileResult:
+    """What happened to one file in a run: its status, chunk count, error and cleaning counts."""
     path: str
     # "ok" | "partial" (in, but parts lost: ``notes`` say which) | "failed" | "unchanged" |
     # "unsupported" | "skipped" (not read: not a regular file, a symlink out of the roots, ...)
@@ -30,6 +31,7 @@ class FileResult:
 
     @classmethod
     def skipped(cls, entry: SkippedFile) -> FileResult:
+        """The result of a file the walk skipped (not read), with the walk's reason and kind."""
         return cls(entry.source, "skipped", error=entry.reason, kind=entry.kind)
 
 
@@ -49,6 +51,7 @@ SUMMARY_DELETED_SHOWN = 20  # the summary names this many deleted sources; the J
 
 @dataclass
 class RunReport:
+    """The outcome of one ingest run: per-file results and the chunk, embedding and time totals."""
     files: list[FileResult] = field(default_factory=list)
     added: int = 0
     skipped: int = 0
@@ -70,6 +73,7 @@ class RunReport:
 
     @property
     def unchanged(self) -> int:
+        """Files left as they were (unchanged since the last run)."""
         return sum(1 for f in self.files if f.status == "unchanged")
 
     @property
@@ -83,10 +87,12 @@ class RunReport:
 
     @property
     def failed(self) -> int:
+        """Files that failed (nothing of them ingested)."""
         return sum(1 for f in self.files if f.status == "failed")
 
     @property
     def partial(self) -> int:
+        """Files ingested with parts lost (their notes say which)."""
         return sum(1 for f in self.files if f.status == "partial")
 
     @property
@@ -97,7 +103,8 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.failed or self.partial else 0
+        """The command's exit status: 1 when a file failed or was ingested only in part, else 0."""
+        return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
 
     def add_deleted(self, source: str, chunks: int) -> None:
         """Count ``source`` as gone from the roots, its ``chunks`` deleted."""
@@ -105,10 +112,8 @@ class RunReport:
         self.files_deleted += 1
         self.deleted += chunks
 
-    def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
-        self.files.extend(FileResult.skipped(entry) for entry in entries)
-
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data, the derived counts included."""
         data = asdict(self)
         data["failed"] = self.failed
         data["partial"] = self.partial
@@ -124,6 +129,7 @@ class RunReport:
         Path(path).write_text(text, encoding="utf-8", errors="backslashreplace")
 
     def summary(self) -> str:
+        """The report as the lines the command prints."""
         ok = sum(1 for f in self.files if f.status in ("ok", "partial", "unchanged"))
         chunks = sum(f.chunks for f in self.files)
         gone = f" ({self.files_deleted} files gone)" if self.files_deleted else ""

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import ENGINES
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
@@ -36,7 +37,7 @@ from ragingest.pipeline.sources import plan_sources
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
-from ragingest.vectorstore.cache import cached_embeddings
+from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace
@@ -138,7 +139,7 @@ def run_locked(
     report.embeddings_cached = embeddings.cached
 
 
-def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
+def engine_for(options: IngestOptions, embeddings: CachedEmbeddings) -> Engine:
     """The engine ``options.engine`` names, over the run's cached ``embeddings``."""
     if options.engine == "local":
         from ragingest.pipeline.engine_local import LocalEngine
@@ -148,7 +149,7 @@ def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
         from ragingest.pipeline.engine_ray import RayEngine
 
         return RayEngine(options, embeddings)
-    raise ValueError(f"engine must be 'local' or 'ray', got {options.engine!r}")
+    raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {options.engine!r}")
 
 
 def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -> set[str]:

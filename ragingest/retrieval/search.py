@@ -22,19 +22,30 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from langchain_core.documents import Document
 
+from ragingest.defaults import SEARCH_TYPES, SearchType
 from ragingest.retrieval.filters import Where, chroma_where
 
-SearchType = Literal["similarity", "mmr"]
 RRF_K = 60
+MIN_CANDIDATES = 20
+
+
+def candidate_depth(k: int) -> int:
+    """How deep each ranking is read for a top ``k``: ``max(20, 4 k)``. Deduplication, parent
+    expansion and fusion each need more candidates than the ``k`` kept; the CLI's ``query``,
+    ``ragingest.retriever``, the context retriever and ``evaluate`` all rank this deep, so
+    they agree for every ``k``."""
+    return max(MIN_CANDIDATES, 4 * k)
 
 
 @dataclass
 class ChunkHit:
+    """One ranked chunk: the stored document, its final score, and its dense and lexical ranks
+    and scores where it had them."""
     document: Document  # the stored chunk; document.id = its Chroma id
     score: float
     dense_rank: int | None = None
@@ -45,6 +56,8 @@ class ChunkHit:
 
 @dataclass
 class Ranking:
+    """The hits of one search in rank order; ``exhausted`` when the collection has no more to
+    give."""
     hits: list[ChunkHit]
     exhausted: bool
 
@@ -63,7 +76,7 @@ def rank_chunks(
     query_vector: list[float] | None = None,
 ) -> Ranking:
     """The best chunks for ``query`` (see the module docstring)."""
-    if search_type not in ("similarity", "mmr"):
+    if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     flt = chroma_where(where)
     vector = query_vector if query_vector is not None else store.embeddings.embed_query(query)
@@ -85,7 +98,7 @@ def rank_chunks(
         hit = hits.setdefault(doc.id, ChunkHit(doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
     fused = reciprocal_rank_fusion(
-        [[doc.id for doc, _ in dense], [doc.id for doc, _ in lexical]], rrf_k
+        [[str(doc.id) for doc, _ in dense], [str(doc.id) for doc, _ in lexical]], rrf_k
     )
     out = []
     for chunk_id, score in fused:

@@ -17,12 +17,26 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from ragingest.defaults import UNITS, Unit
 from ragingest.splitters.word_tokens import WordTokens, is_word_local
 
-Unit = Literal["tokens", "chars", "words"]
-UNITS: tuple[Unit, ...] = ("tokens", "chars", "words")
+MIN_BUDGET = 8  # tokens: a section's text budget never drops below this, whatever its breadcrumb
+
+
+def capped_size(size: int, unit: str, max_embed_tokens: int | None) -> int:
+    """The chunk size a splitter uses for ``size``: in tokens never over the model's
+    ``max_embed_tokens`` (a longer embedded text would be truncated), else ``size``."""
+    if unit == "tokens" and max_embed_tokens:
+        return min(size, max_embed_tokens)
+    return size
+
+
+def section_budget(chunk_size: int, max_embed_tokens: int, prefix_cost: int) -> int:
+    """Tokens of text a chunk may hold when ``prefix_cost`` tokens of breadcrumb are embedded
+    with it: ``chunk_size``, less what the model limit leaves, at least ``MIN_BUDGET``."""
+    return max(MIN_BUDGET, min(chunk_size, max_embed_tokens - prefix_cost))
 
 _WORD = re.compile(r"\S+")
 # Tokenize long documents in blocks cut at newlines, so memory stays bounded.
@@ -39,6 +53,8 @@ _CACHE_LIMIT = 4096
 
 
 class SpanCounter(Protocol):
+    """How many units (tokens, words, characters) a span of one indexed text holds."""
+
     def count(self, start: int, end: int) -> int: ...
 
     def boundaries(self, start: int, end: int) -> list[int]:
@@ -61,9 +77,11 @@ class StartsCounter:
         self.starts = starts
 
     def count(self, start: int, end: int) -> int:
+        """The number of unit starts inside ``[start, end)``."""
         return bisect.bisect_left(self.starts, end) - bisect.bisect_left(self.starts, start)
 
     def boundaries(self, start: int, end: int) -> list[int]:
+        """The unit starts inside ``[start, end)``, sorted and distinct."""
         lo = bisect.bisect_left(self.starts, start)
         hi = bisect.bisect_left(self.starts, end)
         return sorted(set(self.starts[lo:hi]))
@@ -108,6 +126,8 @@ class TokenCounter(StartsCounter):
         ]
 
     def exact(self, start: int, end: int) -> int | None:
+        """The exact token count of ``text[start:end]`` where the word-aligned index gives it,
+        ``None`` where the span must be tokenized on its own."""
         text, words = self.text, self.word_starts
         if words is None or not start < end <= len(text) or start < 0:
             return None
@@ -147,6 +167,7 @@ class Measure:
         self._costs: dict[str, int] = {}
 
     def index(self, text: str) -> SpanCounter:
+        """A ``SpanCounter`` over ``text`` in this measure's unit."""
         if self.unit == "chars":
             return _CharCounter()
         if self.unit == "words":

@@ -161,6 +161,7 @@ def _only_headings(text: str, start: int, end: int, headings: Sequence[Heading])
 
 
 def parent_path(headings: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
+    """The heading path of the section above the last heading of ``headings``."""
     return headings[:-1]
 
 
@@ -184,6 +185,8 @@ def common_path(paths: Sequence[tuple[tuple[int, str], ...]]) -> tuple[tuple[int
 
 
 def merge_pieces(a: Piece, b: Piece) -> Piece:
+    """One piece spanning ``a`` and ``b`` (adjacent, ``a`` first): their common heading path,
+    both sections' breadcrumbs, the parent span of both."""
     common = common_path([a.headings, b.headings])
     same_section = a.section == b.section
     strategy = (

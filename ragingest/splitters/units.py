@@ -14,23 +14,24 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
-from ragingest.splitters.measure import SpanCounter
+from ragingest.splitters.measure import MIN_BUDGET, SpanCounter, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Structure, analyze
-
-_MIN_BUDGET = 8
 
 
 @dataclass(frozen=True)
 class Unit:
+    """One unit of a content type (an FAQ pair, a mail, a ticket, a card): ``[start, end)`` of
+    the text, its headings and the lead every piece's embed text starts with."""
     start: int
     end: int
     headings: tuple[tuple[int, str], ...] = ()
     lead: str = ""  # what every piece's embed_text starts with (when the piece doesn't)
 
 
-class UnitSplitter:
+class UnitSplitter(ChunkSplitter):
     """Base of the content-type splitters; ``base`` is the run's ``HeadingFirstSplitter``
     (its measure, sizes and model limit are reused)."""
 
@@ -45,14 +46,15 @@ class UnitSplitter:
         self.chunk_size = base.chunk_size
         self.parent_chunk_size = getattr(base, "parent_chunk_size", DEFAULT_PARENT_SIZE)
         self.chunk_overlap = base.chunk_overlap if self.overlap else 0
+        super().__init__(chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """The units of ``text`` in order (each content type defines them)."""
         raise NotImplementedError
 
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
-
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """One chunk per unit, a unit over the size limit packed into pieces; offsets exact,
+        sizes in the base splitter's measure."""
         structure = analyze(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "") or title
         counter = self.measure.index(text)
@@ -76,7 +78,7 @@ class UnitSplitter:
             return self.chunk_size
         cost = self.token_measure.cost(lead) + 1 if lead else 0
         if self.measure.unit == "tokens":
-            return max(_MIN_BUDGET, min(self.chunk_size, self.max_embed_tokens - cost))
+            return section_budget(self.chunk_size, self.max_embed_tokens, cost)
         return self.chunk_size
 
     def _cut(
@@ -129,7 +131,7 @@ class UnitSplitter:
                 out.append(chunk)
                 continue
             have = index.count(chunk.start_index, chunk.end_index)
-            smaller = max(_MIN_BUDGET, have - (n - self.max_embed_tokens) - 4)
+            smaller = max(MIN_BUDGET, have - (n - self.max_embed_tokens) - 4)
             piece = Unit(chunk.start_index, chunk.end_index, unit.headings, unit.lead)
             block = block_of(structure, chunk.start_index, chunk.end_index)
             if not (chunk.oversized and block):
@@ -140,7 +142,7 @@ class UnitSplitter:
             # a table or code block over the model's limit (``blocks``): by rows/lines
             header = table_header(text, block)
             if header:
-                smaller = max(_MIN_BUDGET, smaller - self.token_measure.cost(header) - 1)
+                smaller = max(MIN_BUDGET, smaller - self.token_measure.cost(header) - 1)
             if cut_block(text, chunk.start_index, chunk.end_index, smaller, index, structure) == [
                 (chunk.start_index, chunk.end_index)
             ]:  # one unbreakable token run: nothing more to cut
@@ -162,6 +164,7 @@ class UnitSplitter:
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` narrowed to leave out leading and trailing whitespace."""
     body = text[start:end]
     lead = len(body) - len(body.lstrip())
     return start + lead, start + len(body.rstrip())
