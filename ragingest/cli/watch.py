@@ -17,8 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ragingest.cli.faults import EXIT_LOCKED
-from ragingest.errors import LockedError
+from ragingest.errors import EXIT_LOCKED, LockedError
 from ragingest.loaders import walk
 from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.runner import IngestOptions, ingest
