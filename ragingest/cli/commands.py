@@ -72,7 +72,7 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
         max_file_bytes=int(args.max_file_mb * 2**20),
         cleaning=cleaning_rules(args),
         content_types=content_types(args),
-        progress=not args.no_progress and sys.stderr.isatty(),  # bars only on a terminal
+        progress=not args.no_progress,  # drawn only on a terminal (pipeline.runner, engine_ray)
         write_batch_size=max(1, args.batch_size),
         rebuild=args.rebuild,
         wait=args.wait,
