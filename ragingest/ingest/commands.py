@@ -86,7 +86,7 @@ def ingest_command(args: argparse.Namespace) -> int:
     options = ingest_options(args)
     if options is None:
         return 2
-    sources = cli_sources(args.paths, args.loaders)
+    sources = cli_sources(args.paths, args.loaders, args.config)
     if not sources:
         print(
             "ragingest: nothing to ingest: give a PATH, a --loader, or [[sources]] in "

@@ -47,6 +47,7 @@ class RunReport:
     collection: str = ""  # the physical Chroma collection written
     rebuilt: bool = False  # a --rebuild was swapped in by this run
     error: str = ""  # why the run stopped, when it did
+    notes: list[str] = field(default_factory=list)  # about the run, not one file (see summary)
 
     @property
     def changed(self) -> int:
@@ -117,6 +118,7 @@ class RunReport:
         if self.cleaning:
             removed = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.cleaning.items())
             lines.append(f"cleaning removed: {removed}")
+        lines += [f"NOTE {printable(note)}" for note in self.notes]
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ragingest.config import ConfigError, root_config
 from ragingest.loaders.sources import DocumentSource
 from ragingest.run import runlog
 from ragingest.run.engine import Engine
@@ -122,6 +123,7 @@ def run_locked(
         max_file_bytes=o.max_file_bytes,
         follow_outside=o.follow_symlinks_outside,
     )
+    note_root_configs(paths, report)
     sourced = plan_sources(documents, known, o.cleaning)
     plan.items.extend(sourced.items)
     keep = update(plan, engine_for(o, embeddings), writer, o)
@@ -136,6 +138,19 @@ def run_locked(
     report.rebuilt = lifecycle.finish(target)
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
+
+
+def note_root_configs(paths: Sequence[str | Path], report: RunReport) -> None:
+    """Say (log and report) what each root's ``.ragingest.toml`` set that a config inside an
+    ingested folder may not (sources, loaders, paths): it is ignored."""
+    for path in paths:
+        try:
+            note = root_config(path).ignored_note() if Path(path).is_dir() else ""
+        except ConfigError as exc:  # each file of the root names it when it is split
+            note = str(exc)
+        if note:
+            log.warning("%s", note)
+            report.notes.append(note)
 
 
 def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
