@@ -38,6 +38,8 @@ _CORRUPT = (
     "file is not a database",
     "file is encrypted or is not a database",
     "malformed database schema",
+    "error in compaction",  # Chroma could not apply a write to its segments
+    "failed to apply logs to the metadata segment",
 )
 _DISK_FULL = ("database or disk is full", "no space left on device", "disk is full")
 

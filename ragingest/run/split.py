@@ -20,10 +20,16 @@ from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
-from ragingest.loaders.notes import file_notes
+from ragingest.loaders.notes import add_note, file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.run.plan import FileTask
-from ragingest.schema import ChunkRecord, breadcrumb_title, chunk_metadata
+from ragingest.schema import (
+    ChunkRecord,
+    bound_extras,
+    breadcrumb_title,
+    chunk_metadata,
+    storable_problems,
+)
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
@@ -59,7 +65,10 @@ def records_of(
     document: Document, source: str, splitting: Splitting, config: ContentTypeConfig | None
 ) -> list[ChunkRecord]:
     """One loaded document → its records: content type, splitter, chunk metadata."""
-    text, meta = document.page_content, document.metadata
+    text = document.page_content
+    meta, left_out = bound_extras(document.metadata)
+    if left_out:
+        add_note(document.metadata, left_out)
     content_type = detect(text, meta, config)
     splitter = build_splitter(splitting.settings, content_type, base=splitting.base)
     chunks = splitter.split_chunks(text, title=breadcrumb_title(meta))
@@ -69,6 +78,9 @@ def records_of(
     for i, chunk in enumerate(chunks):
         metadata = chunk_metadata(meta, chunk, i, len(chunks))
         metadata["content_type"] = content_type
+        problems = storable_problems(metadata)
+        if problems:  # checked before anything is written: Chroma would keep the damage
+            raise FileError(source, f"chunk {i}: metadata Chroma cannot store: {problems[0]}")
         parent = indexed[slice(*chunk.parent_span)]
         records.append(ChunkRecord(source, chunk.text, metadata, chunk.embed_text, parent))
     return records
