@@ -30,6 +30,12 @@ class FileTooLargeError(FileError):
     kind = "too_large"
 
 
+class TooManyChunksError(FileError):
+    """The file splits into more chunks than the per-file bound (``--max-chunks-per-file``)."""
+
+    kind = "too_many_chunks"
+
+
 class ParseError(FileError):
     kind = "parse_failed"
 

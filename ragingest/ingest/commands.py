@@ -42,6 +42,7 @@ def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
 def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
+    from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB
     from ragingest.run.options import IngestOptions
 
     split = split_settings(args)
@@ -69,8 +70,11 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         ray_address=args.ray_address,
         ray_actors=args.ray_actors or None,
         file_timeout=args.file_timeout or None,
-        file_memory_mb=args.file_memory_mb or None,
+        file_memory_mb=DEFAULT_FILE_MEMORY_MB
+        if args.file_memory_mb is None
+        else args.file_memory_mb or None,
         follow_symlinks_outside=args.follow_symlinks_outside,
+        max_chunks_per_file=args.max_chunks_per_file or None,
     )
 
 

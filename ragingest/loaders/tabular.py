@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
+from ragingest.loaders.archives import check_archive
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.notes import note_file, summarize
 from ragingest.loaders.records import (
@@ -25,7 +26,6 @@ from ragingest.loaders.records import (
     is_ticket,
     ticket_document,
 )
-from ragingest.loaders.rich import check_archive
 from ragingest.loaders.text import decode
 
 csv.field_size_limit(16 * 2**20)

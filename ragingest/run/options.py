@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.bounded import DEFAULT_FILE_TIMEOUT
+from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.run.split import DEFAULT_MAX_CHUNKS_PER_FILE
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
 
@@ -41,6 +42,9 @@ class IngestOptions:
     ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
     # seconds a file may take to parse (in a worker process, killed past it); None: no bound
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT
-    # resident memory (MB) a file's parser process may use, libraries included; None: no bound
-    file_memory_mb: int | None = None
+    # resident memory (MB) a file's parser process and its children may use, libraries
+    # included; None: no bound
+    file_memory_mb: int | None = DEFAULT_FILE_MEMORY_MB
+    # chunks one file may split into (past it the file fails, named); None: no bound
+    max_chunks_per_file: int | None = DEFAULT_MAX_CHUNKS_PER_FILE
     follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots

@@ -174,15 +174,19 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
     keep: set[str] = set()
     group: Group = []
     pending = 0
+    bar = _progress(plan.items, options.progress)
+    pace = Pace()
 
     def flush() -> None:
         if group:
             clock = time.perf_counter()
             writer.write(group)
-            engine.written(time.perf_counter() - clock)
+            seconds = time.perf_counter() - clock
+            engine.written(seconds)
+            pace.wrote(pending, seconds)
 
     with engine.outcomes(plan.tasks) as outcomes:
-        for item in _progress(plan.items, options.progress):
+        for item in bar:
             if item.status == "skipped":  # not kept: chunks of what it was before go
                 assert item.skipped is not None
                 log.warning("skipped %s: %s", item.source, item.skipped.reason)
@@ -225,11 +229,37 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
             )
             group.append((outcome.task, chunks))
             pending += len(chunks)
+            pace.show(bar, item.source, len(chunks))
             if pending >= options.write_batch_size:
                 flush()
                 group, pending = [], 0
         flush()
     return keep
+
+
+class Pace:
+    """Chunks split so far and the seconds a file's chunks will take to embed and write, at
+    the pace of the writes so far, on the progress bar (before that file is embedded)."""
+
+    def __init__(self) -> None:
+        self.chunks = 0
+        self.written = 0
+        self.seconds = 0.0
+
+    def wrote(self, chunks: int, seconds: float) -> None:
+        self.written += chunks
+        self.seconds += seconds
+
+    def estimate(self, chunks: int) -> str:
+        """'N chunks, ~T s' (the time once a write has shown the pace)."""
+        if not self.written or self.seconds <= 0:
+            return f"{chunks} chunks"
+        return f"{chunks} chunks, ~{chunks * self.seconds / self.written:.0f} s"
+
+    def show(self, bar: Any, source: str, chunks: int) -> None:
+        self.chunks += chunks
+        if hasattr(bar, "set_postfix_str"):
+            bar.set_postfix_str(f"{self.chunks} chunks; {source}: {self.estimate(chunks)}")
 
 
 def _now() -> str:

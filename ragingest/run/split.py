@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.errors import FileError
+from ragingest.errors import FileError, TooManyChunksError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
@@ -32,6 +32,8 @@ from ragingest.schema import (
 )
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
+
+DEFAULT_MAX_CHUNKS_PER_FILE = 20_000  # ~10 min of embedding on a laptop CPU: say so instead
 
 
 class FileChunks(list[ChunkRecord]):
@@ -55,6 +57,7 @@ class Splitting:
     cleaning: CleaningRules | None = None
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
     parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
+    max_chunks: int | None = DEFAULT_MAX_CHUNKS_PER_FILE  # per file; None: no bound
 
     @cached_property
     def base(self) -> Any:
@@ -112,13 +115,27 @@ def split_documents(
         config = splitting.content_types
         if config is None:
             config = config_for_root(task.root)
+        chunks = 0
         for document in loaded_documents(task, splitting, corpus, counts):
-            out.append((document, records_of(document, task.source, splitting, config)))
+            records = records_of(document, task.source, splitting, config)
+            chunks += len(records)
+            if splitting.max_chunks and chunks > splitting.max_chunks:
+                raise too_many_chunks(task.path or task.source, splitting.max_chunks)
+            out.append((document, records))
     except FileError:
         raise
     except Exception as exc:
         raise FileError(task.path or task.source, f"{type(exc).__name__}: {exc}") from exc
     return out, counts
+
+
+def too_many_chunks(path: object, bound: int) -> TooManyChunksError:
+    return TooManyChunksError(
+        path,
+        f"splits into more than {bound} chunks (--max-chunks-per-file {bound}): not "
+        f"embedded; to ingest it, raise the bound (e.g. --max-chunks-per-file {bound * 10}, "
+        "0: none) or raise --chunk-size",
+    )
 
 
 def split_task(
