@@ -62,3 +62,7 @@ class CollectionMismatchError(RagIngestError):
 
 class LockedError(RagIngestError):
     """Another run is writing to the same collection."""
+
+
+class PersistDirError(RagIngestError):
+    """The ``persist_dir`` given cannot hold a store (a file is in its place)."""

@@ -1,11 +1,13 @@
 """The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
-3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted
-(``ingest.faults``)."""
+3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted (Ctrl-C),
+143 terminated (SIGTERM) (``ingest.faults``)."""
 
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+import threading
 
 from ragingest.errors import RagIngestError
 from ragingest.ingest import faults
@@ -15,7 +17,13 @@ from ragingest.ingest.commands import COMMANDS
 __all__ = ["build_parser", "main"]
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise faults.Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)  # systemd's stop: handled like Ctrl-C
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -26,9 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with use_server(server_from_args(args)):
             return COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return faults.interrupted(exc)
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return 2

@@ -133,9 +133,8 @@ def watch_command(args: argparse.Namespace) -> int:
 
     try:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
-    except KeyboardInterrupt:
-        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return faults.interrupted(exc)
 
 
 def status_command(args: argparse.Namespace) -> int:
@@ -156,6 +155,7 @@ def status_command(args: argparse.Namespace) -> int:
 def query_command(args: argparse.Namespace) -> int:
     from ragingest.ingest.query import RANKS, search
     from ragingest.ingest.readonly import readable_store
+    from ragingest.ingest.terminal import terminal_safe as safe
 
     with readable_store(args.persist_dir) as persist:
         hits = search(
@@ -176,10 +176,10 @@ def query_command(args: argparse.Namespace) -> int:
         ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
         ranks = ranks if args.hybrid else ""
         print(
-            f"{rank}. score {hit['score']:.3f}{ranks}  {meta.get('source')}  "
-            f"[{meta.get('section_path') or '-'}]"
+            f"{rank}. score {hit['score']:.3f}{ranks}  {safe(str(meta.get('source')))}  "
+            f"[{safe(str(meta.get('section_path') or '-'))}]"
         )
-        print("   " + hit["text"][:300].replace("\n", "\n   "))
+        print("   " + safe(hit["text"][:300]).replace("\n", "\n   "))
     if not hits:
         print("no hits")
     return 0

@@ -15,6 +15,7 @@ import datetime as dt
 import errno
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ EXIT_READ_ONLY = 4
 EXIT_CORRUPT = 5
 EXIT_DISK_FULL = 6
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what a shell reports for a process it terminated
 
 INTERRUPTED = "interrupted; the next run finishes the work"
 CHROMA_FILE = "chroma.sqlite3"
@@ -42,6 +44,18 @@ _CORRUPT = (
     "failed to apply logs to the metadata segment",
 )
 _DISK_FULL = ("database or disk is full", "no space left on device", "disk is full")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (systemd's stop, ``kill``): unwinds the run like Ctrl-C does."""
+
+
+def interrupted(exc: BaseException) -> int:
+    """Say in one line that the run was stopped; its exit code (143 for SIGTERM, else 130).
+    What was written stays, embeddings computed included (the cache is written per batch)."""
+    message = INTERRUPTED.replace("interrupted", "terminated", 1)
+    print(f"ragingest: {message if isinstance(exc, Terminated) else INTERRUPTED}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,6 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
 _KEY_VALUE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$", re.MULTILINE)
 
 
-
 def decode(
     data: bytes, path: object, keep_bom: bool = False, notes: list[str] | None = None
 ) -> str:

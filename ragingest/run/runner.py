@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.config import ConfigError, root_config
+from ragingest.errors import PersistDirError
 from ragingest.loaders.sources import DocumentSource
 from ragingest.run import runlog
 from ragingest.run.engine import Engine
@@ -63,6 +64,7 @@ def ingest(
         report = RunReport()
     report.collection = options.collection
     chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
+    require_directory(options.persist_dir)
     try:
         with CollectionLock(
             options.persist_dir, options.collection, options.wait, options.records_url
@@ -75,6 +77,16 @@ def ingest(
         report.seconds = time.perf_counter() - clock
         _log_run(options, report, started)
     return report
+
+
+def require_directory(persist_dir: str | Path) -> None:
+    """Refuse a ``persist_dir`` that exists and is not a folder (``PersistDirError``)."""
+    path = Path(persist_dir)
+    if path.exists() and not path.is_dir():
+        raise PersistDirError(
+            f"--persist-dir {path} is a file, not a folder: give a folder (it is created when "
+            "missing)"
+        )
 
 
 def run_locked(
@@ -102,7 +114,9 @@ def run_locked(
             raise RuntimeError(f"model {target.model!r} changed while loading it; run again")
         return model
 
-    embeddings = cached_embeddings(o.persist_dir, target.model, target.fingerprint, load_model)
+    embeddings = cached_embeddings(  # stored a model batch at a time: a stopped run keeps them
+        o.persist_dir, target.model, target.fingerprint, load_model, batch_size=o.batch_size
+    )
     store = open_store(
         o.persist_dir,
         target.physical,
