@@ -31,7 +31,8 @@ from ragingest.run.engine import Engine
 from ragingest.run.lifecycle import Lifecycle
 from ragingest.run.lock import CollectionLock
 from ragingest.run.options import IngestOptions
-from ragingest.run.plan import Plan, make_plan
+from ragingest.run.pace import Pace
+from ragingest.run.plan import FileTask, Plan, make_plan
 from ragingest.run.report import FileResult, RunReport
 from ragingest.run.sources import plan_sources
 from ragingest.run.state import FileStates
@@ -227,6 +228,13 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                     FileResult(item.source, "unsupported", error=error.reason, kind=error.kind)
                 )
                 continue
+            if error is not None and vanished(outcome.task):  # gone, not failed
+                keep.discard(item.source)  # its chunks go with the other vanished files
+                log.warning("%s: deleted during the run", item.source)
+                report.files.append(
+                    FileResult(item.source, "deleted", error="deleted during the run")
+                )
+                continue
             if error is not None:  # its last good chunks stay
                 log.warning("%s", error)
                 report.files.append(
@@ -251,29 +259,9 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
     return keep
 
 
-class Pace:
-    """Chunks split so far and the seconds a file's chunks will take to embed and write, at
-    the pace of the writes so far, on the progress bar (before that file is embedded)."""
-
-    def __init__(self) -> None:
-        self.chunks = 0
-        self.written = 0
-        self.seconds = 0.0
-
-    def wrote(self, chunks: int, seconds: float) -> None:
-        self.written += chunks
-        self.seconds += seconds
-
-    def estimate(self, chunks: int) -> str:
-        """'N chunks, ~T s' (the time once a write has shown the pace)."""
-        if not self.written or self.seconds <= 0:
-            return f"{chunks} chunks"
-        return f"{chunks} chunks, ~{chunks * self.seconds / self.written:.0f} s"
-
-    def show(self, bar: Any, source: str, chunks: int) -> None:
-        self.chunks += chunks
-        if hasattr(bar, "set_postfix_str"):
-            bar.set_postfix_str(f"{self.chunks} chunks; {source}: {self.estimate(chunks)}")
+def vanished(task: FileTask) -> bool:
+    """Whether the task's file is gone (deleted after the walk saw it)."""
+    return task.path is not None and not os.path.lexists(task.path)
 
 
 def _now() -> str:

@@ -13,7 +13,7 @@ import pytest
 
 import ragingest
 from ragingest.ingest.cli import main
-from ragingest.run.runner import Pace
+from ragingest.run.pace import Pace
 from ragingest.vectorstore.encoder import ModelEncoder
 from ragingest.vectorstore.store import chroma_client
 
