@@ -223,6 +223,13 @@ def _file_args(parser: argparse.ArgumentParser) -> None:
 def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     """The options of ``ingest``, shared by ``watch``."""
     parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="parse again the files that failed past a bound (--file-timeout, "
+        "--file-memory-mb, size, --max-chunks-per-file) with the same content (default: "
+        "reported as failed, not tried again until they change)",
+    )
+    parser.add_argument(
         "--max-chunks-per-file",
         type=_positive,
         default=20_000,

@@ -75,6 +75,7 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         else args.file_memory_mb or None,
         follow_symlinks_outside=args.follow_symlinks_outside,
         max_chunks_per_file=args.max_chunks_per_file or None,
+        retry_failed=args.retry_failed,
     )
 
 

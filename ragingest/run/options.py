@@ -47,4 +47,6 @@ class IngestOptions:
     file_memory_mb: int | None = DEFAULT_FILE_MEMORY_MB
     # chunks one file may split into (past it the file fails, named); None: no bound
     max_chunks_per_file: int | None = DEFAULT_MAX_CHUNKS_PER_FILE
+    # try again files that failed past a bound with the same content (else reported, not tried)
+    retry_failed: bool = False
     follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots

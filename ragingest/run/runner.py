@@ -23,18 +23,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragingest.config import ConfigError, root_config
-from ragingest.errors import PersistDirError
 from ragingest.loaders.sources import DocumentSource
 from ragingest.run import runlog
+from ragingest.run.checks import (
+    FAILED_BEFORE,
+    note_root_configs,
+    require_directory,
+    vanished,
+)
 from ragingest.run.engine import Engine
 from ragingest.run.lifecycle import Lifecycle
 from ragingest.run.lock import CollectionLock
 from ragingest.run.options import IngestOptions
 from ragingest.run.pace import Pace
-from ragingest.run.plan import FileTask, Plan, make_plan
+from ragingest.run.plan import Plan, make_plan
 from ragingest.run.report import FileResult, RunReport
 from ragingest.run.sources import plan_sources
+from ragingest.run.stamps import RECORDED_FAILURES, failed_state
 from ragingest.run.state import FileStates
 from ragingest.run.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
@@ -78,16 +83,6 @@ def ingest(
         report.seconds = time.perf_counter() - clock
         _log_run(options, report, started)
     return report
-
-
-def require_directory(persist_dir: str | Path) -> None:
-    """Refuse a ``persist_dir`` that exists and is not a folder (``PersistDirError``)."""
-    path = Path(persist_dir)
-    if path.exists() and not path.is_dir():
-        raise PersistDirError(
-            f"--persist-dir {path} is a file, not a folder: give a folder (it is created when "
-            "missing)"
-        )
 
 
 def run_locked(
@@ -137,6 +132,7 @@ def run_locked(
         exclude=o.exclude,
         max_file_bytes=o.max_file_bytes,
         follow_outside=o.follow_symlinks_outside,
+        retry_failed=o.retry_failed,
     )
     note_root_configs(paths, report)
     sourced = plan_sources(documents, known, o.cleaning)
@@ -153,19 +149,6 @@ def run_locked(
     report.rebuilt = lifecycle.finish(target)
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
-
-
-def note_root_configs(paths: Sequence[str | Path], report: RunReport) -> None:
-    """Say (log and report) what each root's ``.ragingest.toml`` set that a config inside an
-    ingested folder may not (sources, loaders, paths): it is ignored."""
-    for path in paths:
-        try:
-            note = root_config(path).ignored_note() if Path(path).is_dir() else ""
-        except ConfigError as exc:  # each file of the root names it when it is split
-            note = str(exc)
-        if note:
-            log.warning("%s", note)
-            report.notes.append(note)
 
 
 def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
@@ -215,6 +198,10 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 )
                 continue
             keep.add(item.source)
+            if item.status == "failed_before":  # its last good chunks stay
+                report.files.append(FileResult(item.source, "failed", error=FAILED_BEFORE,
+                                               kind=item.failure))  # fmt: skip
+                continue
             if item.status == "unchanged":
                 assert item.state is not None
                 report.files.append(FileResult(item.source, "unchanged", chunks=item.state.chunks))
@@ -237,6 +224,9 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 continue
             if error is not None:  # its last good chunks stay
                 log.warning("%s", error)
+                stamp = outcome.task.stamp
+                if error.kind in RECORDED_FAILURES and stamp is not None:
+                    writer.states.put([(item.source, failed_state(stamp, error.kind, 0))])
                 report.files.append(
                     FileResult(item.source, "failed", error=error.reason, kind=error.kind)
                 )
@@ -257,11 +247,6 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 group, pending = [], 0
         flush()
     return keep
-
-
-def vanished(task: FileTask) -> bool:
-    """Whether the task's file is gone (deleted after the walk saw it)."""
-    return task.path is not None and not os.path.lexists(task.path)
 
 
 def _now() -> str:

@@ -82,3 +82,27 @@ def test_a_stopped_run_keeps_the_vectors_it_computed(tmp_path, monkeypatch):
     # batch), or else in the embedding cache
     assert report.skipped + report.embeddings_cached == done_before
     assert report.embeddings_computed == result.chunks - done_before
+
+
+def test_a_file_failed_past_a_bound_is_not_tried_again_until_it_changes(tmp_path, count_parses):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    long_file(docs / "long.md", 30)
+    (docs / "memo.md").write_text("# Памятка\n\nКороткий файл.\n", "utf-8")
+    settings = dict(persist_dir=tmp_path / "db", collection="memo", progress=False)
+    settings |= dict(chunk_size=20, max_chunks_per_file=5)
+
+    def run(**extra):
+        count_parses.clear()
+        report = ragingest.ingest([str(docs)], **settings, **extra)
+        return {f.path: (f.status, f.kind) for f in report.files}, list(count_parses)
+
+    files, parsed = run()
+    assert files["long.md"] == ("failed", "too_many_chunks") and "long.md" in parsed
+    files, parsed = run()  # same bytes: reported, not parsed
+    assert files["long.md"] == ("failed", "too_many_chunks") and parsed == []
+    files, parsed = run(retry_failed=True)
+    assert files["long.md"] == ("failed", "too_many_chunks") and parsed == ["long.md"]
+    long_file(docs / "long.md", 2)  # changed: tried, and now it fits
+    files, parsed = run()
+    assert files["long.md"] == ("ok", "") and parsed == ["long.md"]
