@@ -73,3 +73,12 @@ def test_a_wide_csv_beside_good_files_leaves_a_working_collection(tmp_path, caps
     assert main(["query", "заявление на отпуск", *store, "-k", "1"]) == 0
     assert "memo.md" in capsys.readouterr().out
     assert main(["ingest", str(docs), *store, "--no-progress"]) == 0
+
+
+def test_a_chroma_compaction_failure_is_a_damaged_store_with_the_way_out(tmp_path):
+    from ragingest.ingest.faults import EXIT_CORRUPT, classify
+
+    error = RuntimeError("Error in compaction: Failed to apply logs to the metadata segment")
+    fault = classify(error, tmp_path)
+    assert fault is not None and fault.exit_code == EXIT_CORRUPT
+    assert "--rebuild" in fault.message
