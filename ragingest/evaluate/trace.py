@@ -106,15 +106,11 @@ def source_check(
             if span:
                 source = doc.metadata.get("source", "")
                 return Checkpoint(
-                    "source",
-                    True,
-                    f"{source} [{span[0]}, {span[1]}) (from the stored chunks)",
+                    "source", True, f"{source} [{span[0]}, {span[1]}) (from the stored chunks)",
                     {"source": source, "start": span[0], "end": span[1]},
                 )
         return Checkpoint(
-            "source",
-            False,
-            "in no stored chunk: lost at loading or cleaning, or worded "
+            "source", False, "in no stored chunk: lost at loading or cleaning, or worded "
             "otherwise (pass --source PATH to check the files themselves)",
         )
     raw_hits = []
@@ -127,19 +123,15 @@ def source_check(
             span = span or locate(text, doc.page_content)
             if span:
                 return Checkpoint(
-                    "source",
-                    True,
-                    f"{source} [{span[0]}, {span[1]})",
+                    "source", True, f"{source} [{span[0]}, {span[1]})",
                     {"source": source, "start": span[0], "end": span[1]},
                 )
         if contains(raw, text):
             raw_hits.append(source)
     if raw_hits:
         return Checkpoint(
-            "source",
-            False,
-            f"in {', '.join(raw_hits)} but not in its loaded text: lost at parsing or cleaning",
-            {"files": raw_hits},
+            "source", False, f"in {', '.join(raw_hits)} but not in its loaded text: lost at "
+            "parsing or cleaning", {"files": raw_hits},
         )
     return Checkpoint("source", False, "in none of the given files")
 
@@ -217,21 +209,14 @@ def _chunk_check(holders: dict[str, Any]) -> Checkpoint:
         else:
             note = f"embedded WITHOUT its heading «{heading}»"
         return Checkpoint(
-            "chunks",
-            True,
-            f"whole in {_describe(chunk)}; {note}",
-            {
-                "chunk_ids": [c.id for c in holders["whole"]],
-                "heading": heading,
-                "section_path": path,
-            },
+            "chunks", True, f"whole in {_describe(chunk)}; {note}",
+            {"chunk_ids": [c.id for c in holders["whole"]], "heading": heading,
+             "section_path": path},
         )
     if holders["cut"]:
         names = " | ".join(_describe(c) for c in holders["cut"])
         return Checkpoint(
-            "chunks",
-            False,
-            f"cut across {len(holders['cut'])} chunks: {names}",
+            "chunks", False, f"cut across {len(holders['cut'])} chunks: {names}",
             {"chunk_ids": [c.id for c in holders["cut"]]},
         )
     return Checkpoint("chunks", False, "no stored chunk holds any of it")
@@ -303,3 +288,4 @@ def _answer_check(text: str, answer: str | None) -> Checkpoint:
     if contains(answer, text):
         return Checkpoint("answer", True, "the answer contains it")
     return Checkpoint("answer", False, "the answer does not contain it")
+

@@ -30,34 +30,23 @@ def add_parser(sub: Any, store_args: Any) -> None:
     )
     trc.add_argument("question")
     trc.add_argument(
-        "--expect",
-        action="append",
-        required=True,
-        metavar="TEXT",
+        "--expect", action="append", required=True, metavar="TEXT",
         help="a text the answer needs (repeatable): a rule, its exception",
     )
     store_args(trc)
     trc.add_argument("-k", type=int, default=5, help="passages in the context (default 5)")
     trc.add_argument(
-        "--hybrid",
-        action=argparse.BooleanOptionalAction,
-        default=True,
+        "--hybrid", action=argparse.BooleanOptionalAction, default=True,
         help="vectors + BM25 words, as the retriever does by default (--no-hybrid: vectors)",
     )
     trc.add_argument(
-        "--source",
-        action="append",
-        default=[],
-        metavar="PATH",
+        "--source", action="append", default=[], metavar="PATH",
         help="the ingested files or folders, to check the loaded source itself "
         "(default: the stored chunks stand in for it)",
     )
     trc.add_argument("--answer", metavar="TEXT", help="the generator's answer, to check it")
     trc.add_argument(
-        "--max-context-tokens",
-        type=int,
-        default=None,
-        metavar="N",
+        "--max-context-tokens", type=int, default=None, metavar="N",
         help="the context budget, in the embedding model's tokens (default: none)",
     )
     trc.add_argument("--json", action="store_true", help="print JSON")

@@ -30,4 +30,6 @@ def chroma_id(document: Document) -> str:
 
 def with_ids(documents: Iterable[Document]) -> list[Document]:
     """The Documents with ``id`` set to their ``chroma_id`` where they had none."""
-    return [doc if doc.id else doc.model_copy(update={"id": chroma_id(doc)}) for doc in documents]
+    return [
+        doc if doc.id else doc.model_copy(update={"id": chroma_id(doc)}) for doc in documents
+    ]
