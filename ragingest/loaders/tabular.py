@@ -66,14 +66,14 @@ class CsvLoader(FileLoader):
 
 def _decode_csv(data: bytes, path: object) -> tuple[str, set[int]]:
     """The text, and the lines (from 1) that held NUL bytes: a few NULs in a text file are
-    damage to those rows, not a sign of binary data (the text decoder refuses any)."""
-    try:
+    damage to those rows (skipped and named), not a sign of binary data."""
+    nuls = data.count(b"\x00")
+    if not nuls or nuls * 5 > len(data):  # none, or UTF-16/32 or binary: the decoder decides
         return decode(data, path), set()
-    except ParseError:
-        lines = data.split(b"\n")
-        damaged = {n for n, line in enumerate(lines, 1) if b"\x00" in line}
-        if len(damaged) * 2 > len(lines):  # NULs all over: binary data
-            raise
+    lines = data.split(b"\n")
+    damaged = {n for n, line in enumerate(lines, 1) if b"\x00" in line}
+    if len(damaged) * 2 > len(lines):  # NULs all over: binary data (the decoder says so)
+        return decode(data, path), set()
     return decode(data.replace(b"\x00", b""), path), damaged
 
 
