@@ -89,7 +89,7 @@ def bench_overhead(folder: Path, files: int, repeat: int = 3) -> dict:
 WIDE_CSV = """
 import json, resource, sys, time
 from pathlib import Path
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.schema import SCHEMA
 from ragingest.vectorstore.store import chroma_client
 docs, db = Path(sys.argv[1]), sys.argv[2]
@@ -109,7 +109,7 @@ print(json.dumps({"exit": code, "seconds": round(seconds, 1), "chunks": len(stor
 LONG_HEADING = """
 import json, resource, sys, time
 from pathlib import Path
-from ragingest.run.split import split_file
+from ragingest.pipeline.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 path = Path(sys.argv[1])
 settings = SplitSettings()

@@ -13,7 +13,7 @@ from ragingest.errors import ParseError
 from ragingest.loaders import loader_for
 from ragingest.loaders.notes import file_notes
 from ragingest.loaders.repair import better_charset
-from ragingest.run.split import split_file
+from ragingest.pipeline.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 
 GOOD = "# Заголовок\n\nТекст абзаца один.\n\n".encode()

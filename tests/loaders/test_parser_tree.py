@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from ragingest.cli.args import build_parser
+from ragingest.cli.commands import ingest_options
 from ragingest.errors import FileMemoryError, FileTimeoutError
-from ragingest.ingest.args import build_parser
-from ragingest.ingest.commands import ingest_options
 from ragingest.loaders.bounded import (
     DEFAULT_FILE_MEMORY_MB,
     ParserPool,
     resident_bytes,
     tree_resident_bytes,
 )
-from ragingest.run.options import IngestOptions
+from ragingest.pipeline.options import IngestOptions
 
 
 def start_child_and_wait(pid_file: str, *child: str) -> None:

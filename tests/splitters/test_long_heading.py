@@ -4,8 +4,8 @@ text, not with its square; offsets stay exact. (Peak memory: bench/hostile.py.)"
 
 from __future__ import annotations
 
-from ragingest.run.split import split_file
-from ragingest.splitters.chunk import BREADCRUMB_SHARE, bound_breadcrumb
+from ragingest.chunk import BREADCRUMB_SHARE, bound_breadcrumb
+from ragingest.pipeline.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 
 MODEL = "intfloat/multilingual-e5-small"

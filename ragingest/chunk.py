@@ -1,0 +1,87 @@
+"""The typed chunk every splitter returns (at the bottom of the layers: the schema, the loaders'
+source maps and the splitters all speak it)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Strategy = str  # "heading" | "paragraph" | "recursive" | "fixed" | "table" (+ content types)
+# the largest span parent expansion returns, in the splitter's units (seed 003's ~1000-token
+# section), unless a splitter is given another
+DEFAULT_PARENT_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk of a document.
+
+    Invariant: ``text == document[start_index:end_index]``. ``token_count`` is the size of
+    ``text`` in the splitter's unit. ``embed_text`` is what gets embedded: the heading
+    breadcrumb (when not already at the start of ``text``) followed by ``text``.
+    """
+
+    text: str
+    start_index: int
+    end_index: int
+    token_count: int
+    headings: tuple[tuple[int, str], ...]  # (level, title) from the top down
+    title: str
+    strategy: Strategy
+    embed_text: str
+    oversized: bool = False  # a whole table/code block over the chunk size, kept whole
+    parent: tuple[int, int] | None = None  # the span parent expansion returns (None: itself)
+    # a chunk merged from several sections: each one's heading path, in order (``headings``
+    # is then their deepest common path); empty for a chunk of one section
+    sections: tuple[tuple[tuple[int, str], ...], ...] = ()
+
+    @property
+    def parent_span(self) -> tuple[int, int]:
+        return self.parent or (self.start_index, self.end_index)
+
+    @property
+    def breadcrumb(self) -> tuple[str, ...]:
+        return breadcrumb(self.title, self.headings)
+
+    @property
+    def section_path(self) -> str:
+        return " > ".join(self.breadcrumb)
+
+    @property
+    def section_paths(self) -> list[str]:
+        """The breadcrumb of every section the chunk holds (one for a single-section chunk)."""
+        paths = self.sections or (self.headings,)
+        return [" > ".join(breadcrumb(self.title, path)) for path in paths]
+
+
+def breadcrumb(title: str, headings: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
+    """``Title > Section > Subsection``; an H1 equal to the title is not repeated."""
+    parts = [title] if title else []
+    for _level, heading in headings:
+        if not parts or heading != parts[-1]:
+            parts.append(heading)
+    return tuple(parts)
+
+
+BREADCRUMB_SHARE = 4  # a breadcrumb costs at most 1/4 of the chunk budget: a 100 KB heading
+# repeated whole before every chunk made the chunks tiny and memory grow with its square
+_MAX_TOKEN_CHARS = 16  # no model token spans more characters (a first, cheap cut)
+
+
+def bound_breadcrumb(prefix: str, limit: int, cost: Callable[[str], int]) -> str:
+    """``prefix`` cut at a word boundary (at a character where it has no space in reach) so
+    that ``cost(result) <= limit``; ``prefix`` itself when it fits. ``cost`` is called about
+    log2(len) times, each on at most ``limit * _MAX_TOKEN_CHARS`` characters."""
+    if len(prefix) <= limit or cost(prefix) <= limit:
+        return prefix
+    head = prefix[: max(1, limit) * _MAX_TOKEN_CHARS]
+    cuts = [m.start() for m in re.finditer(r"\s+", head)] or list(range(1, len(head)))
+    lo, hi = 0, len(cuts)  # the longest fitting cut is cuts[lo - 1]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cost(head[: cuts[mid - 1]].rstrip()) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    return head[: cuts[lo - 1]].rstrip() if lo else ""
