@@ -18,6 +18,9 @@ __all__ = ["build_parser", "main"]
 
 
 def _terminate(signum: int, frame: object) -> None:
+    # the exception may land while a pooled connection closes: SQLAlchemy would log that
+    # as an error with a traceback; after a stop it is expected (the line below says it)
+    logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
     raise faults.Terminated
 
 
