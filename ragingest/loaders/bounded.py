@@ -48,12 +48,10 @@ from typing import Any, TypeVar
 
 from langchain_core.documents import Document
 
+from ragingest.defaults import FILE_TIMEOUT as DEFAULT_FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
 
 log = logging.getLogger(__name__)
-
-DEFAULT_FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
-
 
 def default_memory_mb() -> int:
     """The smaller of 2 GB and half the machine's memory (MB)."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
+from ragingest.defaults import MAX_CHUNKS_PER_FILE
 from ragingest.errors import FileError, TooManyChunksError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
@@ -33,7 +34,7 @@ from ragingest.schema import (
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
-DEFAULT_MAX_CHUNKS_PER_FILE = 20_000  # ~10 min of embedding on a laptop CPU: say so instead
+DEFAULT_MAX_CHUNKS_PER_FILE = MAX_CHUNKS_PER_FILE
 
 
 class FileChunks(list[ChunkRecord]):
