@@ -44,6 +44,8 @@ class LoaderSpecError(RagIngestError):
 
 @dataclass
 class LoaderSpec:
+    """A LangChain loader named on the command line or in ``[[sources]]``: its class and keyword
+    arguments."""
     target: str  # "MODULE:CLASS" or "CLASS" (in langchain_community.document_loaders)
     args: dict[str, Any] = field(default_factory=dict)
     trusted: bool = True  # typed by the operator: any module; from a file: TRUSTED_MODULES
@@ -66,8 +68,10 @@ def is_trusted_module(module_name: str) -> bool:
 
 
 def import_loader(target: str, trusted: bool = True) -> type:
-    """The ``BaseLoader`` class ``target`` names. Unless ``trusted``, its module must be a
-    ``TRUSTED_MODULES`` one, checked on the name before the module is imported."""
+    """The ``BaseLoader`` class ``target`` names ('MODULE:CLASS', or a class of
+    ``langchain_community.document_loaders``); ``LoaderSpecError`` saying why otherwise.
+    Unless ``trusted``, its module must be a ``TRUSTED_MODULES`` one, checked on the name
+    before the module is imported."""
     from langchain_core.document_loaders import BaseLoader
 
     module_name, _, class_name = target.rpartition(":")
@@ -101,6 +105,7 @@ def import_loader(target: str, trusted: bool = True) -> type:
 
 
 def parse_value(text: str) -> Any:
+    """``text`` as JSON where it parses, else the string itself."""
     try:
         return json.loads(text)
     except ValueError:
@@ -108,6 +113,8 @@ def parse_value(text: str) -> Any:
 
 
 def parse_arg(text: str) -> tuple[str, Any]:
+    """``(key, value)`` of one ``--loader-arg KEY=VALUE``; ``LoaderSpecError`` for a malformed
+    one."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip().isidentifier():
         raise LoaderSpecError(f"--loader-arg {text!r}: write KEY=VALUE, e.g. file_path=notes.txt")
@@ -138,6 +145,7 @@ class LoaderArgAction(argparse.Action):
 
 
 def add_loader_args(parser: argparse.ArgumentParser) -> None:
+    """Add ``--loader`` and ``--loader-arg`` to ``parser``."""
     parser.add_argument(
         "--loader",
         dest="loaders",

@@ -25,6 +25,8 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``ragingest`` command: parse ``argv`` (default: ``sys.argv``), run the subcommand;
+    returns its exit status."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)  # systemd's stop: handled like Ctrl-C
     parser = build_parser()

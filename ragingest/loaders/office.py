@@ -48,6 +48,7 @@ def _core_metadata(props: Any) -> dict[str, Any]:
 
 
 class DocxLoader(RichLoader):
+    """DOCX files (``python-docx``): headings, paragraphs, lists and tables in document order."""
     suffixes = (".docx",)
     format_name = "DOCX"
     archive = True
@@ -240,6 +241,7 @@ def _runs_text(paragraph: Any) -> str:
 
 
 class OdtLoader(PartitionedArchiveLoader):
+    """ODT files (unstructured's partitioner)."""
     suffixes = (".odt",)
     format_name = "ODT"
     kind = "odt"
@@ -247,6 +249,7 @@ class OdtLoader(PartitionedArchiveLoader):
 
 
 class RtfLoader(RichLoader):
+    """RTF files (unstructured's partitioner, through pandoc)."""
     suffixes = (".rtf",)
     format_name = "RTF"
 
@@ -257,6 +260,8 @@ class RtfLoader(RichLoader):
         return Parsed(element_blocks(elements))
 
     def has_text(self, data: bytes) -> bool:
+        """Whether the RTF bytes hold readable text outside their font, colour, style and info
+        tables."""
         tables = rb"\{\\\*?\\(?:fonttbl|colortbl|stylesheet|info)[^{}]*(?:\{[^{}]*\}[^{}]*)*\}"
         body = re.sub(tables, b" ", data)
         escaped = len(re.findall(rb"\\u-?\d+", body))  # non-ASCII letters as \uNNNN

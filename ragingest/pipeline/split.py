@@ -31,6 +31,7 @@ from ragingest.schema import (
     chunk_metadata,
     storable_problems,
 )
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
@@ -53,7 +54,7 @@ class Splitting:
     on first use by ``make_base``: it needs the model's tokenizer) and the file options."""
 
     settings: SplitSettings
-    make_base: Callable[[], Any]
+    make_base: Callable[[], ChunkSplitter]
     max_file_bytes: int = MAX_FILE_BYTES
     cleaning: CleaningRules | None = None
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
@@ -61,7 +62,8 @@ class Splitting:
     max_chunks: int | None = DEFAULT_MAX_CHUNKS_PER_FILE  # per file; None: no bound
 
     @cached_property
-    def base(self) -> Any:
+    def base(self) -> ChunkSplitter:
+        """The base splitter, built on first use."""
         return self.make_base()
 
 
@@ -153,7 +155,7 @@ def split_task(
 def split_file(
     path: Path,
     root: Path | None,
-    splitter: Any,
+    splitter: ChunkSplitter,
     max_file_bytes: int = MAX_FILE_BYTES,
     *,
     settings: SplitSettings | None = None,
