@@ -60,7 +60,8 @@ def inflated_size(data: bytes, info: zipfile.ZipInfo, cap: int) -> int:
             return total
     view = memoryview(data)
     inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-    total, position, pending = 0, offset, b""
+    total, position = 0, offset
+    pending: bytes | memoryview = b""
     while not inflater.eof and total <= cap:
         if not pending:
             if position >= len(data):
