@@ -202,11 +202,12 @@ def _file_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--file-memory-mb",
         type=_positive,
-        default=0,
+        default=None,
         metavar="MB",
-        help="stop parsing a file whose parser process uses more resident memory than this "
-        "(the parser libraries count: ~500 MB once HTML is parsed) and report it failed "
-        "(default 0: no bound)",
+        help="stop parsing a file whose parser process and the processes it starts (pandoc) "
+        "use more resident memory than this (the parser libraries count: ~500 MB once HTML "
+        "is parsed) and report it failed (default: the smaller of 2048 and half the "
+        "machine's memory; 0: no bound)",
     )
     parser.add_argument(
         "--follow-symlinks-outside",
@@ -233,6 +234,21 @@ def _file_args(parser: argparse.ArgumentParser) -> None:
 
 def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     """The options of ``ingest``, shared by ``watch``."""
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="parse again the files that failed past a bound (--file-timeout, "
+        "--file-memory-mb, size, --max-chunks-per-file) with the same content (default: "
+        "reported as failed, not tried again until they change)",
+    )
+    parser.add_argument(
+        "--max-chunks-per-file",
+        type=_positive,
+        default=d.MAX_CHUNKS_PER_FILE,
+        metavar="N",
+        help="report a file that splits into more chunks than this as failed instead of "
+        f"embedding it for an hour (default {d.MAX_CHUNKS_PER_FILE}; 0: no bound)",
+    )
     parser.add_argument(
         "paths",
         nargs=paths,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ class FileResult:
     path: str
     # "ok" | "partial" (in, but parts lost: ``notes`` say which) | "failed" | "unchanged" |
     # "unsupported" | "skipped" (not read: not a regular file, a symlink out of the roots, ...)
+    # | "deleted" (seen by the walk, gone before it was read: its chunks go)
     status: str
     chunks: int = 0
     error: str = ""
@@ -65,6 +67,7 @@ class RunReport:
     collection: str = ""  # the physical Chroma collection written
     rebuilt: bool = False  # a --rebuild was swapped in by this run
     error: str = ""  # why the run stopped, when it did
+    notes: list[str] = field(default_factory=list)  # about the run, not one file (see summary)
 
     @property
     def changed(self) -> int:
@@ -112,9 +115,26 @@ class RunReport:
         self.files_deleted += 1
         self.deleted += chunks
 
+    def twins(self) -> dict[str, str]:
+        """Paths that look the same as another one of the run (NFC and NFD spellings of one
+        name, both present), each with its escaped form (``escaped_marks``)."""
+        groups: dict[str, set[str]] = {}
+        for result in self.files:
+            groups.setdefault(unicodedata.normalize("NFC", result.path), set()).add(result.path)
+        return {
+            path: escaped_marks(path)
+            for paths in groups.values()
+            if len(paths) > 1
+            for path in paths
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data, the derived counts included."""
         data = asdict(self)
+        twins = self.twins()
+        for result in data["files"]:
+            if result["path"] in twins:
+                result["shown"] = twins[result["path"]]
         data["failed"] = self.failed
         data["partial"] = self.partial
         data["files_skipped"] = self.files_skipped
@@ -144,13 +164,19 @@ class RunReport:
         if self.cleaning:
             removed = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.cleaning.items())
             lines.append(f"cleaning removed: {removed}")
+        lines += [f"NOTE {printable(note)}" for note in self.notes]
+        twins = self.twins()
+        if twins:
+            shown = ", ".join(sorted(twins.values()))
+            lines.append(f"NOTE names that look the same (combining marks escaped): {shown}")
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:
+            path = twins.get(f.path, f.path)
             if f.status in ("failed", "skipped", "unsupported"):
                 label = "FAILED" if f.status == "failed" else "SKIPPED"
-                lines.append(f"{label} {f.path}: {f.error}")
-            lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {f.path}: {note}"
+                lines.append(f"{label} {path}: {f.error}")
+            lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {path}: {note}"
                       for note in f.notes]  # fmt: skip
         shown = self.deleted_sources[:SUMMARY_DELETED_SHOWN]
         lines += [f"DELETED {d.path}: gone from the roots, {d.chunks} chunks" for d in shown]
@@ -158,3 +184,8 @@ class RunReport:
             more = len(self.deleted_sources) - len(shown)
             lines.append(f"DELETED and {more} more sources (--report FILE lists them all)")
         return "\n".join(lines)
+
+
+def escaped_marks(path: str) -> str:
+    """``path`` with its combining marks written ``\\uXXXX`` (NFC and NFD spellings differ)."""
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.combining(ch) else ch for ch in path)

@@ -32,9 +32,13 @@ def chroma_client(persist_dir: str | Path) -> Any:
     if server is not None:
         return server.client()
 
-    return chromadb.PersistentClient(
-        path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
-    )
+    from ragingest.vectorstore.records_location import creation_lock
+
+    # two first runs at once must not both create Chroma's tables
+    with creation_lock(Path(persist_dir) / "chroma.sqlite3"):
+        return chromadb.PersistentClient(
+            path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
+        )
 
 
 def require_store_dir(persist_dir: str | Path) -> None:
