@@ -94,8 +94,17 @@ def config_for_root(root: Path | None) -> ContentTypeConfig:
     return _load(path, mtime)
 
 
-def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None = None) -> str:
-    configured = config.for_source(str(metadata.get("source", ""))) if config else None
+def detect(
+    text: str,
+    metadata: dict[str, Any],
+    config: ContentTypeConfig | None = None,
+    source: str | None = None,
+) -> str:
+    """The content type (module docstring); the config's globs match ``source`` (default:
+    ``metadata["source"]``)."""
+    if source is None:
+        source = str(metadata.get("source", ""))
+    configured = config.for_source(source) if config else None
     if configured:
         return configured
     hint = metadata.get("_content_type")
