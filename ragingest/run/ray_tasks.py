@@ -5,10 +5,10 @@ Rows between the stages (Ray Data batches of plain columns):
 - scan: ``{"path", "root"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
   distinct paragraph digests concatenated (``DIGEST`` bytes each), ``ok`` False when it can't
   load (the split names the failure);
-- split: ``{"path", "root", "source", "base"}`` in → per file a header row (``seq`` -1, ``count`` its
-  records, ``blob`` the pickled ``(error, cleaning)``) then one row per record (``seq`` i,
-  ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be embedded:
-  not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
+- split: ``{"path", "root", "source", "base"}`` in → per file a header row (``seq`` -1,
+  ``count`` its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
+  (``seq`` i, ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be
+  embedded: not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
 - embed: adds ``vector`` (float32 little-endian bytes; empty where ``text`` is).
 
 Scan and split parse each file through the worker process's ``ParserPool`` (the run's
