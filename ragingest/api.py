@@ -9,6 +9,12 @@ sections and run report. ``options`` are the fields of ``IngestOptions`` and of 
 ``SplitSettings`` by name (``chunk_size=200``, ``rebuild=True``, ...), or a whole
 ``options=IngestOptions(...)`` (its ``persist_dir``/``collection`` replaced by the
 arguments). An unknown name raises ``TypeError`` listing the known ones.
+
+Refusals raise before anything changes: a path that does not exist (``MissingPathError``, a
+``FileNotFoundError``), a run that would delete every recorded source or more than
+``max_delete_share`` of them (``MassDeleteError``; ``allow_mass_delete=True`` confirms). A
+file that fails is logged as a warning and named in the report; ``strict=True`` (or
+``report.raise_for_failures()``) raises ``FilesFailedError`` after the run when any did.
 """
 
 from __future__ import annotations
@@ -62,4 +68,7 @@ def run(sources: Any, options: Any, report: Any = None) -> Any:
             f"the {options.engine} engine reads files only: ingest loaders and Documents with "
             "the local engine (engine='local'), or save them as files first"
         )
-    return run_all(paths, options, documents, report)
+    report = run_all(paths, options, documents, report)
+    if options.strict:
+        report.raise_for_failures()
+    return report

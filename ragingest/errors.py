@@ -56,3 +56,19 @@ class CollectionMismatchError(RagIngestError):
 
 class LockedError(RagIngestError):
     """Another run is writing to the same collection."""
+
+
+class RefusedRunError(RagIngestError):
+    """A run refused before changing anything: what it was given looks like a mistake."""
+
+
+class MissingPathError(RefusedRunError, FileNotFoundError):
+    """A path given to a run does not exist (a typo would otherwise delete its chunks)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        super().__init__(f"no such file or folder: {', '.join(paths)} (nothing was changed)")
+
+
+class MassDeleteError(RefusedRunError):
+    """The run would delete every source of the collection, or more than the allowed share."""

@@ -71,6 +71,8 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
         file_timeout=args.file_timeout or None,
         file_memory_mb=args.file_memory_mb or None,
         follow_symlinks_outside=args.follow_symlinks_outside,
+        allow_mass_delete=args.allow_mass_delete,
+        max_delete_share=args.max_delete_share,
     )
 
 
@@ -79,9 +81,9 @@ EXIT_LOCKED = 3  # another run is writing the collection
 
 def ingest_command(args: argparse.Namespace) -> int:
     from ragingest.api import run
-    from ragingest.errors import LockedError
+    from ragingest.errors import LockedError, RefusedRunError
     from ragingest.ingest.loader_specs import cli_sources
-    from ragingest.run.report import RunReport
+    from ragingest.run.report import EXIT_REFUSED, RunReport
 
     options = ingest_options(args)
     if options is None:
@@ -105,6 +107,11 @@ def ingest_command(args: argparse.Namespace) -> int:
     except LockedError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_LOCKED
+    except RefusedRunError as exc:
+        print(f"ragingest: {exc}", file=sys.stderr)
+        if args.report:
+            report.write(args.report)
+        return EXIT_REFUSED if report.refused else 2
     except Exception as exc:  # a store fault: said in one line, the report as far as it got
         code = faults.report_fault(exc, options.persist_dir, args.report, report)
         if code is None:

@@ -4,8 +4,10 @@ Every ``interval`` the watched roots are walked (the same walk as ``ingest``) an
 size and mtime compared with the snapshot taken just before the last run; any difference
 (a file new, changed or gone) starts a run. A snapshot is taken *before* each run, so a change
 made during a run starts another one. A run that finds the collection locked by another writer
-is retried at the next check. Stopping the watcher at any moment, ``kill -9`` included, is safe:
-the next run finishes the interrupted one.
+is retried at the next check, and so is a run refused because it would delete most of the
+collection (a share not mounted yet: ``run.deletes``; such a run counts towards ``max_runs``
+with the code ``EXIT_REFUSED``). Stopping the watcher at any moment, ``kill -9`` included, is
+safe: the next run finishes the interrupted one.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ragingest.errors import LockedError
+from ragingest.errors import LockedError, RefusedRunError
 from ragingest.loaders import walk
-from ragingest.run.report import RunReport
+from ragingest.run.report import EXIT_REFUSED, RunReport
 from ragingest.run.runner import IngestOptions, ingest
 
 log = logging.getLogger(__name__)
@@ -76,6 +78,11 @@ def watch(
                 report = ingest(paths, options)
             except LockedError as exc:
                 log.warning("%s; trying again at the next check", exc)
+            except RefusedRunError as exc:  # nothing changed; the folder may be back next time
+                log.warning("%s; trying again at the next check", exc)
+                runs, code = runs + 1, EXIT_REFUSED
+                if max_runs and runs >= max_runs:
+                    return code
             else:
                 last, runs, code = current, runs + 1, report.exit_code
                 if on_report:

@@ -9,6 +9,7 @@ from pathlib import Path
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.run.deletes import DEFAULT_MAX_DELETE_SHARE, check_share
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
 
@@ -44,3 +45,11 @@ class IngestOptions:
     # resident memory (MB) a file's parser process may use, libraries included; None: no bound
     file_memory_mb: int | None = None
     follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots
+    # a run that would delete every recorded source, or more than this share of them, is
+    # refused before it changes anything (``run.deletes``) unless ``allow_mass_delete``
+    allow_mass_delete: bool = False
+    max_delete_share: float = DEFAULT_MAX_DELETE_SHARE
+    strict: bool = False  # ``ingest()`` raises ``FilesFailedError`` after a run with failures
+
+    def __post_init__(self) -> None:
+        check_share(self.max_delete_share)

@@ -8,7 +8,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragingest.errors import MassDeleteError, RagIngestError
 from ragingest.loaders.walk import SkippedFile, printable
+
+EXIT_REFUSED = 7  # the run would have deleted most of the collection: nothing was changed
 
 
 @dataclass
@@ -33,6 +36,16 @@ class FileResult:
         return cls(entry.source, "skipped", error=entry.reason, kind=entry.kind)
 
 
+class FilesFailedError(RagIngestError):
+    """Files of a run failed or came in partly (``RunReport.raise_for_failures``, ``strict``);
+    the others went in. ``files``: their ``FileResult``s, each naming the reason."""
+
+    def __init__(self, files: list[FileResult]) -> None:
+        self.files = files
+        lines = [f"{f.path}: {f.error or '; '.join(f.notes)}" for f in files]
+        super().__init__(f"{len(files)} file(s) failed or came in partly: " + "; ".join(lines))
+
+
 @dataclass
 class RunReport:
     files: list[FileResult] = field(default_factory=list)
@@ -47,6 +60,7 @@ class RunReport:
     collection: str = ""  # the physical Chroma collection written
     rebuilt: bool = False  # a --rebuild was swapped in by this run
     error: str = ""  # why the run stopped, when it did
+    refused: str = ""  # why the run refused to change anything (``run.deletes``), when it did
 
     @property
     def changed(self) -> int:
@@ -82,7 +96,20 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
+        """0: all went in; 1: some files failed or came in partly; ``EXIT_REFUSED``: the run
+        refused to delete most of the collection (``run.deletes``) and changed nothing."""
+        if self.refused:
+            return EXIT_REFUSED
         return 1 if self.failed or self.partial else 0
+
+    def raise_for_failures(self) -> None:
+        """Raise ``FilesFailedError`` naming every file that failed or came in partly (or
+        why the run was refused); nothing when all went in."""
+        if self.refused:
+            raise MassDeleteError(self.refused)
+        bad = [f for f in self.files if f.status in ("failed", "partial")]
+        if bad:
+            raise FilesFailedError(bad)
 
     def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
         self.files.extend(FileResult.skipped(entry) for entry in entries)
@@ -117,6 +144,8 @@ class RunReport:
         if self.cleaning:
             removed = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.cleaning.items())
             lines.append(f"cleaning removed: {removed}")
+        if self.refused:
+            lines.append(self.refused)
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:

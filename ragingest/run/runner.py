@@ -23,15 +23,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ragingest.errors import MassDeleteError, MissingPathError
 from ragingest.loaders.sources import DocumentSource
 from ragingest.run import runlog
+from ragingest.run.deletes import check_mass_delete, doomed_sources
 from ragingest.run.engine import Engine
 from ragingest.run.lifecycle import Lifecycle
 from ragingest.run.lock import CollectionLock
 from ragingest.run.options import IngestOptions
 from ragingest.run.plan import Plan, make_plan
 from ragingest.run.report import FileResult, RunReport
-from ragingest.run.sources import plan_sources
+from ragingest.run.sources import SourcePlan, plan_sources
 from ragingest.run.state import FileStates
 from ragingest.run.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
@@ -62,6 +64,9 @@ def ingest(
         report = RunReport()
     report.collection = options.collection
     chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if missing:  # a typo must not read as "every file was deleted"
+        raise MissingPathError(missing)
     try:
         with CollectionLock(
             options.persist_dir, options.collection, options.wait, options.records_url
@@ -124,6 +129,8 @@ def run_locked(
     )
     sourced = plan_sources(documents, known, o.cleaning)
     plan.items.extend(sourced.items)
+    if o.delete_missing and not o.allow_mass_delete:
+        refuse_mass_delete(plan, sourced, set(known) | set(manager.list_groups()), o, report)
     keep = update(plan, engine_for(o, embeddings), writer, o)
     for failure in sourced.failed:  # its chunks of the last good run stay
         log.warning("%s", failure)
@@ -136,6 +143,24 @@ def run_locked(
     report.rebuilt = lifecycle.finish(target)
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
+
+
+def refuse_mass_delete(
+    plan: Plan,
+    sourced: SourcePlan,
+    recorded: set[str],
+    options: IngestOptions,
+    report: RunReport,
+) -> None:
+    """``MassDeleteError`` (``run.deletes``) before anything is written or deleted, said in
+    ``report.refused`` too."""
+    planned = {i.source for i in plan.items if i.status in ("parse", "unchanged")}
+    doomed = doomed_sources(recorded, planned | sourced.keep(recorded))
+    try:
+        check_mass_delete(options.collection, doomed, len(recorded), options.max_delete_share)
+    except MassDeleteError as exc:
+        report.refused = str(exc)
+        raise
 
 
 def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
@@ -222,7 +247,8 @@ def _now() -> str:
 
 
 def _log_run(options: IngestOptions, report: RunReport, started: str) -> None:
-    status = "error" if report.error else ("failed_files" if report.failed else "ok")
+    status = "refused" if report.refused else "error" if report.error else None
+    status = status or ("failed_files" if report.failed else "ok")
     record = {
         "started": started,
         "finished": _now(),
