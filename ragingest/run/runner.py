@@ -141,6 +141,8 @@ def run_locked(
     if o.delete_missing:
         writer.delete_missing(known, keep)
     report.rebuilt = lifecycle.finish(target)
+    if report.rebuilt:
+        report.collection = lifecycle.live()  # settled under the typed name's Chroma name
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
 
