@@ -10,7 +10,9 @@ a file whose stamp matches its recorded state is not parsed (``plan``); embeddin
 cache keyed by model fingerprint + text hash (``vectorstore.cache``), and the model is loaded
 only when something must be split or embedded; a model or splitter change is refused unless
 ``rebuild`` (``lifecycle``); the write order that keeps a killed run recoverable is the
-writer's (``writer``).
+writer's (``writer``). A path that does not exist, or a run that would delete every recorded
+source or more than ``max_delete_share`` of them, is refused before anything changes
+(``MissingPathError``, ``MassDeleteError``: ``run.deletes``).
 """
 
 from __future__ import annotations
