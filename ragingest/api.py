@@ -3,7 +3,8 @@
 ``sources``: paths (files or folders), LangChain ``BaseLoader``s (ours or any of
 langchain-community's) and iterables of ``Document``s, in any mix (``loaders.sources``).
 Every kind gets the same re-indexing: keyed by ``metadata["source"]`` (a file: its path under
-the ingested root), an unchanged source is not split or embedded again, a source gone from
+the ingested root, prefixed by the root's name when several are given: ``loaders.walk``), an
+unchanged source is not split or embedded again, a source gone from
 this run's output has its chunks deleted, under the same lock, journal, model guard, parent
 sections and run report. ``options`` are the fields of ``IngestOptions`` and of its
 ``SplitSettings`` by name (``chunk_size=200``, ``rebuild=True``, ...), or a whole
