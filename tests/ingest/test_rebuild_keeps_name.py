@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import ragingest
+from ragingest.ingest.status import collection_status
 from ragingest.vectorstore.lexical import LexicalIndex
 from ragingest.vectorstore.parents import ParentStore
 from ragingest.vectorstore.store import chroma_client, open_store
@@ -101,6 +102,7 @@ def test_a_kill_while_renaming_leaves_a_usable_collection(tmp_path, monkeypatch,
         with pytest.raises(KeyboardInterrupt):
             _run(corpus, persist, chunk_size=60, min_chunk_size=0, rebuild=True)
     count = _stored(persist)  # the rebuild is in: swapped before the rename began
+    assert collection_status(persist, "examples")["chunks"] == count
     hits = ragingest.retriever(persist, "examples").invoke("за сколько дней подают заявку")
     assert hits
     finished = _run(corpus, persist, chunk_size=60, min_chunk_size=0)
