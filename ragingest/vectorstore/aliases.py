@@ -2,7 +2,7 @@
 serves it (``live``) and the one a ``--rebuild`` is filling (``building``), in the
 ``ragingest_alias`` table of the records database (``vectorstore.records``). Chroma can't
 rename a collection in every version; switching ``live`` is one committed row (a rebuild then
-gives the Chroma collection its name back: ``run.lifecycle``, ``set_live``)."""
+gives the Chroma collection its name back: ``pipeline.lifecycle``, ``set_live``)."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
+from ragingest.models.encoder import ModelEncoder
 from ragingest.vectorstore.collection_info import (
     MODEL_KEY,
     check_compatible,
@@ -28,7 +29,6 @@ from ragingest.vectorstore.collection_info import (
     missing_collection,
     require_store_dir,
 )
-from ragingest.vectorstore.encoder import ModelEncoder
 from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records_location import resolve_in_default_file
@@ -106,7 +106,7 @@ def open_reader(
         physical = resolve_collection(persist_dir, collection, records_url)
     existing = collection_metadata(client, physical)
     if existing is None and physical != chroma_name(collection):  # a rebuild being settled
-        physical = chroma_name(collection)  # under its own name already (``run.settle``)
+        physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
         existing = collection_metadata(client, physical)
     if existing is None:
         raise missing_collection(collection, persist_dir)

@@ -26,6 +26,7 @@ from langchain_chroma import Chroma
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.collection_info import (
     ALIAS_KEY,
@@ -42,7 +43,6 @@ from ragingest.vectorstore.collection_info import (
     require_store_dir,
     store_metadata,
 )
-from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans, lexical_text
 from ragingest.vectorstore.names import chroma_name
@@ -280,7 +280,7 @@ def open_store(
     physical = resolve_collection(persist_dir, collection, records_url) if resolve else collection
     existing = collection_metadata(client, physical)
     if existing is None and resolve and physical != chroma_name(collection):  # being settled
-        physical = chroma_name(collection)  # under its own name already (``run.settle``)
+        physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
         existing = collection_metadata(client, physical)
     if existing is None and not create:
         raise missing_collection(collection, persist_dir)

@@ -14,7 +14,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.vectorstore.parents import PARENTS_FILE
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import DATA, EXAMPLES

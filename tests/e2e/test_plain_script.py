@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.run.report import FilesFailedError
+from ragingest.pipeline.report import FilesFailedError
 from tests.conftest import EXAMPLES, ROOT
 
 README = ROOT / "README.md"

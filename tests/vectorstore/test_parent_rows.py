@@ -7,7 +7,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.vectorstore.parents import PARENTS_FILE
 from ragingest.vectorstore.store import chroma_client
 
