@@ -143,7 +143,8 @@ def split_batch(
             out[key].append(value)
 
     seen: set[str] = set()
-    rows = zip(batch["path"], batch["root"], batch["source"], batch["base"], strict=True)
+    bases = batch["base"] if "base" in batch else [""] * len(batch["path"])  # "": the root
+    rows = zip(batch["path"], batch["root"], batch["source"], bases, strict=True)
     for path, root, source, base in rows:
         records: list[Any] = []
         try:
