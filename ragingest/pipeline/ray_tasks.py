@@ -145,10 +145,10 @@ def split_batch(
     seen: set[str] = set()
     bases = batch["base"] if "base" in batch else [""] * len(batch["path"])  # "": the root
     rows = zip(batch["path"], batch["root"], batch["source"], bases, strict=True)
-    for path, root, source, base in rows:
+    for path, root, source, source_base in rows:
         records: list[Any] = []
         try:
-            chunks = split_task(_task(path, root, source, base), splitting, corpus)
+            chunks = split_task(_task(path, root, source, source_base), splitting, corpus)
             records = list(chunks)
             header: tuple[Any, Any] = (None, (chunks.cleaning, chunks.notes, chunks.lost))
         except FileError as exc:
