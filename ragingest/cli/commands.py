@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ragingest.cli import faults
+from ragingest.errors import EXIT_INTERRUPTED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
 
 
 def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
@@ -76,18 +77,16 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
     )
 
 
-EXIT_LOCKED = 3  # another run is writing the collection
-
 
 def ingest_command(args: argparse.Namespace) -> int:
     from ragingest.cli.loader_specs import cli_sources
-    from ragingest.errors import LockedError, RefusedRunError
+    from ragingest.errors import EXIT_REFUSED, LockedError, RefusedRunError
     from ragingest.pipeline.api import run
-    from ragingest.pipeline.report import EXIT_REFUSED, RunReport
+    from ragingest.pipeline.report import RunReport
 
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
     sources = cli_sources(args.paths, args.loaders)
     if not sources:
         print(
@@ -95,7 +94,7 @@ def ingest_command(args: argparse.Namespace) -> int:
             "./.ragingest.toml",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     report = RunReport()
     try:
         try:
@@ -111,7 +110,7 @@ def ingest_command(args: argparse.Namespace) -> int:
         print(f"ragingest: {exc}", file=sys.stderr)
         if args.report:
             report.write(args.report)
-        return EXIT_REFUSED if report.refused else 2
+        return EXIT_REFUSED if report.refused else EXIT_USAGE
     except Exception as exc:  # a store fault: said in one line, the report as far as it got
         code = faults.report_fault(exc, options.persist_dir, args.report, report)
         if code is None:
@@ -129,7 +128,7 @@ def watch_command(args: argparse.Namespace) -> int:
     interval = parse_interval(args.interval)
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
 
     def show(report) -> None:
         print(report.summary(), flush=True)
@@ -138,7 +137,7 @@ def watch_command(args: argparse.Namespace) -> int:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
     except KeyboardInterrupt:
         print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED
 
 
 def status_command(args: argparse.Namespace) -> int:
@@ -153,7 +152,7 @@ def status_command(args: argparse.Namespace) -> int:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
         print(render(status))
-    return 0
+    return EXIT_OK
 
 
 def query_command(args: argparse.Namespace) -> int:
@@ -173,7 +172,7 @@ def query_command(args: argparse.Namespace) -> int:
         )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
-        return 0
+        return EXIT_OK
     for rank, hit in enumerate(hits, 1):
         meta = hit["metadata"]
         ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
@@ -185,7 +184,7 @@ def query_command(args: argparse.Namespace) -> int:
         print("   " + hit["text"][:300].replace("\n", "\n   "))
     if not hits:
         print("no hits")
-    return 0
+    return EXIT_OK
 
 
 def inspect_command(args: argparse.Namespace) -> int:
@@ -219,7 +218,7 @@ def inspect_command(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         print(render_text(result))
-    return 0
+    return EXIT_OK
 
 
 def evaluate_command(args: argparse.Namespace) -> int:

@@ -18,9 +18,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ragingest.errors import LockedError, RefusedRunError
+from ragingest.errors import EXIT_REFUSED, LockedError, RefusedRunError
 from ragingest.loaders import walk
-from ragingest.pipeline.report import EXIT_REFUSED, RunReport
+from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.runner import IngestOptions, ingest
 
 log = logging.getLogger(__name__)

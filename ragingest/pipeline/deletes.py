@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ragingest.defaults import MAX_DELETE_SHARE as DEFAULT_MAX_DELETE_SHARE
 from ragingest.errors import MassDeleteError
 
-DEFAULT_MAX_DELETE_SHARE = 0.5
 _NAMED = 5  # sources named in the message
 
 

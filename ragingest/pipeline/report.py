@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragingest.errors import MassDeleteError, RagIngestError
+from ragingest.errors import (
+    EXIT_FILES_FAILED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    MassDeleteError,
+    RagIngestError,
+)
 from ragingest.loaders.walk import SkippedFile, printable
-
-EXIT_REFUSED = 7  # the run would have deleted most of the collection: nothing was changed
 
 
 @dataclass
@@ -96,11 +99,12 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
-        """0: all went in; 1: some files failed or came in partly; ``EXIT_REFUSED``: the run
-        refused to delete most of the collection (``pipeline.deletes``) and changed nothing."""
+        """``EXIT_OK``: all went in; ``EXIT_FILES_FAILED``: some files failed or came in
+        partly; ``EXIT_REFUSED``: the run refused to delete most of the collection
+        (``pipeline.deletes``) and changed nothing."""
         if self.refused:
             return EXIT_REFUSED
-        return 1 if self.failed or self.partial else 0
+        return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
 
     def raise_for_failures(self) -> None:
         """Raise ``FilesFailedError`` naming every file that failed or came in partly (or
@@ -110,9 +114,6 @@ class RunReport:
         bad = [f for f in self.files if f.status in ("failed", "partial")]
         if bad:
             raise FilesFailedError(bad)
-
-    def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
-        self.files.extend(FileResult.skipped(entry) for entry in entries)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -14,9 +14,8 @@ import pytest
 import ragingest
 from ragingest.cli.main import main
 from ragingest.cli.watch import watch
-from ragingest.errors import MassDeleteError, MissingPathError
+from ragingest.errors import EXIT_REFUSED, MassDeleteError, MissingPathError
 from ragingest.pipeline.options import IngestOptions
-from ragingest.pipeline.report import EXIT_REFUSED
 from ragingest.vectorstore.store import chroma_client
 
 TOPICS = ("отпуск", "пароль", "парковка", "столовая")
