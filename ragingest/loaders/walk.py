@@ -100,12 +100,14 @@ def source_bases(paths: Sequence[str | Path]) -> list[Path]:
 
 @dataclass(frozen=True)
 class FoundFile:
+    """A file the walk found under an ingested root."""
     path: Path
     root: Path  # the ingested root the walk started at (globs, its .ragingest.toml)
     base: Path | None = None  # what ``source`` is relative to (``source_bases``); None: root
 
     @property
     def source(self) -> str:
+        """The file's ``source`` key: its path relative to its base (``source_bases``)."""
         return source_of(self.path, self.base or self.root)
 
 
@@ -121,6 +123,7 @@ class SkippedFile:
 
     @property
     def source(self) -> str:
+        """The file's ``source`` key: its path relative to its base (``source_bases``)."""
         return source_of(self.path, self.base or self.root)
 
 
@@ -134,6 +137,7 @@ _TYPES = (
 
 
 def file_type_name(mode: int) -> str:
+    """What a file of stat ``mode`` is, in words ('a FIFO (named pipe)', 'a folder', ...)."""
     return next((name for test, name in _TYPES if test(mode)), "not a regular file")
 
 

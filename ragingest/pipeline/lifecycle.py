@@ -50,6 +50,8 @@ class Target:
 
 
 class Lifecycle:
+    """The collections behind one alias: which one a run writes, rebuilds swapped in when
+    complete, leftovers dropped."""
     def __init__(
         self, persist_dir: Path, name: str, client: Any, records_url: str | None = None
     ) -> None:
@@ -58,7 +60,10 @@ class Lifecycle:
         self.catalog = Catalog(persist_dir, records_url)
 
     def prepare(self, model: str | None, settings: dict[str, Any], rebuild: bool) -> Target:
-        self.settle()  # a swapped-in rebuild killed before it got its name
+        """The collection this run writes: the live one, or a rebuild when ``rebuild`` and the
+        model or settings differ; ``CollectionMismatchError`` when they differ without
+        ``rebuild``. A swapped-in rebuild killed before it got its name is settled first."""
+        self.settle()
         alias = self.catalog.get(self.name)
         live = collection_metadata(self.client, alias.live)
         name, fingerprint = model_identity(model or (live or {}).get(MODEL_KEY))
