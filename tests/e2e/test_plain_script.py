@@ -19,6 +19,8 @@ import ragingest
 from ragingest.pipeline.report import FilesFailedError
 from tests.conftest import EXAMPLES, ROOT
 
+pytestmark = pytest.mark.slow  # the real model, parser processes, Chroma on disk
+
 README = ROOT / "README.md"
 
 

@@ -18,6 +18,8 @@ from ragingest.errors import EXIT_REFUSED, MassDeleteError, MissingPathError
 from ragingest.pipeline.options import IngestOptions
 from ragingest.vectorstore.store import chroma_client
 
+pytestmark = pytest.mark.slow  # the real model, parser processes, Chroma on disk
+
 TOPICS = ("отпуск", "пароль", "парковка", "столовая")
 
 

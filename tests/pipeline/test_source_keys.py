@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import ragingest
 from ragingest.loaders.walk import source_bases, walk
 from ragingest.vectorstore.store import chroma_client
@@ -48,6 +50,7 @@ def test_keys_one_root_unchanged_several_prefixed(tmp_path):
     assert source_bases([hr, it]) == [tmp_path / "coll", tmp_path / "coll"]
 
 
+@pytest.mark.slow
 def test_two_roots_with_the_same_names_keep_both_files(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _readme(Path("coll/hr"), "Отпуск оформляют за две недели до начала.")
