@@ -32,6 +32,8 @@ WRITE_BATCH_SIZE = 256  # chunks per write; whole files, a killed run redoes one
 MAX_FILE_MB = 32  # larger files are refused: bounded time and memory
 FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
 MAX_CHUNKS_PER_FILE = 20_000  # past it a file fails, named (~10 min of embedding on a CPU)
+# a run that would delete more than this share of the recorded sources (or all) is refused
+MAX_DELETE_SHARE = 0.5
 
 # Searching a collection.
 SearchType = Literal["similarity", "mmr"]

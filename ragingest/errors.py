@@ -10,6 +10,7 @@ EXIT_LOCKED = 3  # another run is writing the collection
 EXIT_READ_ONLY = 4  # the store is read-only
 EXIT_CORRUPT = 5  # the store is damaged
 EXIT_DISK_FULL = 6  # the disk is full
+EXIT_REFUSED = 7  # the run would have deleted most of the collection: nothing was changed
 EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C); the next run finishes the work
 EXIT_TERMINATED = 143  # terminated (SIGTERM, 128 + 15); the next run finishes the work
 
@@ -82,3 +83,19 @@ class LockedError(RagIngestError):
 
 class PersistDirError(RagIngestError):
     """The ``persist_dir`` given cannot hold a store (a file is in its place)."""
+
+
+class RefusedRunError(RagIngestError):
+    """A run refused before changing anything: what it was given looks like a mistake."""
+
+
+class MissingPathError(RefusedRunError, FileNotFoundError):
+    """A path given to a run does not exist (a typo would otherwise delete its chunks)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        super().__init__(f"no such file or folder: {', '.join(paths)} (nothing was changed)")
+
+
+class MassDeleteError(RefusedRunError):
+    """The run would delete every source of the collection, or more than the allowed share."""

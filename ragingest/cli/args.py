@@ -27,6 +27,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
+
+
 def _split_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("splitting (sizes in --unit, default model tokens)")
     group.add_argument(
@@ -81,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
         "skips unchanged files and chunks and removes stale ones. Exit 0: all went in; "
         "1: some files failed; 2: usage error or model/settings mismatch; 3: another run "
         "is writing the collection; 4: the store is read-only; 5: the store is damaged "
-        "(--rebuild repairs it); 6: the disk is full; 130: interrupted.",
+        "(--rebuild repairs it); 6: the disk is full; 7: refused, nothing changed: the run "
+        "would delete every source of the collection or more than --max-delete-share of them "
+        "(a folder missing or empty?; --allow-mass-delete confirms); 130: interrupted.",
     )
     _ingest_args(ing, paths="*")
     from ragingest.cli.loader_specs import add_loader_args
@@ -285,6 +294,21 @@ def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
         action="store_true",
         help="when the model or splitter settings differ from the collection's, rebuild it "
         "into a new collection swapped in when complete (without it such a run is refused)",
+    )
+    group.add_argument(
+        "--allow-mass-delete",
+        action="store_true",
+        help="let this run delete every source of the collection, or more than "
+        "--max-delete-share of them (without it such a run is refused, exit 7)",
+    )
+    group.add_argument(
+        "--max-delete-share",
+        type=_share,
+        default=d.MAX_DELETE_SHARE,
+        metavar="FRACTION",
+        help="the share of the collection's sources a run may delete "
+        f"(default {d.MAX_DELETE_SHARE}); "
+        "a run that would delete more, or all, is refused before it changes anything",
     )
     group.add_argument(
         "--wait",

@@ -89,6 +89,8 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
         follow_symlinks_outside=args.follow_symlinks_outside,
         max_chunks_per_file=args.max_chunks_per_file or None,
         retry_failed=args.retry_failed,
+        allow_mass_delete=args.allow_mass_delete,
+        max_delete_share=args.max_delete_share,
     )
 
 
@@ -97,7 +99,7 @@ def ingest_command(args: argparse.Namespace) -> int:
     """Run ``ragingest ingest``; returns the exit status (0 ok, 1 a file failed or went in
     partly, 2 bad arguments, 3 the collection is locked by another run)."""
     from ragingest.cli.loader_specs import cli_sources
-    from ragingest.errors import LockedError
+    from ragingest.errors import EXIT_REFUSED, LockedError, RefusedRunError
     from ragingest.pipeline.api import run
     from ragingest.pipeline.report import RunReport
 
@@ -123,6 +125,11 @@ def ingest_command(args: argparse.Namespace) -> int:
     except LockedError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_LOCKED
+    except RefusedRunError as exc:
+        print(f"ragingest: {exc}", file=sys.stderr)
+        if args.report:
+            report.write(args.report)
+        return EXIT_REFUSED if report.refused else EXIT_USAGE
     except Exception as exc:  # a store fault: said in one line, the report as far as it got
         code = faults.report_fault(exc, options.persist_dir, args.report, report)
         if code is None:

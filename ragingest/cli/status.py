@@ -42,6 +42,9 @@ def collection_status(
     alias = read_alias(persist, collection, records_url)
     physical = alias.live if alias else chroma_name(collection)
     metadata = collection_metadata(client, physical)
+    if metadata is None and physical != chroma_name(collection):  # a rebuild being settled
+        physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
+        metadata = collection_metadata(client, physical)
     if metadata is None:
         raise CollectionMismatchError(
             f"collection {collection!r} does not exist in {persist}; run `ragingest ingest` first"

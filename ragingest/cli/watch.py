@@ -4,9 +4,10 @@ Every ``interval`` the watched roots are walked (the same walk as ``ingest``) an
 size and mtime compared with the snapshot taken just before the last run; any difference
 (a file new, changed or gone) starts a run. A snapshot is taken *before* each run, so a change
 made during a run starts another one. A run that finds the collection locked by another writer
-is retried at the next check. ``max_runs`` counts checks, each one, changed or not. Stopping
-the watcher at any moment, ``kill -9`` included, is safe: the next run finishes the
-interrupted one.
+is retried at the next check, and so is a run refused because it would delete most of the
+collection (a share not mounted yet: ``pipeline.deletes``; such a run counts towards ``max_runs``
+with the code ``EXIT_REFUSED``). Stopping the watcher at any moment, ``kill -9`` included, is
+safe: the next run finishes the interrupted one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ragingest.errors import EXIT_LOCKED, LockedError
+from ragingest.errors import EXIT_LOCKED, EXIT_REFUSED, LockedError, RefusedRunError
 from ragingest.loaders import walk
 from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.runner import IngestOptions, ingest
@@ -79,6 +80,9 @@ def watch(
                 report = ingest(paths, options)
             except LockedError as exc:
                 log.warning("%s; trying again at the next check", exc)
+            except RefusedRunError as exc:  # nothing changed; the folder may be back next time
+                log.warning("%s; trying again at the next check", exc)
+                code = EXIT_REFUSED
             else:
                 last, code = current, report.exit_code
                 if on_report:

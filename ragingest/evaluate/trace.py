@@ -94,7 +94,7 @@ def load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Docum
     out = []
     for found in walk(paths, (), ()):
         try:
-            documents = list(loader_for(found.path, found.root).lazy_load())
+            documents = list(loader_for(found.path, found.base or found.root).lazy_load())
         except Exception as exc:  # a file that does not load: its text is lost at parsing
             documents = [Document(page_content="", metadata={"error": str(exc)})]
         raw = found.path.read_bytes().decode("utf-8", errors="replace")

@@ -3,8 +3,10 @@
 A parser that loops or chews on a pathological file can't be stopped from inside the
 process that runs it (a thread can't be killed, and C code ignores signals), so files are
 parsed in a worker process that is killed when a file runs past the limit and started again
-for the next file. The worker is *spawned*, not forked: the parent holds ONNX Runtime and
-tokenizer threads, which a fork would copy in an undefined state. It is started once and
+for the next file. The worker is a fresh interpreter (``python -m
+ragingest.loaders.parse_worker``), not a fork: the parent holds ONNX Runtime and tokenizer
+threads, which a fork would copy in an undefined state; and not multiprocessing's spawn,
+which re-runs the caller's ``__main__`` (a plain script calling ``ingest``). It is started once and
 reused, so a file costs one round trip of its documents through a pipe; the start-up
 (interpreter + loader imports) is waited for separately and never counts against a file.
 
@@ -36,10 +38,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import multiprocessing
 import os
 import signal
-import threading
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -68,6 +71,7 @@ def default_memory_mb() -> int:
 DEFAULT_FILE_MEMORY_MB = default_memory_mb()
 _START_TIMEOUT = 300.0  # the worker's interpreter and imports, on a loaded machine
 _MEMORY_POLL = 0.05  # seconds between looks at the worker's resident memory
+WORKER_MODULE = "ragingest.loaders.parse_worker"
 T = TypeVar("T")
 
 
@@ -140,44 +144,46 @@ def _file_key(path: Path) -> tuple[str, int, int] | None:
     return (str(path), info.st_size, info.st_mtime_ns)
 
 
-def _exit_when_orphaned(parent: int) -> None:
-    """End this worker once ``parent`` is gone (then nobody reads its answers)."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    kill_group(os.getpid())  # what this worker started goes with it
-    os._exit(0)
+class _Worker:
+    """The worker process (``loaders.parse_worker``, run as ``python -m``) and its end of the
+    connection: started by ``subprocess`` so that it never imports the caller's ``__main__``."""
 
-
-def _serve(connection: Connection, memory_bytes: int | None, parent: int) -> None:
-    """The worker: answer ``(function, args)`` requests until the pipe closes."""
-    with contextlib.suppress(OSError):  # already a group (session) leader
-        os.setpgid(0, 0)  # a group of its own: killed whole, children included
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
-    if memory_bytes:  # only where the parent can't watch /proc
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    import ragingest.loaders  # noqa: F401  (the imports happen before the first file's clock)
-
-    connection.send(("ready", None))
-    while True:
+    def __init__(self, memory_bytes: int | None) -> None:
+        ours, theirs = socket.socketpair()
+        descriptor = theirs.fileno()
+        package_root = str(Path(__file__).resolve().parents[2])
+        python_path = [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(python_path)}
+        command = [sys.executable, "-m", WORKER_MODULE, str(descriptor)]
+        command += [str(memory_bytes or 0), str(os.getpid())]
         try:
-            function, args = connection.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            answer: tuple[Any, ...] = ("ok", function(*args))
-        except FileError as exc:
-            answer = ("file_error", type(exc), exc.path, exc.reason)
-        except MemoryError:
-            answer = ("memory", None)
-        except Exception as exc:
-            answer = ("error", f"{type(exc).__name__}: {exc}")
-        try:
-            connection.send(answer)
-        except Exception as exc:  # an unpicklable result
-            connection.send(("error", f"the result could not be sent back: {exc}"))
+            self.process = subprocess.Popen(
+                command,
+                pass_fds=(descriptor,),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                process_group=0,  # a group of its own: killed whole, what it started included
+            )
+        finally:
+            theirs.close()
+        self.connection = Connection(ours.detach())
+        self.connection.send(list(sys.path))
+        self.pid = self.process.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        """The exit status (negative: the signal), None while it runs."""
+        return self.process.poll()
+
+    def join(self, timeout: float) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout)
+
+    def kill(self) -> None:
+        kill_group(self.pid)  # the worker and what it started (pandoc)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.join(5)
 
 
 class ParserPool:
@@ -200,18 +206,8 @@ class ParserPool:
         """Start the worker now (it imports while the caller does other work)."""
         if not self.bounded or self._process is not None:
             return
-        context = multiprocessing.get_context("spawn")
-        ours, theirs = context.Pipe()
-        limit = None if self._watch else self.memory_bytes
-        self._process = context.Process(
-            target=_serve,
-            args=(theirs, limit, os.getpid()),
-            name="ragingest-parser",
-            daemon=True,
-        )
-        self._process.start()
-        theirs.close()
-        self._connection = ours
+        self._process = _Worker(None if self._watch else self.memory_bytes)
+        self._connection = self._process.connection
 
     def _ready(self, path: object) -> Connection:
         self.start()
@@ -321,11 +317,7 @@ class ParserPool:
         self._waiting = True
         self._served = 0
         if process is not None:
-            if process.pid is not None:
-                kill_group(process.pid)
-            if process.is_alive():
-                process.kill()
-            process.join(5)
+            process.kill()
 
     def close(self) -> None:
         """Let the worker end on its own (the pipe closes), killing it if it lingers."""

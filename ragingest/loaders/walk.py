@@ -14,6 +14,12 @@ FIFO or a device would block or never end a read):
 A path given directly is its own root, so naming a symlink on the command line follows it.
 Names that are not valid UTF-8 come from ``os`` surrogate-escaped; ``source`` shows them
 with ``\\xNN`` escapes so reports, metadata and the databases always get valid text.
+
+The ``source`` key (``source_bases``) is unique across the run's roots and stable for a run
+of one root: with one root it is the path relative to that folder (a file given directly: its
+name), as it always was; with several, each root's keys start with the root's own name
+(``hr/README.md``, ``it/README.md``), lengthened by its parent folders' names where two roots
+would otherwise share keys (``a/docs/x.md``, ``b/docs/x.md``).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import logging
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -41,23 +47,68 @@ def printable(text: str) -> str:
 
 def source_of(path: Path, root: Path | None) -> str:
     """The ``source`` of ``path``: relative to ``root`` (POSIX), its name when outside."""
+    if root is None:
+        return printable(path.name)
     try:
-        relative = path.relative_to(root).as_posix() if root else path.name
+        relative = path.relative_to(root).as_posix()
     except ValueError:
-        relative = path.name
+        try:  # an absolute base (``source_bases``) of a relative path
+            relative = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+        except ValueError:
+            relative = path.name
     return printable(relative)
+
+
+def _label(parts: tuple[str, ...], depth: int) -> tuple[str, ...]:
+    return parts[len(parts) - depth :]
+
+
+def _clashes(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether keys under labels ``a`` and ``b`` could be equal: one starts the other."""
+    return a[: len(b)] == b or b[: len(a)] == a
+
+
+def source_bases(paths: Sequence[str | Path]) -> list[Path]:
+    """The folder each given path's ``source`` keys are relative to (module docstring).
+
+    One path: the folder itself (a file: its folder), so a one-root collection keeps its keys.
+    Several: the ancestor that makes each path's label (its last ``depth`` components, a
+    folder's keys being ``label/relative``, a file's its label) start no other path's label,
+    each label as short as that allows (at least the path's own name). Absolute paths."""
+    given = [Path(p) for p in paths]
+    if len(given) == 1:
+        only = given[0]
+        return [only if only.is_dir() else only.parent]
+    absolute = [Path(os.path.abspath(p)) for p in given]
+    parts = [p.parts[1:] for p in absolute]  # without the anchor ("/")
+    depth = [min(1, len(p)) for p in parts]
+    while True:
+        clashing = {
+            k
+            for i in range(len(given))
+            for j in range(i + 1, len(given))
+            if _clashes(_label(parts[i], depth[i]), _label(parts[j], depth[j]))
+            for k in (i, j)
+        }
+        grow = [i for i in clashing if depth[i] < len(parts[i])]
+        if not grow:  # the same path given twice: nothing tells them apart
+            break
+        for i in grow:
+            depth[i] += 1
+    return [path.parents[d - 1] if d else path for path, d in zip(absolute, depth, strict=True)]
 
 
 @dataclass(frozen=True)
 class FoundFile:
     """A file the walk found under an ingested root."""
     path: Path
-    root: Path  # the ingested root ``source`` is relative to
+    root: Path  # the ingested root the walk started at (globs, its .ragingest.toml)
+    base: Path | None = None  # what ``source`` is relative to (``source_bases``); None: root
 
     @property
     def source(self) -> str:
-        """The file's ``source`` key: its path relative to the root."""
-        return source_of(self.path, self.root)
+        """The file's ``source`` key: its path relative to its base (``source_bases``)."""
+        return source_of(self.path, self.base or self.root)
 
 
 @dataclass(frozen=True)
@@ -68,11 +119,12 @@ class SkippedFile:
     root: Path
     kind: str  # "not_regular" | "symlink_loop" | "dangling_symlink" | "outside_root" | ...
     reason: str
+    base: Path | None = None  # as ``FoundFile.base``
 
     @property
     def source(self) -> str:
-        """The file's ``source`` key: its path relative to the root."""
-        return source_of(self.path, self.root)
+        """The file's ``source`` key: its path relative to its base (``source_bases``)."""
+        return source_of(self.path, self.base or self.root)
 
 
 _TYPES = (
@@ -206,24 +258,32 @@ def walk_entries(
     exclude: Sequence[str] = (),
     follow_outside: bool = False,
 ) -> Iterator[FoundFile | SkippedFile]:
-    """Every entry under ``paths``: a ``FoundFile`` to read or a ``SkippedFile`` with why."""
+    """Every entry under ``paths``: a ``FoundFile`` to read or a ``SkippedFile`` with why,
+    keyed by ``source_bases``."""
     roots = [os.path.realpath(p) for p in paths]
     walker = _Walk(roots, follow_outside)
-    for given in paths:
-        path = Path(given)
-        if not path.is_dir():
-            try:
-                info = path.stat()
-            except OSError as exc:
-                yield SkippedFile(path, path.parent, "unreadable", exc.strerror or str(exc))
-                continue
-            if stat.S_ISREG(info.st_mode):
-                yield FoundFile(path, path.parent)
-            else:
-                kind = file_type_name(info.st_mode)
-                yield SkippedFile(path, path.parent, "not_regular", f"{kind}, not a regular file")
-            continue
+    bases = source_bases(paths) if len(paths) > 1 else [None] * len(paths)
+    for given, base in zip(paths, bases, strict=True):
+        for entry in _entries_of(Path(given), walker, include, exclude):
+            yield replace(entry, base=base) if base is not None else entry
+
+
+def _entries_of(
+    path: Path, walker: _Walk, include: Sequence[str], exclude: Sequence[str]
+) -> Iterator[FoundFile | SkippedFile]:
+    if path.is_dir():
         yield from walker.files(path, path, include, exclude)
+        return
+    try:
+        info = path.stat()
+    except OSError as exc:
+        yield SkippedFile(path, path.parent, "unreadable", exc.strerror or str(exc))
+        return
+    if stat.S_ISREG(info.st_mode):
+        yield FoundFile(path, path.parent)
+    else:
+        kind = file_type_name(info.st_mode)
+        yield SkippedFile(path, path.parent, "not_regular", f"{kind}, not a regular file")
 
 
 def walk(

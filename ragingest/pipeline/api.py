@@ -4,12 +4,19 @@
 ``sources``: paths (files or folders), LangChain ``BaseLoader``s (ours or any of
 langchain-community's) and iterables of ``Document``s, in any mix (``loaders.sources``).
 Every kind gets the same re-indexing: keyed by ``metadata["source"]`` (a file: its path under
-the ingested root), an unchanged source is not split or embedded again, a source gone from
+the ingested root, prefixed by the root's name when several are given: ``loaders.walk``), an
+unchanged source is not split or embedded again, a source gone from
 this run's output has its chunks deleted, under the same lock, journal, model guard, parent
 sections and run report. ``settings`` are the fields of ``IngestOptions`` and of its
 ``SplitSettings`` by name (``chunk_size=200``, ``rebuild=True``, ...; ``IngestSettings`` types
 them), or a whole ``options=IngestOptions(...)`` (its ``persist_dir``/``collection`` replaced
 by the arguments). An unknown name raises ``TypeError`` listing the known ones.
+
+Refusals raise before anything changes: a path that does not exist (``MissingPathError``, a
+``FileNotFoundError``), a run that would delete every recorded source or more than
+``max_delete_share`` of them (``MassDeleteError``; ``allow_mass_delete=True`` confirms). A
+file that fails is logged as a warning and named in the report; ``strict=True`` (or
+``report.raise_for_failures()``) raises ``FilesFailedError`` after the run when any did.
 """
 
 from __future__ import annotations
@@ -54,6 +61,9 @@ class IngestSettings(TypedDict, total=False):
     file_timeout: float | None
     file_memory_mb: int | None
     follow_symlinks_outside: bool
+    allow_mass_delete: bool
+    max_delete_share: float
+    strict: bool
     chunk_size: int | None
     chunk_overlap: int | None
     min_chunk_size: int
@@ -98,4 +108,7 @@ def run(sources: Any, options: IngestOptions, report: RunReport | None = None) -
             f"the {options.engine} engine reads files only: ingest loaders and Documents with "
             "the local engine (engine='local'), or save them as files first"
         )
-    return run_all(paths, options, documents, report)
+    report = run_all(paths, options, documents, report)
+    if options.strict:
+        report.raise_for_failures()
+    return report

@@ -178,7 +178,12 @@ class RayEngine:
 
         o, stats = self.options, self.stats
         rows = [
-            {"path": t.name, "root": str(t.root) if t.root else "", "source": t.source}
+            {
+                "path": t.name,
+                "root": str(t.root) if t.root else "",
+                "source": t.source,
+                "base": str(t.base) if t.base else "",
+            }
             for t in tasks
         ]
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))

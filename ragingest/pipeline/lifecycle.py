@@ -2,8 +2,10 @@
 around it. ``prepare`` resolves the alias, refuses a model/settings change unless rebuilding
 (then it names the physical collection to fill: the interrupted rebuild when it was for the
 same model and settings, else a new one), drops an unfinished rebuild nobody wants and
-collects garbage; ``finish`` swaps a completed rebuild in. ``drop`` removes a physical
-collection with everything kept beside it: records, file states, parent sections.
+collects garbage; ``finish`` swaps a completed rebuild in, then ``settle`` gives it the Chroma
+name the typed name maps to (``pipeline.settle``; redone by the next ``prepare`` after a kill).
+``drop`` removes a physical collection with everything kept beside it: records, file states,
+parent sections.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import CollectionMismatchError
+from ragingest.pipeline.settle import move_records, rename_chroma
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.state import namespaces as state_namespaces
 from ragingest.vectorstore.aliases import Alias, Catalog
@@ -59,7 +62,8 @@ class Lifecycle:
     def prepare(self, model: str | None, settings: dict[str, Any], rebuild: bool) -> Target:
         """The collection this run writes: the live one, or a rebuild when ``rebuild`` and the
         model or settings differ; ``CollectionMismatchError`` when they differ without
-        ``rebuild``."""
+        ``rebuild``. A swapped-in rebuild killed before it got its name is settled first."""
+        self.settle()
         alias = self.catalog.get(self.name)
         live = collection_metadata(self.client, alias.live)
         name, fingerprint = model_identity(model or (live or {}).get(MODEL_KEY))
@@ -82,7 +86,34 @@ class Lifecycle:
         if not target.rebuilding:
             return False
         self.drop(self.catalog.swap(self.name))
+        self.settle()
         return True
+
+    def live(self) -> str:
+        """The physical collection serving the name now."""
+        return self.catalog.get(self.name).live
+
+    def settle(self) -> None:
+        """Give the live collection the Chroma name of the typed name (``pipeline.settle``)."""
+        alias = self.catalog.get(self.name)
+        home = chroma_name(self.name)
+        if alias.building or alias.live == home:
+            return
+        old = alias.live
+        if collection_metadata(self.client, old) is None:
+            if collection_metadata(self.client, home) is None:
+                return  # nothing to settle
+        else:
+            if collection_metadata(self.client, home) is not None:  # not live: garbage
+                self.client.delete_collection(home)
+        move_records(self.catalog.engine, old, home)
+        ParentStore(self.persist_dir, old).copy_to(home)
+        LexicalIndex(self.persist_dir, old).rename_to(home)
+        if collection_metadata(self.client, old) is not None:
+            rename_chroma(self.client, old, home)
+        self.catalog.set_live(self.name, home)
+        ParentStore(self.persist_dir, old).drop()
+        log.info("collection %r settled under its own name %r", self.name, home)
 
     def _build_target(self, model: str, fingerprint: str, settings: dict[str, Any]) -> str:
         alias = self.catalog.get(self.name)

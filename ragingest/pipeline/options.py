@@ -10,6 +10,7 @@ from ragingest.defaults import ENGINE, WRITE_BATCH_SIZE
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.pipeline.deletes import DEFAULT_MAX_DELETE_SHARE, check_share
 from ragingest.pipeline.split import DEFAULT_MAX_CHUNKS_PER_FILE
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
@@ -49,3 +50,11 @@ class IngestOptions:
     # try again files that failed past a bound with the same content (else reported, not tried)
     retry_failed: bool = False
     follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots
+    # a run that would delete every recorded source, or more than this share of them, is
+    # refused before it changes anything (``pipeline.deletes``) unless ``allow_mass_delete``
+    allow_mass_delete: bool = False
+    max_delete_share: float = DEFAULT_MAX_DELETE_SHARE
+    strict: bool = False  # ``ingest()`` raises ``FilesFailedError`` after a run with failures
+
+    def __post_init__(self) -> None:
+        check_share(self.max_delete_share)

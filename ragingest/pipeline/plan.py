@@ -38,6 +38,12 @@ class FileTask:
     root: Path | None = None
     stamp: FileStamp | None = None  # taken before parsing; None: unreadable or too large
     documents: tuple[Document, ...] | None = None
+    base: Path | None = None  # what ``source`` is relative to (``walk.source_bases``); None: root
+
+    @property
+    def source_root(self) -> Path | None:
+        """The folder the loader makes ``metadata["source"]`` relative to."""
+        return self.base or self.root
 
     @property
     def name(self) -> str:
@@ -56,8 +62,8 @@ class FileTask:
             return iter(self.documents)
         assert self.path is not None
         if parsers is not None:
-            return iter(parsers.load(self.path, self.root, max_file_bytes, cleaning))
-        return loader_for(self.path, self.root, max_file_bytes, cleaning).lazy_load()
+            return iter(parsers.load(self.path, self.source_root, max_file_bytes, cleaning))
+        return loader_for(self.path, self.source_root, max_file_bytes, cleaning).lazy_load()
 
 
 @dataclass(frozen=True)
@@ -147,7 +153,7 @@ def make_plan(
         if failure:
             plan.items.append(PlanItem(source, "failed_before", state=state, failure=failure))
             continue
-        task = FileTask(source, found.path, found.root, stamp)
+        task = FileTask(source, found.path, found.root, stamp, base=found.base)
         plan.items.append(PlanItem(source, "parse", task=task))
     return plan
 

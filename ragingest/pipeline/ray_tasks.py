@@ -5,10 +5,10 @@ Rows between the stages (Ray Data batches of plain columns):
 - scan: ``{"path", "root"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
   distinct paragraph digests concatenated (``DIGEST`` bytes each), ``ok`` False when it can't
   load (the split names the failure);
-- split: ``{"path", "root", "source"}`` in → per file a header row (``seq`` -1, ``count`` its
-  records, ``blob`` the pickled ``(error, cleaning)``) then one row per record (``seq`` i,
-  ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be embedded:
-  not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
+- split: ``{"path", "root", "source", "base"}`` in → per file a header row (``seq`` -1,
+  ``count`` its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
+  (``seq`` i, ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be
+  embedded: not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
 - embed: adds ``vector`` (float32 little-endian bytes; empty where ``text`` is).
 
 Scan and split parse each file through the worker process's ``ParserPool`` (the run's
@@ -75,8 +75,10 @@ def _parsers(timeout: float | None, memory_mb: int | None) -> ParserPool:
     return pool
 
 
-def _task(path: str, root: str, source: str) -> FileTask:
-    return FileTask(source, Path(path), Path(root) if root else None)
+def _task(path: str, root: str, source: str, base: str = "") -> FileTask:
+    return FileTask(
+        source, Path(path), Path(root) if root else None, base=Path(base) if base else None
+    )
 
 
 def scan_batch(batch: dict[str, Any], options: IngestOptions, run: str = "") -> dict[str, Any]:
@@ -151,11 +153,12 @@ def split_batch(
             out[key].append(value)
 
     seen: set[str] = set()
-    rows = zip(batch["path"], batch["root"], batch["source"], strict=True)
-    for path, root, source in rows:
+    bases = batch["base"] if "base" in batch else [""] * len(batch["path"])  # "": the root
+    rows = zip(batch["path"], batch["root"], batch["source"], bases, strict=True)
+    for path, root, source, source_base in rows:
         records: list[Any] = []
         try:
-            chunks = split_task(_task(path, root, source), splitting, corpus)
+            chunks = split_task(_task(path, root, source, source_base), splitting, corpus)
             records = list(chunks)
             header: tuple[Any, Any] = (None, (chunks.cleaning, chunks.notes, chunks.lost))
         except FileError as exc:

@@ -8,7 +8,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragingest.errors import EXIT_FILES_FAILED, EXIT_OK
+from ragingest.errors import (
+    EXIT_FILES_FAILED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    MassDeleteError,
+    RagIngestError,
+)
 from ragingest.loaders.walk import SkippedFile, printable
 
 
@@ -35,6 +41,16 @@ class FileResult:
     def skipped(cls, entry: SkippedFile) -> FileResult:
         """The result of a file the walk skipped (not read), with the walk's reason and kind."""
         return cls(entry.source, "skipped", error=entry.reason, kind=entry.kind)
+
+
+class FilesFailedError(RagIngestError):
+    """Files of a run failed or came in partly (``RunReport.raise_for_failures``, ``strict``);
+    the others went in. ``files``: their ``FileResult``s, each naming the reason."""
+
+    def __init__(self, files: list[FileResult]) -> None:
+        self.files = files
+        lines = [f"{f.path}: {f.error or '; '.join(f.notes)}" for f in files]
+        super().__init__(f"{len(files)} file(s) failed or came in partly: " + "; ".join(lines))
 
 
 @dataclass
@@ -68,6 +84,7 @@ class RunReport:
     rebuilt: bool = False  # a --rebuild was swapped in by this run
     error: str = ""  # why the run stopped, when it did
     notes: list[str] = field(default_factory=list)  # about the run, not one file (see summary)
+    refused: str = ""  # why the run refused to change anything (``pipeline.deletes``), when it did
 
     @property
     def changed(self) -> int:
@@ -106,7 +123,11 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
-        """The command's exit status: 1 when a file failed or was ingested only in part, else 0."""
+        """The command's exit status: ``EXIT_REFUSED`` when the run refused to delete most of
+        the collection (``pipeline.deletes``) and changed nothing, else 1 when a file failed
+        or was ingested only in part, else 0."""
+        if self.refused:
+            return EXIT_REFUSED
         return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
 
     def add_deleted(self, source: str, chunks: int) -> None:
@@ -127,6 +148,14 @@ class RunReport:
             if len(paths) > 1
             for path in paths
         }
+    def raise_for_failures(self) -> None:
+        """Raise ``FilesFailedError`` naming every file that failed or came in partly (or
+        why the run was refused); nothing when all went in."""
+        if self.refused:
+            raise MassDeleteError(self.refused)
+        bad = [f for f in self.files if f.status in ("failed", "partial")]
+        if bad:
+            raise FilesFailedError(bad)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data, the derived counts included."""
@@ -169,6 +198,8 @@ class RunReport:
         if twins:
             escaped = ", ".join(sorted(twins.values()))
             lines.append(f"NOTE names that look the same (combining marks escaped): {escaped}")
+        if self.refused:
+            lines.append(self.refused)
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:

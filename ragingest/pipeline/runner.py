@@ -10,7 +10,9 @@ a file whose stamp matches its recorded state is not parsed (``plan``); embeddin
 cache keyed by model fingerprint + text hash (``vectorstore.cache``), and the model is loaded
 only when something must be split or embedded; a model or splitter change is refused unless
 ``rebuild`` (``lifecycle``); the write order that keeps a killed run recoverable is the
-writer's (``writer``).
+writer's (``writer``). A path that does not exist, or a run that would delete every recorded
+source or more than ``max_delete_share`` of them, is refused before anything changes
+(``MissingPathError``, ``MassDeleteError``: ``pipeline.deletes``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.defaults import ENGINES
+from ragingest.errors import MassDeleteError, MissingPathError
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
@@ -33,6 +36,7 @@ from ragingest.pipeline.checks import (
     require_directory,
     vanished,
 )
+from ragingest.pipeline.deletes import check_mass_delete, doomed_sources
 from ragingest.pipeline.engine import Engine
 from ragingest.pipeline.lifecycle import Lifecycle
 from ragingest.pipeline.lock import CollectionLock
@@ -40,7 +44,7 @@ from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.pace import Pace
 from ragingest.pipeline.plan import Plan, make_plan
 from ragingest.pipeline.report import FileResult, RunReport
-from ragingest.pipeline.sources import plan_sources
+from ragingest.pipeline.sources import SourcePlan, plan_sources
 from ragingest.pipeline.stamps import RECORDED_FAILURES, failed_state
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Group, Writer
@@ -72,6 +76,9 @@ def ingest(
     report.collection = options.collection
     chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
     require_directory(options.persist_dir)
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if missing:  # a typo must not read as "every file was deleted"
+        raise MissingPathError(missing)
     try:
         with CollectionLock(
             options.persist_dir, options.collection, options.wait, options.records_url
@@ -138,6 +145,8 @@ def run_locked(
     note_root_configs(paths, report)
     sourced = plan_sources(documents, known, o.cleaning)
     plan.items.extend(sourced.items)
+    if o.delete_missing and not o.allow_mass_delete:
+        refuse_mass_delete(plan, sourced, set(known) | set(manager.list_groups()), o, report)
     keep = update(plan, engine_for(o, embeddings), writer, o)
     for failure in sourced.failed:  # its chunks of the last good run stay
         log.warning("%s", failure)
@@ -148,8 +157,28 @@ def run_locked(
     if o.delete_missing:
         writer.delete_missing(known, keep)
     report.rebuilt = lifecycle.finish(target)
+    if report.rebuilt:
+        report.collection = lifecycle.live()  # settled under the typed name's Chroma name
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
+
+
+def refuse_mass_delete(
+    plan: Plan,
+    sourced: SourcePlan,
+    recorded: set[str],
+    options: IngestOptions,
+    report: RunReport,
+) -> None:
+    """``MassDeleteError`` (``pipeline.deletes``) before anything is written or deleted, said in
+    ``report.refused`` too."""
+    planned = {i.source for i in plan.items if i.status in ("parse", "unchanged", "failed_before")}
+    doomed = doomed_sources(recorded, planned | sourced.keep(recorded))
+    try:
+        check_mass_delete(options.collection, doomed, len(recorded), options.max_delete_share)
+    except MassDeleteError as exc:
+        report.refused = str(exc)
+        raise
 
 
 def engine_for(options: IngestOptions, embeddings: CachedEmbeddings) -> Engine:
@@ -255,7 +284,8 @@ def _now() -> str:
 
 
 def _log_run(options: IngestOptions, report: RunReport, started: str) -> None:
-    status = "error" if report.error else ("failed_files" if report.failed else "ok")
+    status = "refused" if report.refused else "error" if report.error else None
+    status = status or ("failed_files" if report.failed else "ok")
     record = {
         "started": started,
         "finished": _now(),

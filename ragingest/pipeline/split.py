@@ -68,14 +68,19 @@ class Splitting:
 
 
 def records_of(
-    document: Document, source: str, splitting: Splitting, config: ContentTypeConfig | None
+    document: Document,
+    source: str,
+    splitting: Splitting,
+    config: ContentTypeConfig | None,
+    config_source: str | None = None,
 ) -> list[ChunkRecord]:
-    """One loaded document → its records: content type, splitter, chunk metadata."""
+    """One loaded document → its records: content type, splitter, chunk metadata.
+    ``config_source``: the path the content-type globs match (default: the source)."""
     text = document.page_content
     meta, left_out = bound_extras(document.metadata)
     if left_out:
         add_note(document.metadata, left_out)
-    content_type = detect(text, meta, config)
+    content_type = detect(text, meta, config, config_source)
     splitter = build_splitter(splitting.settings, content_type, base=splitting.base)
     chunks = splitter.split_chunks(text, title=breadcrumb_title(meta))
     meta, chunks = to_source(meta, chunks)  # text formats: offsets into the file as decoded
@@ -118,9 +123,13 @@ def split_documents(
         config = splitting.content_types
         if config is None:
             config = config_for_root(task.root)
+        # globs are relative to the task's own root, whatever prefix its source key has
+        in_root = None
+        if task.base is not None and task.path is not None and task.root is not None:
+            in_root = FoundFile(task.path, task.root).source
         chunks = 0
         for document in loaded_documents(task, splitting, corpus, counts):
-            records = records_of(document, task.source, splitting, config)
+            records = records_of(document, task.source, splitting, config, in_root)
             chunks += len(records)
             if splitting.max_chunks and chunks > splitting.max_chunks:
                 raise too_many_chunks(task.path or task.source, splitting.max_chunks)

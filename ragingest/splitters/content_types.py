@@ -80,10 +80,18 @@ def config_for_root(root: Path | None) -> ContentTypeConfig:
     return ContentTypeConfig(root_config(root).content_types)
 
 
-def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None = None) -> str:
-    """The content type of a document: the configured rule for its source, else the loader's
-    hint, else 'faq' when the text reads as one, else 'paragraph' (a hint) or 'document'."""
-    configured = config.for_source(str(metadata.get("source", ""))) if config else None
+def detect(
+    text: str,
+    metadata: dict[str, Any],
+    config: ContentTypeConfig | None = None,
+    source: str | None = None,
+) -> str:
+    """The content type of a document: the configured rule for its source (``source``,
+    default ``metadata["source"]``), else the loader's hint, else 'faq' when the text reads
+    as one, else 'paragraph' (a hint) or 'document'."""
+    if source is None:
+        source = str(metadata.get("source", ""))
+    configured = config.for_source(source) if config else None
     if configured:
         return configured
     hint = metadata.get(CONTENT_TYPE_HINT)

@@ -14,9 +14,10 @@ naming the alternative, none is ignored.
   LangChain's default separators with sentences between lines and words. Others are refused.
   Chunks are exact, whitespace-trimmed slices, so where a whitespace separator goes
   (``keep_separator``) does not change them.
-- ``length_function``: ``FunctionMeasure`` counts sizes with it (each word once, summed while
-  packing; every final size is the function of the chunk's text); embedded texts stay capped
-  at the model's limit in model tokens.
+- ``length_function``: ``FunctionMeasure`` counts packing sizes with it (each word once,
+  summed while packing; ``len`` is counted as characters); the model's tokenizer is loaded all
+  the same, embedded texts (breadcrumb included) stay capped at the model's limit in model
+  tokens and ``token_count`` is model tokens.
 """
 
 from __future__ import annotations

@@ -109,15 +109,21 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         alternative named (``conventions``); sizes are in ``unit`` (model tokens by default)
         or counted with ``length_function``."""
         check_separators(separators, keep_separator, is_separator_regex, strip_whitespace)
-        if length_function is len:
+        # a length function decides the packing size only: the model's limit still holds, in
+        # model tokens (breadcrumb included), and ``token_count`` stays model tokens
+        self.sized_by_function = length_function is not None
+        if length_function is len:  # the same sizes, counted without a call per word
             unit, length_function = "chars", None
-        if (unit == "tokens" or length_function is not None) and tokenizer is None:
+        if (unit == "tokens" or self.sized_by_function) and tokenizer is None:
             from ragingest.models.resolve import load_model_info
 
             info = load_model_info(model)
             tokenizer = info.splitter_tokenizer
             max_embed_tokens = max_embed_tokens or info.max_embed_tokens
-        size = capped_size(chunk_size or DEFAULT_CHUNK_SIZE, unit, max_embed_tokens)
+        # a length function's sizes are not model tokens: they are not capped (the limit is
+        # kept by ``_fit_model``, in model tokens)
+        size_unit = "function" if self.sized_by_function else unit
+        size = capped_size(chunk_size or DEFAULT_CHUNK_SIZE, size_unit, max_embed_tokens)
         if chunk_size is not None and size < chunk_size:
             log.warning(
                 "chunk_size %d is over the model's limit; capped at %d tokens so no "
@@ -233,8 +239,10 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         return self._fit_model(text, chunks, structure, doc_title, counter, tokens)
 
     def _token_index(self, text: str, counter: SpanCounter) -> SpanCounter | None:
-        """The document's token index (the size counter itself when sizes are tokens)."""
-        if self.max_embed_tokens is None or self.token_measure is None:
+        """The document's token index (the size counter itself when sizes are tokens); None
+        when nothing needs it (no model limit, sizes not counted by a length function)."""
+        needed = self.max_embed_tokens is not None or self.sized_by_function
+        if not needed or self.token_measure is None:
             return None
         return counter if self.measure.unit == "tokens" else self.token_measure.index(text)
 
@@ -349,7 +357,10 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         """Exact sizes; re-cut any chunk whose embedded text is over the model's limit.
         Counted from the document's indexes (``Measure.exact_spans``), not re-tokenized."""
         spans = [(c.start_index, c.end_index) for c in chunks]
-        sizes = self.measure.exact_spans(text, counter, spans)
+        if self.sized_by_function and self.token_measure is not None and tokens is not None:
+            sizes = self.token_measure.exact_spans(text, tokens, spans)  # model tokens
+        else:
+            sizes = self.measure.exact_spans(text, counter, spans)
         chunks = [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
         if self.max_embed_tokens is None or self.token_measure is None or tokens is None:
             return chunks

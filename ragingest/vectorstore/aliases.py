@@ -1,7 +1,8 @@
 """Collection aliases: the user-facing collection name → the physical Chroma collection that
 serves it (``live``) and the one a ``--rebuild`` is filling (``building``), in the
 ``ragingest_alias`` table of the records database (``vectorstore.records``). Chroma can't
-rename a collection in every version; switching ``live`` is one committed row."""
+rename a collection in every version; switching ``live`` is one committed row (a rebuild then
+gives the Chroma collection its name back: ``pipeline.lifecycle``, ``set_live``)."""
 
 from __future__ import annotations
 
@@ -80,6 +81,12 @@ class Catalog:
         old, alias.live, alias.building = alias.live, alias.building, None
         self._write(alias)
         return old
+
+    def set_live(self, name: str, physical: str) -> None:
+        """Record that ``physical`` serves ``name`` (a settled rebuild), in one commit."""
+        alias = self.get(name)
+        alias.live = physical
+        self._write(alias)
 
 
 def read_alias(persist_dir: str | Path, name: str, records_url: str | None = None) -> Alias | None:

@@ -174,6 +174,28 @@ class LexicalIndex:
                     "DELETE FROM lexical_collections WHERE collection = ?", (self.collection,)
                 )
 
+    def rename_to(self, collection: str) -> None:
+        """Move this index to ``collection`` (whose own index is dropped), in one
+        transaction; nothing when this one has none."""
+        if not self.path.exists():
+            return
+        target = LexicalIndex(self.path.parent, collection)
+        with self._connect() as db:
+            if not self._exists(db):
+                return
+            db.execute(  # the first write opens the transaction the DDL then runs in
+                "DELETE FROM lexical_collections WHERE collection = ?", (collection,)
+            )
+            db.execute(
+                "UPDATE lexical_collections SET collection = ?, text_table = ? "
+                "WHERE collection = ?",
+                (collection, target._text, self.collection),
+            )
+            db.execute(f"DROP TABLE IF EXISTS {target._text}")
+            db.execute(f"DROP TABLE IF EXISTS {target._ids}")
+            db.execute(f"ALTER TABLE {self._text} RENAME TO {target._text}")
+            db.execute(f"ALTER TABLE {self._ids} RENAME TO {target._ids}")
+
     def ids(self) -> set[str]:
         """The ids of the indexed chunks (empty without an index)."""
         if not self.path.exists():

@@ -95,6 +95,22 @@ class ParentStore(BaseStore[str, Document]):
         with self._lock, self._connect() as db:
             db.execute("DELETE FROM parents WHERE collection = ?", [self.collection])
 
+    def copy_to(self, collection: str) -> int:
+        """Make ``collection``'s parents a copy of this collection's (its own rows replaced),
+        in one transaction; nothing when this one has none. Returns the rows copied."""
+        with self._lock, self._connect() as db:
+            count = db.execute(
+                "SELECT count(*) FROM parents WHERE collection = ?", [self.collection]
+            ).fetchone()[0]
+            if count:
+                db.execute("DELETE FROM parents WHERE collection = ?", [collection])
+                db.execute(
+                    "INSERT INTO parents SELECT ?, parent_id, text, metadata FROM parents "
+                    "WHERE collection = ?",
+                    [collection, self.collection],
+                )
+        return int(count)
+
     def prune(self, live: set[str]) -> int:
         """Delete the parents whose id is not in ``live``; returns how many went."""
         dead = [key for key in self.yield_keys() if key not in live]

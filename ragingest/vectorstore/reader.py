@@ -30,6 +30,7 @@ from ragingest.vectorstore.collection_info import (
     require_store_dir,
 )
 from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans
+from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records_location import resolve_in_default_file
 
 
@@ -107,6 +108,9 @@ def open_reader(
 
         physical = resolve_collection(persist_dir, collection, records_url)
     existing = collection_metadata(client, physical)
+    if existing is None and physical != chroma_name(collection):  # a rebuild being settled
+        physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
+        existing = collection_metadata(client, physical)
     if existing is None:
         raise missing_collection(collection, persist_dir)
     embeddings = ModelEncoder(model or existing.get(MODEL_KEY))

@@ -45,6 +45,7 @@ from ragingest.vectorstore.collection_info import (
 )
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans, lexical_text
+from ragingest.vectorstore.names import chroma_name
 
 if TYPE_CHECKING:  # the type only: the parents database is opened by open_store
     from ragingest.vectorstore.parents import ParentStore
@@ -292,6 +293,9 @@ def open_store(
     client = client or chroma_client(persist_dir)
     physical = resolve_collection(persist_dir, collection, records_url) if resolve else collection
     existing = collection_metadata(client, physical)
+    if existing is None and resolve and physical != chroma_name(collection):  # being settled
+        physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
+        existing = collection_metadata(client, physical)
     if existing is None and not create:
         raise missing_collection(collection, persist_dir)
     if embeddings is None:

@@ -17,6 +17,7 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 import ragingest
+from ragingest.errors import MassDeleteError
 from ragingest.vectorstore.store import open_store
 from tests import docbuilders as b
 from tests.helpers import ingest_cli
@@ -240,6 +241,9 @@ def test_a_failing_loader_keeps_its_last_good_chunks(tmp_path):
     assert (down.deleted, down.files_deleted, down.exit_code) == (0, 0, 1)
     store = open_store(db, "flaky-kb", create=False)
     assert [t for t, _m in chunks_of(store, "wiki/renewal")] == [RENEWAL]
-    gone = ragingest.ingest([], persist_dir=db, collection="flaky-kb")
+    with pytest.raises(MassDeleteError):  # every source of the collection: confirm it
+        ragingest.ingest([], persist_dir=db, collection="flaky-kb")
+    assert [t for t, _m in chunks_of(store, "wiki/renewal")] == [RENEWAL]
+    gone = ragingest.ingest([], persist_dir=db, collection="flaky-kb", allow_mass_delete=True)
     assert (gone.files_deleted, gone.deleted) == (1, 1)
     assert chunks_of(store, "wiki/renewal") == []

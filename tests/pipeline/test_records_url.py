@@ -207,12 +207,13 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
     changed = ["--min-chunk-size", "60"]  # other splitter settings: refused without --rebuild
     assert main(ingest_args(corpus, persist, *url, *changed)) == 2
     rebuilt = run_ingest(corpus, persist, *url, *changed, "--rebuild")
-    assert (rebuilt["code"], rebuilt["collection"], rebuilt["rebuilt"]) == (0, "kbase__1", True)
-    assert resolve_collection(persist, "kbase", pg_url) == "kbase__1"
+    # built as kbase__1, then renamed to the typed name (``run.settle``)
+    assert (rebuilt["code"], rebuilt["collection"], rebuilt["rebuilt"]) == (0, "kbase", True)
+    assert resolve_collection(persist, "kbase", pg_url) == "kbase"
     assert resolve_collection(persist, "kbase") == "kbase"  # nothing in the default SQLite file
-    assert [c.name for c in chroma_client(persist).list_collections()] == ["kbase__1"]
+    assert [c.name for c in chroma_client(persist).list_collections()] == ["kbase"]
     assert open_store(persist, "kbase", create=False, records_url=pg_url).physical_name == (
-        "kbase__1"
+        "kbase"
     )
 
     capsys.readouterr()
@@ -220,11 +221,11 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
     assert main([*query, "--json", *url]) == 0
     hits = json.loads(capsys.readouterr().out)
     assert len(hits) == 4 and {h["metadata"]["source"] for h in hits} <= {"doc_00.md", "doc_01.md"}
-    assert main([*query, "--json"]) == 2  # without the URL the name resolves to nothing
-    assert "does not exist" in capsys.readouterr().err
+    assert main([*query, "--json"]) == 0  # the Chroma collection carries the typed name
+    capsys.readouterr()
     status = ["status", "--persist-dir", str(persist), "--collection", "kbase", "--json"]
     assert main([*status, *url]) == 0
-    assert json.loads(capsys.readouterr().out)["physical"] == "kbase__1"
+    assert json.loads(capsys.readouterr().out)["physical"] == "kbase"
 
     clean = tmp_path / "clean"
     share_cache(persist, clean)

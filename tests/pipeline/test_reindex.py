@@ -243,10 +243,11 @@ def test_model_change_is_refused_without_rebuild_and_swapped_in_with_it(tmp_path
 
     rebuilt = run_ingest(corpus, persist, "--model", MINILM, "--rebuild")
     assert rebuilt["code"] == 0 and rebuilt["rebuilt"] is True
-    assert rebuilt["collection"] == "kbase__1" == resolve_collection(persist, "kbase")
+    # built as kbase__1, swapped in, then renamed to the typed name (``run.settle``)
+    assert rebuilt["collection"] == "kbase" == resolve_collection(persist, "kbase")
     client = chroma_client(persist)
-    assert [c.name for c in client.list_collections()] == ["kbase__1"]  # the old one is gone
-    assert record_manager(persist, "kbase").count() == 0
+    assert [c.name for c in client.list_collections()] == ["kbase"]  # the old one is gone
+    assert record_manager(persist, "kbase__1").count() == 0
     after = snapshot(persist, embeddings=True)
     old_vectors = {row[2] for row in before.values()}
     assert not any(row[2] in old_vectors for row in after.values())
@@ -269,7 +270,7 @@ def test_model_change_is_refused_without_rebuild_and_swapped_in_with_it(tmp_path
     assert main(["status", "--persist-dir", str(persist), "--collection", "kbase", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert (status["physical"], status["model"], status["chunks"]) == (
-        "kbase__1",
+        "kbase",
         MINILM,
         len(after),
     )
