@@ -34,6 +34,7 @@ import argparse
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -212,14 +213,12 @@ def measure(
     rows["ragingest"] = ours
     persist = work / f"product_{key}"
     seed_product_cache(persist, chunks, vectors)
-    rows["ragingest (product)"] = product_row(
-        folder, corpus, questions, persist, budgets, options
-    ) | {k: v for k, v in ours.items() if k in ("chunks", "mean e5 tokens", "mean cl100k tokens")}
+    rows["ragingest (product)"] = product_row(folder, corpus, questions, persist, budgets, options)
     for peer in peers:
         config = baseline_config(SIZE, strategy=peer)
-        rows[config.label.removeprefix("baseline: ")] = splitter_row(
-            config, corpus, questions, cache, budgets, count
-        )[0]
+        label = config.label.removeprefix("baseline: ")
+        rows[label] = splitter_row(config, corpus, questions, cache, budgets, count)[0]
+        print(f"{key}: {label}: {json.dumps(rows[label])}", file=sys.stderr, flush=True)
     return {
         "folder": str(folder),
         "questions": len(questions),
