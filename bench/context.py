@@ -25,7 +25,8 @@ harness; ``ragingest (product)`` is ``ragingest ingest`` into a real Chroma dire
 ``max_context_tokens=N, tokenizer="tiktoken:cl100k_base", k=20`` and its defaults otherwise
 (passages placed in their file by their text). Embeddings are cached in ``--work``
 (``EmbeddingCache`` files, and the product's own cache, seeded with the same vectors), so a
-rerun only embeds chunks it has not seen.
+rerun only embeds chunks it has not seen; the product's Chroma directory is emptied (cache
+kept) before each ingest, so a changed splitter is always re-run.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -161,10 +163,15 @@ def product_row(
     from bench.hybrid import located
     from ragingest.evaluate import metrics as m
     from ragingest.ingest.cli import main
+    from ragingest.vectorstore.cache import CACHE_FILE
 
+    # a fresh collection each run (file stamps would skip unchanged files), the cache kept
+    for path in persist.iterdir() if persist.is_dir() else []:
+        if path.name != CACHE_FILE:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
     collection = "bench-context"
     argv = ["ingest", str(folder / "corpora"), "--persist-dir", str(persist)]
-    if main([*argv, "--collection", collection, "--rebuild", "--no-progress"]) != 0:
+    if main([*argv, "--collection", collection, "--no-progress"]) != 0:
         raise SystemExit(f"ingest of {folder} failed")
     per_q: dict[str, list[float]] = {}
     for mode, hybrid in (("dense", False), ("hybrid", True)):
