@@ -15,7 +15,7 @@ tokens) and every chunk is an exact slice of its file. Per set (a folder with ``
   (rrf_k = 60), first 5 scored (``ragingest.evaluate.retrieval``): the same for everyone;
 - **context @ N**: the share of questions whose every reference lies whole inside one
   passage of a context of at most N cl100k tokens; passages are taken best first, each whole,
-  while they fit (``ragingest.vectorstore.context.fit_budget``), at most 20 of them.
+  while they fit (``ragingest.retrieval.context.fit_budget``), at most 20 of them.
 
 The plain splitters (``ragingest.evaluate.baselines``) rank with the hybrid search above, 80
 deep (the depth ``ragingest.retriever`` pools for 20 passages). The ``ragingest`` rows are the
@@ -139,8 +139,8 @@ def seed_product_cache(persist: Path, chunks: list[Any], vectors: Any) -> None:
     cache (same model, backend and prompt, so the same vectors), so ingest need not redo them."""
     import numpy as np
 
+    from ragingest.models.resolve import load_model_info
     from ragingest.vectorstore.cache import CACHE_FILE, SQLiteByteStore
-    from ragingest.vectorstore.models import load_model_info
 
     prefix = f"{load_model_info(None).fingerprint}:"
     pairs = {
@@ -161,8 +161,8 @@ def product_row(
     """``ragingest ingest`` + ``ragingest.retriever``, scored like the others."""
     import ragingest
     from bench.hybrid import located
+    from ragingest.cli.main import main
     from ragingest.evaluate import metrics as m
-    from ragingest.ingest.cli import main
     from ragingest.vectorstore.cache import CACHE_FILE
 
     # a fresh collection each run (file stamps would skip unchanged files), the cache kept
@@ -206,7 +206,7 @@ def measure(
     from ragingest.evaluate.cache import EmbeddingCache
     from ragingest.evaluate.configs import DEFAULT, baseline_config
     from ragingest.evaluate.data import load_corpus, load_questions
-    from ragingest.vectorstore.context import token_counter
+    from ragingest.retrieval.context import token_counter
 
     folder = set_folder(name)
     corpus = load_corpus(folder / "corpora")

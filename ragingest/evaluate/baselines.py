@@ -5,8 +5,8 @@ Both count sizes with the same tokenizer as our splitters (the model's, without 
 so that a comparison differs only in where the boundaries go. semchunk returns offsets; Chonkie
 returns ``start_index``/``end_index``; LlamaIndex returns texts only; either way each chunk is
 checked against the text and, where it does not match, located by its text from the end of the
-previous chunk. LangChain's
-``RecursiveCharacterTextSplitter`` baseline lives in ``ragingest.splitters.recursive``.
+previous chunk. LangChain's ``RecursiveCharacterTextSplitter`` baseline lives in
+``ragingest.splitters.recursive``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 
 
 def token_counter(tokenizer: Any) -> Callable[[str], int]:

@@ -14,10 +14,14 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from ragingest.ingest.cli import main
+import pytest
+
+from ragingest.cli.main import main
 from ragingest.vectorstore.parents import PARENTS_FILE
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import DATA, EXAMPLES
+
+pytestmark = pytest.mark.slow
 
 SNAPSHOT = DATA / "examples_snapshot.json"
 VARYING = ("doc_date",)

@@ -7,9 +7,13 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from ragingest.ingest.cli import main
+import pytest
+
+from ragingest.cli.main import main
 from ragingest.vectorstore.parents import PARENTS_FILE
 from ragingest.vectorstore.store import chroma_client
+
+pytestmark = pytest.mark.slow
 
 SECTION = "Правило {n}: читальный зал открыт с {h}:00, книги выдают на {d} дней под подпись. "
 

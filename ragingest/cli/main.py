@@ -1,0 +1,50 @@
+"""The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
+3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted
+(``cli.faults``)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from ragingest.cli import faults
+from ragingest.cli.args import build_parser
+from ragingest.cli.commands import COMMANDS
+from ragingest.errors import RagIngestError
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="ragingest: %(message)s"
+    )
+    from ragingest.vectorstore.server import server_from_args, use_server
+
+    try:
+        with use_server(server_from_args(args)):
+            return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
+        return faults.EXIT_INTERRUPTED
+    except (RagIngestError, ValueError) as exc:
+        print(f"ragingest: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        where, report = getattr(args, "persist_dir", None), vars(args).get("report")
+        code = faults.report_fault(exc, where, report)
+        if code is not None:
+            return code
+        from sqlalchemy.exc import OperationalError
+
+        if not isinstance(exc, OperationalError):
+            raise
+        # the records database can't be reached (a --records-url server down, a bad host)
+        print(f"ragingest: records database: {exc.orig or exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
