@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+# The command's exit codes (the CLI and ``RunReport.exit_code`` return these).
+EXIT_OK = 0
+EXIT_FILES_FAILED = 1  # some files failed or partly failed; the others are stored
+EXIT_USAGE = 2  # a usage error, a model or settings mismatch, an unreachable records database
+EXIT_LOCKED = 3  # another run is writing the collection
+EXIT_READ_ONLY = 4  # the store is read-only
+EXIT_CORRUPT = 5  # the store is damaged
+EXIT_DISK_FULL = 6  # the disk is full
+EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C); the next run finishes the work
+
 
 class RagIngestError(Exception):
     """Base class of ragingest's own errors."""

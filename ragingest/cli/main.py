@@ -10,7 +10,7 @@ import sys
 from ragingest.cli import faults
 from ragingest.cli.args import build_parser
 from ragingest.cli.commands import COMMANDS
-from ragingest.errors import RagIngestError
+from ragingest.errors import EXIT_INTERRUPTED, EXIT_USAGE, RagIngestError
 
 __all__ = ["build_parser", "main"]
 
@@ -28,10 +28,10 @@ def main(argv: list[str] | None = None) -> int:
             return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except Exception as exc:
         where, report = getattr(args, "persist_dir", None), vars(args).get("report")
         code = faults.report_fault(exc, where, report)
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         # the records database can't be reached (a --records-url server down, a bad host)
         print(f"ragingest: records database: {exc.orig or exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

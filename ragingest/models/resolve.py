@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import MODEL as DEFAULT_MODEL
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 ALIASES = {
     "e5": DEFAULT_MODEL,

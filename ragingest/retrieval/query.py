@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval.filters import parse_where
-from ragingest.retrieval.search import rank_chunks
+from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.reader import open_reader
 
 __all__ = ["RANKS", "parse_where", "search"]
@@ -19,11 +20,11 @@ def search(
     text: str,
     persist_dir: str | Path,
     collection: str,
-    k: int = 4,
+    k: int = TOP_K,
     where: list[str] | None = None,
     model: str | None = None,
     records_url: str | None = None,
-    hybrid: bool = True,
+    hybrid: bool = HYBRID,
 ) -> list[dict[str, Any]]:
     """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first. ``hybrid``
     (default: it measured better on both eval sets, see bench/README.md): score = the
@@ -38,7 +39,7 @@ def search(
             persist_dir, collection, model=model, create=False, records_url=records_url
         )
         store.sync_lexical()
-    depth = max(k, 20) if hybrid else k  # fusion needs each list deeper than the top k
+    depth = candidate_depth(k)  # the retriever's depth, so both rank the same candidates
     ranking = rank_chunks(store, text, depth, where=where or None, hybrid=hybrid)
     out = []
     for hit in ranking.hits[:k]:

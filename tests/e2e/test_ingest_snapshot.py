@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from ragingest.cli.main import main
 from ragingest.vectorstore.parents import PARENTS_FILE
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import DATA, EXAMPLES
+from tests.helpers import ingest_cli
 
 pytestmark = pytest.mark.slow
 
@@ -37,17 +37,7 @@ def stored_examples(tmp_path: Path) -> list[dict]:
     for path in corpus.rglob("*"):
         os.utime(path, (FIXED_MTIME, FIXED_MTIME))
     persist = tmp_path / "chroma"
-    code = main(
-        [
-            "ingest",
-            str(corpus),
-            "--persist-dir",
-            str(persist),
-            "--collection",
-            "snap",
-            "--no-progress",
-        ]
-    )
+    code = ingest_cli(corpus, persist, "snap")
     assert code == 0
     got = chroma_client(persist).get_collection("snap").get(include=["documents", "metadatas"])
     rows = [

@@ -11,6 +11,7 @@ import pytest
 from ragingest.cli.main import main
 from ragingest.evaluate.trace import load_sources, locate, source_check, trace
 from tests.conftest import memo_path
+from tests.helpers import ingest_cli
 
 QUESTION = "На сколько дней выдают альбом с красной наклейкой?"
 # the condition and its rule: [66, 189) of the memo, cut at 120 by fixed 120/0 windows
@@ -33,10 +34,7 @@ def collections(tmp_path_factory):
     source.mkdir()
     shutil.copy(memo_path(), source / "library_memo.md")
     persist = root / "db"
-    assert main(
-        ["ingest", str(source), "--persist-dir", str(persist), "--collection", "memo",
-         "--no-progress"]
-    ) == 0
+    assert ingest_cli(source, persist, "memo") == 0
     text = (source / "library_memo.md").read_text(encoding="utf-8")
     documents = FixedSizeSplitter(120, 0, unit="chars").create_documents(
         [text], [{"source": "library_memo.md"}]

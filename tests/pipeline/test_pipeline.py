@@ -15,6 +15,7 @@ from ragingest.schema import validate
 from ragingest.vectorstore import open_store
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
+from tests.helpers import ingest_cli
 from tests.margins import COSINE_MARGIN, assert_first_on_any_cpu
 
 pytestmark = pytest.mark.slow
@@ -39,19 +40,7 @@ def corpus(tmp_path_factory) -> Path:
 def ingested(corpus, tmp_path_factory) -> tuple[Path, dict, int]:
     persist = tmp_path_factory.mktemp("chroma")
     report_path = persist / "report.json"
-    code = main(
-        [
-            "ingest",
-            str(corpus),
-            "--persist-dir",
-            str(persist),
-            "--collection",
-            "examples",
-            "--report",
-            str(report_path),
-            "--no-progress",
-        ]
-    )
+    code = ingest_cli(corpus, persist, "examples", "--report", report_path)
     return persist, json.loads(report_path.read_text(encoding="utf-8")), code
 
 
@@ -152,19 +141,7 @@ def test_stored_chunks_have_exact_offsets_and_valid_metadata(ingested, corpus):
 def test_rerun_adds_nothing(ingested, corpus, tmp_path):
     persist, _report, _code = ingested
     report_path = tmp_path / "again.json"
-    main(
-        [
-            "ingest",
-            str(corpus),
-            "--persist-dir",
-            str(persist),
-            "--collection",
-            "examples",
-            "--report",
-            str(report_path),
-            "--no-progress",
-        ]
-    )
+    ingest_cli(corpus, persist, "examples", "--report", report_path)
     again = json.loads(report_path.read_text(encoding="utf-8"))
     assert (again["added"], again["deleted"], again["embeddings_computed"]) == (0, 0, 0)
     assert again["skipped"] > 0
@@ -172,19 +149,8 @@ def test_rerun_adds_nothing(ingested, corpus, tmp_path):
 
 def test_other_model_is_refused(ingested, corpus, capsys):
     persist, _report, _code = ingested
-    code = main(
-        [
-            "ingest",
-            str(corpus),
-            "--persist-dir",
-            str(persist),
-            "--collection",
-            "examples",
-            "--model",
-            "sentence-transformers/all-MiniLM-L6-v2",
-            "--no-progress",
-        ]
-    )
+    minilm = ("--model", "sentence-transformers/all-MiniLM-L6-v2")
+    code = ingest_cli(corpus, persist, "examples", *minilm)
     assert code == 2
     assert "was built with model 'intfloat/multilingual-e5-small'" in capsys.readouterr().err
 

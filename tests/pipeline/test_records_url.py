@@ -1,4 +1,4 @@
-"""Issue 7: the records database behind a SQLAlchemy URL (``--records-url``).
+"""The records database behind a SQLAlchemy URL (``--records-url``).
 
 The default is the SQLite file in the Chroma directory, as before. With a real PostgreSQL
 server (``tests/postgres.py``: initdb in a temp folder, 127.0.0.1, a free port, stopped by pid)

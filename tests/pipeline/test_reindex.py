@@ -1,4 +1,4 @@
-"""Scheduled re-indexing (issue 4), in process: real model, real Chroma in temp dirs.
+"""Scheduled re-indexing, in process: real model, real Chroma in temp dirs.
 
 Unchanged files are not parsed, identical text is embedded once, a changed file gets only its
 changed texts embedded and its stale chunks deleted, a deleted file's chunks go, a model change

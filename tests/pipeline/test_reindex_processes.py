@@ -1,4 +1,4 @@
-"""Scheduled re-indexing (issue 4) across processes: ``ragingest ingest`` subprocesses killed
+"""Scheduled re-indexing across processes: ``ragingest ingest`` subprocesses killed
 with SIGKILL at random moments, and two concurrent runs on one collection."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 7: a real Chroma server (``chroma run``) and a real Ray cluster (``ray start --head``),
+"""A real Chroma server (``chroma run``) and a real Ray cluster (``ray start --head``),
 both on 127.0.0.1, free ports, temp paths, stopped by pid. Ray into the server must equal the
 local engine into an embedded store (ids, texts, metadata); a killed worker converges."""
 

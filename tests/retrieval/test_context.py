@@ -10,9 +10,9 @@ import pytest
 from langchain_core.documents import Document
 
 import ragingest
-from ragingest.cli.main import main
 from ragingest.retrieval.context import auto_merge, fit_budget, token_counter
 from tests.conftest import memo_path
+from tests.helpers import ingest_cli
 from tests.margins import assert_best_by_margin
 
 
@@ -63,9 +63,8 @@ def memo_db(tmp_path_factory):
     root = tmp_path_factory.mktemp("context")
     (root / "src").mkdir()
     shutil.copy(memo_path(), root / "src" / "library_memo.md")
-    args = ["ingest", str(root / "src"), "--persist-dir", str(root / "db"), "--collection",
-            "memo", "--no-progress", "--chunk-size", "40", "--min-chunk-size", "10"]
-    assert main(args) == 0
+    sizes = ("--chunk-size", "40", "--min-chunk-size", "10")
+    assert ingest_cli(root / "src", root / "db", "memo", *sizes) == 0
     return root / "db"
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.cli.main import main
 from ragingest.retrieval.query import search
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.store import open_store
+from tests.helpers import ingest_cli
 
 pytestmark = pytest.mark.slow
 
@@ -42,9 +42,8 @@ def rentals(tmp_path_factory) -> Path:
         encoding="utf-8",
     )
     persist = tmp_path_factory.mktemp("chroma")
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "rentals"]
     opts = ["--model", MINILM, "--chunk-size", "40", "--chunk-overlap", "0"]
-    assert main([*argv, *opts, "--min-chunk-size", "0", "--no-progress"]) == 0
+    assert ingest_cli(docs, persist, "rentals", *opts, "--min-chunk-size", "0") == 0
     return persist
 
 

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.cli.faults import EXIT_INTERRUPTED
 from ragingest.cli.main import main
+from ragingest.errors import EXIT_INTERRUPTED
 from ragingest.retrieval.query import search
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
 from ragingest.vectorstore.store import open_store
+from tests.helpers import ingest_cli
 from tests.margins import assert_first_on_any_cpu
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -45,8 +46,7 @@ def test_index_upserts_deletes_and_drops(tmp_path):
 
 
 def ingest(docs: Path, persist: Path, *extra: str) -> int:
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "notes"]
-    return main([*argv, "--model", MINILM, "--min-chunk-size", "0", "--no-progress", *extra])
+    return ingest_cli(docs, persist, "notes", "--model", MINILM, "--min-chunk-size", "0", *extra)
 
 
 def in_step(persist: Path) -> set[str]:
@@ -158,8 +158,7 @@ def codes(tmp_path_factory) -> Path:
     for number, (heading, text) in enumerate(CODES):
         (docs / f"note{number:02}.md").write_text(f"# {heading}\n\n{text}\n", encoding="utf-8")
     persist = tmp_path_factory.mktemp("chroma")
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "codes"]
-    assert main([*argv, "--model", E5, "--no-progress"]) == 0
+    assert ingest_cli(docs, persist, "codes", "--model", E5) == 0
     return persist
 
 
@@ -218,8 +217,7 @@ def test_hybrid_puts_the_asked_code_first_where_vectors_blur_it(tmp_path):
     for number, (code, reason) in enumerate(FAULTS.items()):
         text = f"# Коды ошибок\n\n{FILLER}Код {code}: {reason}.\n"
         (docs / f"code{number:02}.md").write_text(text, encoding="utf-8")
-    argv = ["ingest", str(docs), "--persist-dir", str(tmp_path / "c"), "--collection", "faults"]
-    assert main([*argv, "--model", E5, "--no-progress"]) == 0
+    assert ingest_cli(docs, tmp_path / "c", "faults", "--model", E5) == 0
     dense = ragingest.retriever(tmp_path / "c", "faults", k=1, hybrid=False, parents=False)
     hybrid = ragingest.retriever(tmp_path / "c", "faults", k=4, hybrid=True, parents=False)
     first = {False: 0, True: 0}
