@@ -32,6 +32,8 @@ def collection_status(
     run_log: str | Path | None = None,
     records_url: str | None = None,
 ) -> dict[str, Any]:
+    """What ``ragingest status`` reports about ``collection`` (counts, model, settings, the last
+    runs), read without writing to the store."""
     persist = Path(persist_dir)
 
     require_store_dir(persist)
@@ -77,6 +79,7 @@ def collection_status(
 
 
 def render(status: dict[str, Any]) -> str:
+    """A status as the text the command prints."""
     physical = status["physical"]
     name = status["collection"] + (
         f" (Chroma collection {physical})" if physical != status["collection"] else ""

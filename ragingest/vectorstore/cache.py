@@ -46,6 +46,7 @@ class SQLiteByteStore(BaseStore[str, bytes]):
         return connection
 
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
+        """The stored value of each key, ``None`` where there is none (same order as ``keys``)."""
         found: dict[str, bytes] = {}
         connection = self._connect()
         try:
@@ -61,6 +62,7 @@ class SQLiteByteStore(BaseStore[str, bytes]):
         return [found.get(key) for key in keys]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Store each ``(key, value)``, replacing what a key held."""
         connection = self._connect()
         try:
             with connection:
@@ -72,6 +74,7 @@ class SQLiteByteStore(BaseStore[str, bytes]):
             connection.close()
 
     def mdelete(self, keys: Sequence[str]) -> None:
+        """Delete ``keys`` (missing keys are ignored)."""
         connection = self._connect()
         try:
             with connection:
@@ -82,6 +85,7 @@ class SQLiteByteStore(BaseStore[str, bytes]):
             connection.close()
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        """The stored keys in order, only those starting with ``prefix`` when it is given."""
         connection = self._connect()
         try:
             if prefix:
@@ -106,22 +110,27 @@ class LazyEmbeddings(Embeddings):
 
     @property
     def loaded(self) -> bool:
+        """Whether the model has been loaded."""
         return self._embeddings is not None
 
     @property
     def embeddings(self) -> Embeddings:
+        """The wrapped embeddings, loaded on first access."""
         if self._embeddings is None:
             self._embeddings = self._factory()
         return self._embeddings
 
     @property
     def computed(self) -> int:
+        """How many texts the model has embedded (0 before it is loaded)."""
         return getattr(self._embeddings, "computed", 0) if self._embeddings else 0
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, from the model (loaded on first call)."""
         return self.embeddings.embed_documents(texts)
 
     def embed_query(self, text: str) -> list[float]:
+        """The query's vector, from the model (loaded on first call)."""
         return self.embeddings.embed_query(text)
 
 
@@ -182,6 +191,8 @@ class CachedEmbeddings(CacheBackedEmbeddings):
         return len(new)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, each distinct text embedded at most once (cached vectors reused);
+        counts ``requested`` and ``cached``."""
         unique = list(dict.fromkeys(texts))
         before = self.computed
         vectors = dict(zip(unique, super().embed_documents(unique), strict=True))

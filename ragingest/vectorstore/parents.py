@@ -24,6 +24,9 @@ PARENTS_FILE = "ragingest_parents.sqlite"
 
 
 class ParentStore(BaseStore[str, Document]):
+    """The parent sections of one collection's chunks (``parent_id`` → ``Document``), in SQLite
+    beside Chroma."""
+
     def __init__(self, persist_dir: str | Path, collection: str) -> None:
         folder = Path(persist_dir)
         folder.mkdir(parents=True, exist_ok=True)
@@ -43,6 +46,7 @@ class ParentStore(BaseStore[str, Document]):
         return db
 
     def mget(self, keys: Sequence[str]) -> list[Document | None]:
+        """The parent of each key, ``None`` where there is none (same order as ``keys``)."""
         found: dict[str, Document] = {}
         with self._lock, self._connect() as db:
             for i in range(0, len(keys), 500):
@@ -58,6 +62,7 @@ class ParentStore(BaseStore[str, Document]):
         return [found.get(key) for key in keys]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
+        """Store each ``(parent_id, document)``, replacing what an id held."""
         rows = [
             (self.collection, key, doc.page_content, json.dumps(doc.metadata, ensure_ascii=False))
             for key, doc in key_value_pairs
@@ -66,6 +71,7 @@ class ParentStore(BaseStore[str, Document]):
             db.executemany("INSERT OR REPLACE INTO parents VALUES (?, ?, ?, ?)", rows)
 
     def mdelete(self, keys: Sequence[str]) -> None:
+        """Delete the parents ``keys`` (missing ones are ignored)."""
         with self._lock, self._connect() as db:
             db.executemany(
                 "DELETE FROM parents WHERE collection = ? AND parent_id = ?",
@@ -73,6 +79,8 @@ class ParentStore(BaseStore[str, Document]):
             )
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        """The parent ids of this collection in order, only those starting with ``prefix`` when
+        given."""
         with self._lock, self._connect() as db:
             rows = db.execute(
                 "SELECT parent_id FROM parents WHERE collection = ? ORDER BY parent_id",
