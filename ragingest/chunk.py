@@ -3,6 +3,8 @@ source maps and the splitters all speak it)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 Strategy = str  # "heading" | "paragraph" | "recursive" | "fixed" | "table" (+ content types)
@@ -63,3 +65,26 @@ def breadcrumb(title: str, headings: tuple[tuple[int, str], ...]) -> tuple[str, 
         if not parts or heading != parts[-1]:
             parts.append(heading)
     return tuple(parts)
+
+
+BREADCRUMB_SHARE = 4  # a breadcrumb costs at most 1/4 of the chunk budget: a 100 KB heading
+# repeated whole before every chunk made the chunks tiny and memory grow with its square
+_MAX_TOKEN_CHARS = 16  # no model token spans more characters (a first, cheap cut)
+
+
+def bound_breadcrumb(prefix: str, limit: int, cost: Callable[[str], int]) -> str:
+    """``prefix`` cut at a word boundary (at a character where it has no space in reach) so
+    that ``cost(result) <= limit``; ``prefix`` itself when it fits. ``cost`` is called about
+    log2(len) times, each on at most ``limit * _MAX_TOKEN_CHARS`` characters."""
+    if len(prefix) <= limit or cost(prefix) <= limit:
+        return prefix
+    head = prefix[: max(1, limit) * _MAX_TOKEN_CHARS]
+    cuts = [m.start() for m in re.finditer(r"\s+", head)] or list(range(1, len(head)))
+    lo, hi = 0, len(cuts)  # the longest fitting cut is cuts[lo - 1]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cost(head[: cuts[mid - 1]].rstrip()) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    return head[: cuts[lo - 1]].rstrip() if lo else ""

@@ -31,6 +31,7 @@ ENGINE = "local"
 WRITE_BATCH_SIZE = 256  # chunks per write; whole files, a killed run redoes one batch
 MAX_FILE_MB = 32  # larger files are refused: bounded time and memory
 FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
+MAX_CHUNKS_PER_FILE = 20_000  # past it a file fails, named (~10 min of embedding on a CPU)
 
 # Searching a collection.
 SearchType = Literal["similarity", "mmr"]

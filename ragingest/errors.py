@@ -11,6 +11,7 @@ EXIT_READ_ONLY = 4  # the store is read-only
 EXIT_CORRUPT = 5  # the store is damaged
 EXIT_DISK_FULL = 6  # the disk is full
 EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C); the next run finishes the work
+EXIT_TERMINATED = 143  # terminated (SIGTERM, 128 + 15); the next run finishes the work
 
 
 class RagIngestError(Exception):
@@ -43,6 +44,12 @@ class FileTooLargeError(FileError):
     kind = "too_large"
 
 
+class TooManyChunksError(FileError):
+    """The file splits into more chunks than the per-file bound (``--max-chunks-per-file``)."""
+
+    kind = "too_many_chunks"
+
+
 class ParseError(FileError):
     """The file's parser failed on it (a broken or hostile file)."""
     kind = "parse_failed"
@@ -71,3 +78,7 @@ class CollectionMismatchError(RagIngestError):
 
 class LockedError(RagIngestError):
     """Another run is writing to the same collection."""
+
+
+class PersistDirError(RagIngestError):
+    """The ``persist_dir`` given cannot hold a store (a file is in its place)."""

@@ -108,6 +108,13 @@ LOADER_HINTS = (
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
+# What one chunk may bring to Chroma: a wide table (every column a key) must not reach it
+# whole (Chroma's metadata segment fails on tens of thousands of keys, for good). Past the
+# bounds a value stays in the chunk's text only.
+MAX_EXTRA_KEYS = 64  # keys a loader adds beyond SCHEMA's (catalogue columns, ...) per chunk
+MAX_KEY_CHARS = 64  # a longer key is not stored as metadata
+MAX_VALUE_CHARS = 2048  # a longer string value is cut (the text keeps it whole)
+
 
 def content_id(text: str, metadata: dict[str, Any]) -> str:
     """The id scheme of every stored chunk: LangChain ``index()``'s key with
@@ -185,7 +192,56 @@ def chunk_metadata(
         first, last = page_range(starts, chunk.start_index, chunk.end_index)
         metadata["page_char_start"] = max(0, chunk.start_index - first)
         metadata["page_char_end"] = max(0, chunk.end_index - last)
-    return metadata
+    return {key: bound_value(value) for key, value in metadata.items()}
+
+
+def bound_extras(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``metadata`` with at most ``MAX_EXTRA_KEYS`` keys beyond ``SCHEMA``'s (the first ones,
+    in order) and no key longer than ``MAX_KEY_CHARS``; loader hints (``_`` keys) are kept.
+    Returns it and a note for the run report ('' when nothing was left out)."""
+    kept: dict[str, Any] = {}
+    extras, dropped, first = 0, 0, ""
+    for key, value in metadata.items():
+        if key in SCHEMA or key.startswith("_"):
+            kept[key] = value
+        elif len(key) <= MAX_KEY_CHARS and extras < MAX_EXTRA_KEYS:
+            kept[key] = value
+            extras += 1
+        else:
+            dropped += 1
+            first = first or key
+    if not dropped:
+        return metadata, ""
+    shown = first if len(first) <= 40 else first[:40] + "…"
+    note = (
+        f"{dropped} fields not stored as metadata (over {MAX_EXTRA_KEYS} fields or keys over "
+        f"{MAX_KEY_CHARS} characters, the first {shown!r}): they stay in the text"
+    )
+    return kept, note
+
+
+def bound_value(value: Any) -> Any:
+    """A string cut to ``MAX_VALUE_CHARS`` (each string of a list too); else ``value``."""
+    if isinstance(value, str) and len(value) > MAX_VALUE_CHARS:
+        return value[:MAX_VALUE_CHARS]
+    if isinstance(value, list):
+        return [bound_value(v) for v in value[:MAX_EXTRA_KEYS]]
+    return value
+
+
+def over_bounds(metadata: dict[str, Any]) -> list[str]:
+    """How ``metadata`` exceeds what a chunk may bring to Chroma (empty when within)."""
+    problems = []
+    extras = [k for k in metadata if k not in SCHEMA]
+    if len(extras) > MAX_EXTRA_KEYS:
+        problems.append(f"{len(extras)} extra keys, over {MAX_EXTRA_KEYS}")
+    problems += [f"key {k[:40]!r} over {MAX_KEY_CHARS} characters" for k in extras
+                 if len(k) > MAX_KEY_CHARS][:3]  # fmt: skip
+    for key, value in metadata.items():
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in values):
+            problems.append(f"{key} over {MAX_VALUE_CHARS} characters")
+    return problems
 
 
 def validate(metadata: dict[str, Any]) -> list[str]:
@@ -199,12 +255,18 @@ def validate(metadata: dict[str, Any]) -> list[str]:
         value = metadata[key]
         if not isinstance(value, field.type) or (field.type is int and isinstance(value, bool)):
             problems.append(f"{key} is {type(value).__name__}, want {field.type.__name__}")
+    return problems + storable_problems(metadata)
+
+
+def storable_problems(metadata: dict[str, Any]) -> list[str]:
+    """What in ``metadata`` Chroma cannot store, or may not get (``over_bounds``)."""
+    problems = []
     for key, value in metadata.items():
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             continue  # Chroma stores a non-empty list of str
         if not isinstance(value, Scalar) or value is None:
-            problems.append(f"{key} is not a Chroma scalar: {value!r}")
-    return problems
+            problems.append(f"{key} is not a Chroma scalar: {value!r:.80}")
+    return problems + over_bounds(metadata)
 
 
 @dataclass

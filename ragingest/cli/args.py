@@ -100,7 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--interval", default="10m", help="time between checks: 30s, 10m, 1h (default 10m)"
     )
     wat.add_argument(
-        "--max-runs", type=_positive, default=0, help="stop after N ingest runs (default: never)"
+        "--max-runs",
+        type=_positive,
+        default=0,
+        help="stop after N checks, the first ingest included, changed or not (default: never)",
     )
 
     sts = sub.add_parser(
@@ -199,11 +202,12 @@ def _file_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--file-memory-mb",
         type=_positive,
-        default=0,
+        default=None,
         metavar="MB",
-        help="stop parsing a file whose parser process uses more resident memory than this "
-        "(the parser libraries count: ~500 MB once HTML is parsed) and report it failed "
-        "(default 0: no bound)",
+        help="stop parsing a file whose parser process and the processes it starts (pandoc) "
+        "use more resident memory than this (the parser libraries count: ~500 MB once HTML "
+        "is parsed) and report it failed (default: the smaller of 2048 and half the "
+        "machine's memory; 0: no bound)",
     )
     parser.add_argument(
         "--follow-symlinks-outside",
@@ -231,6 +235,21 @@ def _file_args(parser: argparse.ArgumentParser) -> None:
 def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     """The options of ``ingest``, shared by ``watch``."""
     parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="parse again the files that failed past a bound (--file-timeout, "
+        "--file-memory-mb, size, --max-chunks-per-file) with the same content (default: "
+        "reported as failed, not tried again until they change)",
+    )
+    parser.add_argument(
+        "--max-chunks-per-file",
+        type=_positive,
+        default=d.MAX_CHUNKS_PER_FILE,
+        metavar="N",
+        help="report a file that splits into more chunks than this as failed instead of "
+        f"embedding it for an hour (default {d.MAX_CHUNKS_PER_FILE}; 0: no bound)",
+    )
+    parser.add_argument(
         "paths",
         nargs=paths,
         metavar="PATH",
@@ -255,7 +274,11 @@ def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
         help="skip files matching (repeatable)",
     )
     _file_args(parser)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is one only when stderr is a terminal)",
+    )
     group = parser.add_argument_group("re-indexing")
     group.add_argument(
         "--rebuild",

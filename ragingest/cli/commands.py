@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragingest.cli import faults
-from ragingest.errors import EXIT_INTERRUPTED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
+from ragingest.errors import EXIT_LOCKED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:  # the types only: each command imports what it runs, so --help stays fast
     from ragingest.loaders.cleaning import CleaningRules
@@ -55,6 +55,7 @@ def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:
 def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
+    from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB
     from ragingest.pipeline.options import IngestOptions
 
     split = split_settings(args)
@@ -72,7 +73,7 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
         max_file_bytes=int(args.max_file_mb * 2**20),
         cleaning=cleaning_rules(args),
         content_types=content_types(args),
-        progress=not args.no_progress,
+        progress=not args.no_progress,  # drawn only on a terminal (pipeline.runner, engine_ray)
         write_batch_size=max(1, args.batch_size),
         rebuild=args.rebuild,
         wait=args.wait,
@@ -82,8 +83,12 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
         ray_address=args.ray_address,
         ray_actors=args.ray_actors or None,
         file_timeout=args.file_timeout or None,
-        file_memory_mb=args.file_memory_mb or None,
+        file_memory_mb=DEFAULT_FILE_MEMORY_MB
+        if args.file_memory_mb is None
+        else args.file_memory_mb or None,
         follow_symlinks_outside=args.follow_symlinks_outside,
+        max_chunks_per_file=args.max_chunks_per_file or None,
+        retry_failed=args.retry_failed,
     )
 
 
@@ -99,7 +104,7 @@ def ingest_command(args: argparse.Namespace) -> int:
     options = ingest_options(args)
     if options is None:
         return EXIT_USAGE
-    sources = cli_sources(args.paths, args.loaders)
+    sources = cli_sources(args.paths, args.loaders, args.config)
     if not sources:
         print(
             "ragingest: nothing to ingest: give a PATH, a --loader, or [[sources]] in "
@@ -143,9 +148,8 @@ def watch_command(args: argparse.Namespace) -> int:
 
     try:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
-    except KeyboardInterrupt:
-        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return faults.interrupted(exc)
 
 
 def status_command(args: argparse.Namespace) -> int:
@@ -167,6 +171,7 @@ def status_command(args: argparse.Namespace) -> int:
 def query_command(args: argparse.Namespace) -> int:
     """Run ``ragingest query`` and print the hits; returns the exit status."""
     from ragingest.cli.readonly import readable_store
+    from ragingest.cli.terminal import terminal_safe as safe
     from ragingest.retrieval.query import RANKS, search
 
     with readable_store(args.persist_dir) as persist:
@@ -188,10 +193,10 @@ def query_command(args: argparse.Namespace) -> int:
         ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
         ranks = ranks if args.hybrid else ""
         print(
-            f"{rank}. score {hit['score']:.3f}{ranks}  {meta.get('source')}  "
-            f"[{meta.get('section_path') or '-'}]"
+            f"{rank}. score {hit['score']:.3f}{ranks}  {safe(str(meta.get('source')))}  "
+            f"[{safe(str(meta.get('section_path') or '-'))}]"
         )
-        print("   " + hit["text"][:300].replace("\n", "\n   "))
+        print("   " + safe(hit["text"][:300]).replace("\n", "\n   "))
     if not hits:
         print("no hits")
     return EXIT_OK

@@ -13,12 +13,19 @@ import datetime as dt
 import errno
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragingest.errors import EXIT_CORRUPT, EXIT_DISK_FULL, EXIT_READ_ONLY
+from ragingest.errors import (
+    EXIT_CORRUPT,
+    EXIT_DISK_FULL,
+    EXIT_INTERRUPTED,
+    EXIT_READ_ONLY,
+    EXIT_TERMINATED,
+)
 
 INTERRUPTED = "interrupted; the next run finishes the work"
 CHROMA_FILE = "chroma.sqlite3"
@@ -29,8 +36,22 @@ _CORRUPT = (
     "file is not a database",
     "file is encrypted or is not a database",
     "malformed database schema",
+    "error in compaction",  # Chroma could not apply a write to its segments
+    "failed to apply logs to the metadata segment",
 )
 _DISK_FULL = ("database or disk is full", "no space left on device", "disk is full")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (systemd's stop, ``kill``): unwinds the run like Ctrl-C does."""
+
+
+def interrupted(exc: BaseException) -> int:
+    """Say in one line that the run was stopped; its exit code (143 for SIGTERM, else 130).
+    What was written stays, embeddings computed included (the cache is written per batch)."""
+    message = INTERRUPTED.replace("interrupted", "terminated", 1)
+    print(f"ragingest: {message if isinstance(exc, Terminated) else INTERRUPTED}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 @dataclass(frozen=True)

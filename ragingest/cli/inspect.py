@@ -64,11 +64,17 @@ def inspect_document(
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{path} is a folder: inspect takes one file")
+    if not path.exists() and not path.is_symlink():
+        raise ValueError(f"{path}: no such file")
     plan = make_plan([path], {}, max_file_bytes=splitting.max_file_bytes)
+    if not plan.items:
+        raise ValueError(f"{path}: not a file ingest would read")
     item = plan.items[0]
     if item.unsupported is not None:
         raise item.unsupported
-    assert item.task is not None
+    if item.task is None:  # the walk skips it (a FIFO, a dangling or looping symlink, ...)
+        reason = item.skipped.reason if item.skipped else "not a file ingest would read"
+        raise ValueError(f"{path}: {reason}")
     documents, _counts = split_documents(item.task, splitting)
     rows: list[dict[str, Any]] = []
     described: list[dict[str, Any]] = []

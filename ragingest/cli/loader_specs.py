@@ -1,19 +1,23 @@
 """Loaders named in text: ``--loader MODULE:CLASS --loader-arg KEY=VALUE`` on the command line
-and ``[[sources]]`` tables in ``.ragingest.toml``, so a cron line can re-index any LangChain
-document loader.
+and ``[[sources]]`` tables in the operator's ``.ragingest.toml`` (``--config FILE``, or the
+current directory's when no PATH is given), so a cron line can re-index any LangChain document
+loader. A ``.ragingest.toml`` inside an ingested folder never names sources
+(``ragingest.config``).
 
 Contract:
 
-- ``MODULE:CLASS`` is imported as given; a bare ``CLASS`` is looked up in
-  ``langchain_community.document_loaders`` (``TextLoader``, ``PyPDFLoader``, ``CSVLoader``,
-  ``BSHTMLLoader``, ``DirectoryLoader``, ...). It must be a ``BaseLoader``; errors
-  (``LoaderSpecError``) name the spec and what to do.
+- a bare ``CLASS`` is looked up in ``langchain_community.document_loaders`` (``TextLoader``,
+  ``PyPDFLoader``, ``CSVLoader``, ``BSHTMLLoader``, ``DirectoryLoader``, ...). A
+  ``MODULE:CLASS`` from a config file must name a module of ``TRUSTED_MODULES``, checked
+  before anything is imported; one typed on the command line (``--loader``) is imported as
+  given. It must be a ``BaseLoader``; errors (``LoaderSpecError``) name the spec and what to
+  do.
 - ``KEY=VALUE``: the value is parsed as JSON when it parses (``42``, ``true``, ``["a"]``,
   ``{"k": 1}``), else taken as a string. The loader is built as ``CLASS(**args)``.
 - ``[[sources]]`` entries: ``loader = "MODULE:CLASS"`` with an ``args`` table, or
   ``path = "folder/or/file"``. Relative ``path`` values, and loader args named ``file_path``,
   ``path``, ``paths`` or ``file_paths``, are resolved against the folder of the
-  ``.ragingest.toml`` (so a job may run from any directory).
+  config file (so a job may run from any directory).
 """
 
 from __future__ import annotations
@@ -21,15 +25,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragingest.config import CONFIG_FILE, operator_config
 from ragingest.errors import RagIngestError
 
-CONFIG_FILE = ".ragingest.toml"
 COMMUNITY_MODULE = "langchain_community.document_loaders"
+# the modules (and their submodules) a loader named in a config file may come from
+TRUSTED_MODULES = (COMMUNITY_MODULE, "langchain_core.document_loaders", "ragingest.loaders")
 _PATH_ARGS = ("file_path", "path", "paths", "file_paths")
 
 
@@ -43,10 +48,11 @@ class LoaderSpec:
     arguments."""
     target: str  # "MODULE:CLASS" or "CLASS" (in langchain_community.document_loaders)
     args: dict[str, Any] = field(default_factory=dict)
+    trusted: bool = True  # typed by the operator: any module; from a file: TRUSTED_MODULES
 
     def build(self) -> Any:
         """The loader instance; ``LoaderSpecError`` with the reason otherwise."""
-        cls = import_loader(self.target)
+        cls = import_loader(self.target, self.trusted)
         try:
             return cls(**self.args)
         except Exception as exc:
@@ -56,9 +62,16 @@ class LoaderSpec:
             ) from exc
 
 
-def import_loader(target: str) -> type:
+def is_trusted_module(module_name: str) -> bool:
+    """Whether ``module_name`` is one of ``TRUSTED_MODULES`` or below one (by name only)."""
+    return any(module_name == m or module_name.startswith(m + ".") for m in TRUSTED_MODULES)
+
+
+def import_loader(target: str, trusted: bool = True) -> type:
     """The ``BaseLoader`` class ``target`` names ('MODULE:CLASS', or a class of
-    ``langchain_community.document_loaders``); ``LoaderSpecError`` saying why otherwise."""
+    ``langchain_community.document_loaders``); ``LoaderSpecError`` saying why otherwise.
+    Unless ``trusted``, its module must be a ``TRUSTED_MODULES`` one, checked on the name
+    before the module is imported."""
     from langchain_core.document_loaders import BaseLoader
 
     module_name, _, class_name = target.rpartition(":")
@@ -66,6 +79,12 @@ def import_loader(target: str) -> type:
     if not class_name.isidentifier():
         raise LoaderSpecError(
             f"loader {target!r}: write MODULE:CLASS, e.g. {COMMUNITY_MODULE}:TextLoader"
+        )
+    if not trusted and not is_trusted_module(module_name):
+        raise LoaderSpecError(
+            f"loader {target}: a config file may name loaders of {', '.join(TRUSTED_MODULES)} "
+            "only (nothing was imported); name another loader on the command line with "
+            "--loader MODULE:CLASS"
         )
     try:
         module = importlib.import_module(module_name)
@@ -143,18 +162,24 @@ def add_loader_args(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="keyword argument of the preceding --loader (VALUE read as JSON when it parses)",
     )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="also ingest the [[sources]] of this .ragingest.toml (with no PATH and no "
+        "--loader: ./.ragingest.toml); a .ragingest.toml inside an ingested folder may set "
+        "[content_types] only",
+    )
 
 
-def config_sources(folder: Path) -> list[Any]:
-    """The ``[[sources]]`` of ``folder/.ragingest.toml``: paths (``Path``) and loader specs,
-    relative paths resolved against ``folder``; [] when the file or the table is absent."""
-    config = Path(folder) / CONFIG_FILE
-    if not config.is_file():
-        return []
-    try:
-        data = tomllib.loads(config.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise LoaderSpecError(f"{config}: cannot read it: {exc}") from exc
+def config_sources(config: Path) -> list[Any]:
+    """The ``[[sources]]`` of an operator's config (a file, or a folder's ``CONFIG_FILE``):
+    paths (``Path``) and loader specs, relative paths resolved against the file's folder; []
+    when the file or the table is absent."""
+    config = Path(config)
+    if config.is_dir():
+        config = config / CONFIG_FILE
+    folder = config.parent
+    data = operator_config(config)
     entries = data.get("sources", [])
     if not isinstance(entries, list):
         raise LoaderSpecError(f"{config}: write [[sources]] tables (loader = ... or path = ...)")
@@ -173,7 +198,7 @@ def config_sources(folder: Path) -> list[Any]:
             key: _resolve_arg(folder, value) if key in _PATH_ARGS else value
             for key, value in args.items()
         }
-        out.append(LoaderSpec(str(entry["loader"]), resolved))
+        out.append(LoaderSpec(str(entry["loader"]), resolved, trusted=False))
     return out
 
 
@@ -190,16 +215,22 @@ def _resolve_arg(folder: Path, value: Any) -> Any:
     return value
 
 
-def cli_sources(paths: list[str], loaders: list[LoaderSpec]) -> list[Any]:
+def cli_sources(
+    paths: list[str], loaders: list[LoaderSpec], config: str | Path | None = None
+) -> list[Any]:
     """The sources of an ``ingest``/``watch`` command line: its paths, the ``[[sources]]`` of
-    each folder's ``.ragingest.toml`` (of the current directory when no path or loader is
-    given), then its ``--loader``s, built."""
+    the operator's config (``config``; else ``./.ragingest.toml`` when no path or loader is
+    given), then its ``--loader``s, built. A config inside an ingested folder is never read
+    here (``ragingest.config.root_config`` reads its allowed part at split time)."""
     out: list[Any] = list(paths)
-    folders = [Path(p) for p in paths if Path(p).is_dir()]
-    if not paths and not loaders:
-        folders = [Path.cwd()]
-    for folder in folders:
-        for item in config_sources(folder):
+    if config is not None:
+        if not Path(config).is_file():
+            raise LoaderSpecError(f"--config {config}: no such file")
+        named: Path | None = Path(config)
+    else:
+        named = Path.cwd() / CONFIG_FILE if not paths and not loaders else None
+    if named is not None:
+        for item in config_sources(named):
             out.append(item.build() if isinstance(item, LoaderSpec) else str(item))
     out.extend(spec.build() for spec in loaders)
     return out

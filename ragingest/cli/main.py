@@ -1,23 +1,34 @@
 """The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
-3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted
-(``cli.faults``)."""
+3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted (Ctrl-C),
+143 terminated (SIGTERM) (``cli.faults``)."""
 
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+import threading
 
 from ragingest.cli import faults
 from ragingest.cli.args import build_parser
 from ragingest.cli.commands import COMMANDS
-from ragingest.errors import EXIT_INTERRUPTED, EXIT_USAGE, RagIngestError
+from ragingest.errors import EXIT_USAGE, RagIngestError
 
 __all__ = ["build_parser", "main"]
+
+
+def _terminate(signum: int, frame: object) -> None:
+    # the exception may land while a pooled connection closes: SQLAlchemy would log that
+    # as an error with a traceback; after a stop it is expected (the line below says it)
+    logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
+    raise faults.Terminated
 
 
 def main(argv: list[str] | None = None) -> int:
     """The ``ragingest`` command: parse ``argv`` (default: ``sys.argv``), run the subcommand;
     returns its exit status."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)  # systemd's stop: handled like Ctrl-C
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -28,9 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with use_server(server_from_args(args)):
             return COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return faults.interrupted(exc)
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_USAGE

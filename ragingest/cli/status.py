@@ -14,6 +14,7 @@ from ragingest.pipeline.lock import lock_holder
 from ragingest.pipeline.state import FileStates
 from ragingest.vectorstore.aliases import read_alias
 from ragingest.vectorstore.names import chroma_name
+from ragingest.vectorstore.origins import origins
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import display_url, namespace, records_url_for
 from ragingest.vectorstore.store import (
@@ -47,8 +48,21 @@ def collection_status(
         )
     manager = record_manager(persist, physical, records_url)
     journal = len(manager.journal_items())
-    chunks = client.get_collection(physical).count()
+    chroma = client.get_collection(physical)
+    chunks = chroma.count()
     records = manager.count()
+    others = None
+    consistent = chunks == records and journal == 0
+    if not consistent or not _all_ours(manager):  # who wrote what (lists the ids)
+        found = origins(chroma.get(include=[])["ids"], manager)
+        consistent = found.consistent and journal == 0
+        if found.foreign_in_chroma or found.foreign_recorded:
+            others = {
+                "chunks": len(found.foreign_in_chroma),
+                "recorded_here": len(found.foreign_recorded),
+                "recorded_elsewhere": found.elsewhere,
+                "namespace": manager.namespace,
+            }
     building = None
     if alias and alias.building:
         build = collection_metadata(client, alias.building) or {}
@@ -70,12 +84,40 @@ def collection_status(
         "records": records,
         "files": len(manager.list_groups()),
         "files_tracked": len(FileStates(persist, namespace(physical), records_url).load()),
-        "consistent": chunks == records and journal == 0,
+        "consistent": consistent,
+        "not_by_ragingest": others,
         "journal": journal,
         "rebuild_in_progress": building,
         "writer": lock_holder(persist, collection, records_url),
         "last_run": runlog.last_run(runlog.run_log_path(persist, run_log), collection),
     }
+
+
+def _all_ours(manager: Any) -> bool:
+    """Whether every record of the namespace has a ragingest id (none written by other code
+    through the ``RecordManager``, e.g. LangChain's ``index()``)."""
+    from ragingest.vectorstore.origins import ragingest_form
+
+    return all(ragingest_form(key) for key in manager.list_keys())
+
+
+def _others_line(others: dict[str, Any]) -> str:
+    """What status sees of documents other code wrote, and what ragingest does with them."""
+    parts = [f"{others['chunks']} documents in Chroma not written by ragingest"]
+    if others["recorded_here"]:
+        parts.append(
+            f"{others['recorded_here']} records of other code in ragingest's record-manager "
+            f"namespace {others['namespace']!r}"
+        )
+    for name, count in sorted(others["recorded_elsewhere"].items()):
+        parts.append(f"{count} of them recorded under namespace {name!r}")
+    return (
+        "not by ragingest: "
+        + "; ".join(parts)
+        + f" (ragingest's namespace for this collection: {others['namespace']!r}). ragingest "
+        "never updates nor deletes them and counts them apart; `ingest --rebuild` builds the "
+        "collection without them"
+    )
 
 
 def render(status: dict[str, Any]) -> str:
@@ -89,11 +131,14 @@ def render(status: dict[str, Any]) -> str:
     settings = describe(status["settings"])
     lines = [
         f"collection: {name} in {status['persist_dir']}",
-        f"model: {status['model']} (fingerprint {status['fingerprint']})",
+        f"model: {status['model']} (fingerprint {status['fingerprint']})"
+        if status["model"]
+        else "model: none recorded (not built by ragingest: `ingest --rebuild` builds it anew)",
         f"splitter: {settings or '-'}",
         f"chunks: {status['chunks']} in Chroma, {status['records']} in the record manager "
         f"({'consistent' if status['consistent'] else 'NOT consistent: the next run repairs it'})",
         f"files: {status['files']} with chunks ({status['files_tracked']} with a recorded state)",
+        *([_others_line(status["not_by_ragingest"])] if status.get("not_by_ragingest") else []),
         f"records: {status['records_url']}",
     ]
     writer = status["writer"]

@@ -4,8 +4,9 @@ Every ``interval`` the watched roots are walked (the same walk as ``ingest``) an
 size and mtime compared with the snapshot taken just before the last run; any difference
 (a file new, changed or gone) starts a run. A snapshot is taken *before* each run, so a change
 made during a run starts another one. A run that finds the collection locked by another writer
-is retried at the next check. Stopping the watcher at any moment, ``kill -9`` included, is safe:
-the next run finishes the interrupted one.
+is retried at the next check. ``max_runs`` counts checks, each one, changed or not. Stopping
+the watcher at any moment, ``kill -9`` included, is safe: the next run finishes the
+interrupted one.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ragingest.errors import LockedError
+from ragingest.errors import EXIT_LOCKED, LockedError
 from ragingest.loaders import walk
 from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.runner import IngestOptions, ingest
@@ -65,9 +66,11 @@ def watch(
     on_report: Callable[[RunReport], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> int:
-    """Run ``ingest`` now and after every change; return the last run's exit code once
-    ``max_runs`` runs are done (never, without it)."""
-    runs, code = 0, 0
+    """Run ``ingest`` now and after every change; return once ``max_runs`` checks are done
+    (never, without it). Every check counts, the first run included, whether it found a
+    change or not, so that ``--max-runs`` bounds a watch of an unchanged folder too. The exit
+    code is the last run's (``EXIT_LOCKED`` when no run could take the collection yet)."""
+    checks, code = 0, EXIT_LOCKED
     last: Snapshot | None = None
     while True:
         current = snapshot(paths, options.include, options.exclude, options.follow_symlinks_outside)
@@ -77,9 +80,10 @@ def watch(
             except LockedError as exc:
                 log.warning("%s; trying again at the next check", exc)
             else:
-                last, runs, code = current, runs + 1, report.exit_code
+                last, code = current, report.exit_code
                 if on_report:
                     on_report(report)
-                if max_runs and runs >= max_runs:
-                    return code
+        checks += 1
+        if max_runs and checks >= max_runs:
+            return code
         sleep(interval)

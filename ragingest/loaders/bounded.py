@@ -8,9 +8,13 @@ tokenizer threads, which a fork would copy in an undefined state. It is started 
 reused, so a file costs one round trip of its documents through a pipe; the start-up
 (interpreter + loader imports) is waited for separately and never counts against a file.
 
-The memory bound is on the worker's resident memory (RSS, what ``top`` shows; the parser
-libraries count: ~0.5 GB once the HTML parser is loaded), watched by the caller while it
-waits (``/proc``; elsewhere ``RLIMIT_AS`` in the worker, which counts address space). A
+The memory bound is on the resident memory (RSS, what ``top`` shows; the parser libraries
+count: ~0.5 GB once the HTML parser is loaded) of the worker and every process it started
+(pandoc, which unstructured runs for EPUB/ODT/RTF), watched by the caller while it waits
+(``/proc``; elsewhere ``RLIMIT_AS`` in the worker, which counts address space). It has a
+default (``DEFAULT_FILE_MEMORY_MB``: the smaller of 2 GB and half the machine's memory). The
+worker leads a process group of its own, and the whole group is killed with it: a parser's
+child never outlives a timeout. A
 memory limit set in the worker instead would surface as whatever the parser makes of a
 failed allocation (a ``MemoryError`` wrapped by the loader, a C library's own error);
 watched from outside, the reason is always the same. A file past it in a worker that had
@@ -29,6 +33,7 @@ process, unbounded.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import multiprocessing
@@ -51,6 +56,16 @@ if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parse
 
 log = logging.getLogger(__name__)
 
+def default_memory_mb() -> int:
+    """The smaller of 2 GB and half the machine's memory (MB)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 2048
+    return max(256, min(2048, total // 2**21))
+
+
+DEFAULT_FILE_MEMORY_MB = default_memory_mb()
 _START_TIMEOUT = 300.0  # the worker's interpreter and imports, on a loaded machine
 _MEMORY_POLL = 0.05  # seconds between looks at the worker's resident memory
 T = TypeVar("T")
@@ -74,6 +89,42 @@ def resident_bytes(pid: int) -> int | None:
         return None
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (``/proc/PID/task/*/children``); [] where it can't be read."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{current}/task/{task}/children", "rb") as children:
+                    kids = [int(k) for k in children.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def tree_resident_bytes(pid: int) -> int | None:
+    """The resident memory of ``pid`` and every process below it; None where ``pid``'s can't
+    be read."""
+    own = resident_bytes(pid)
+    if own is None:
+        return None
+    return own + sum(resident_bytes(child) or 0 for child in descendants(pid))
+
+
+def kill_group(pid: int) -> None:
+    """Kill the process group ``pid`` leads (the worker and what it started), if any."""
+    with contextlib.suppress(OSError):  # no such group (any more), or not ours
+        os.killpg(pid, signal.SIGKILL)
+
+
 def memory_reason(memory_mb: int) -> str:
     """The error reason for a parse stopped at the ``--file-memory-mb`` limit."""
     mb = memory_mb
@@ -93,11 +144,14 @@ def _exit_when_orphaned(parent: int) -> None:
     """End this worker once ``parent`` is gone (then nobody reads its answers)."""
     while os.getppid() == parent:
         time.sleep(1.0)
+    kill_group(os.getpid())  # what this worker started goes with it
     os._exit(0)
 
 
 def _serve(connection: Connection, memory_bytes: int | None, parent: int) -> None:
     """The worker: answer ``(function, args)`` requests until the pipe closes."""
+    with contextlib.suppress(OSError):  # already a group (session) leader
+        os.setpgid(0, 0)  # a group of its own: killed whole, children included
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     if memory_bytes:  # only where the parent can't watch /proc
@@ -189,7 +243,7 @@ class ParserPool:
                 )
             if connection.poll(min(left, _MEMORY_POLL) if self._watch else left):
                 return
-            used = resident_bytes(self._process.pid) if self._process is not None else None
+            used = tree_resident_bytes(self._process.pid) if self._process is not None else None
             if self.memory_mb and used is not None and used > (self.memory_bytes or 0):
                 self._restart()
                 raise FileMemoryError(path, memory_reason(self.memory_mb))
@@ -267,6 +321,8 @@ class ParserPool:
         self._waiting = True
         self._served = 0
         if process is not None:
+            if process.pid is not None:
+                kill_group(process.pid)
             if process.is_alive():
                 process.kill()
             process.join(5)

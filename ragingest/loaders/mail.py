@@ -26,6 +26,7 @@ from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.blocks import clean_inline, clean_multiline, render
 from ragingest.loaders.cleaning import CleaningRules, new_counts
 from ragingest.loaders.notes import add_note
+from ragingest.loaders.repair import better_charset
 from ragingest.schema import CLEANING_HINT, CONTENT_TYPE_HINT, short_hash
 
 _ATTRIBUTION = re.compile(
@@ -114,7 +115,15 @@ def _part_text(part: MIMEPart, notes: list[str]) -> str:
         return str(payload)
     declared = part.get_content_charset() or "us-ascii"
     try:
-        return payload.decode(declared)
+        text = payload.decode(declared)
+        better = better_charset(payload, declared)
+        if better is None:
+            return text
+        notes.append(
+            f"the {part.get_content_type()} part declares charset {declared}, but its bytes "
+            f"are {better}: decoded as {better} (detected)"
+        )
+        return payload.decode(better, errors="replace")
     except LookupError:
         problem = f"unknown charset {declared!r}"
     except UnicodeDecodeError as exc:

@@ -25,6 +25,7 @@ from ragingest.loaders.blocks import (
     Block,
     clean_inline,
 )
+from ragingest.loaders.office_xml import without_entities
 from ragingest.loaders.partition import PartitionedArchiveLoader, element_blocks, partition
 from ragingest.loaders.rich import Parsed, RichLoader
 
@@ -57,7 +58,7 @@ class DocxLoader(RichLoader):
         from docx.table import Table
         from docx.text.paragraph import Paragraph
 
-        document = docx.Document(io.BytesIO(data))
+        document = docx.Document(io.BytesIO(without_entities(data)))
         blocks: list[Block] = []
         for section in document.sections:
             for part, kind in ((section.header, HEADER), (section.footer, FOOTER)):
@@ -189,7 +190,7 @@ class PptxLoader(RichLoader):
     def _parse(self, data: bytes) -> Parsed:
         from pptx import Presentation
 
-        presentation = Presentation(io.BytesIO(data))
+        presentation = Presentation(io.BytesIO(without_entities(data)))
         blocks: list[Block] = []
         slides = list(presentation.slides)
         for number, slide in enumerate(slides, 1):

@@ -2,8 +2,8 @@
 
 A subclass implements ``_parse(data) -> Parsed``. Anything a parser raises that is not a
 ``FileError`` becomes a ``ParseError`` naming the file and the format, so a damaged file never
-stops a run. Archives (docx, pptx, xlsx, odt, epub) are checked before parsing: their unpacked
-size is capped (``MAX_UNPACKED_BYTES``), so a zip bomb is refused without inflating it.
+stops a run. Archives (docx, pptx, xlsx, odt, epub) are checked before parsing, their real
+unpacked size counted and capped (``loaders.archives``): a zip bomb never reaches a parser.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.errors import FileError, FileTooLargeError, ParseError
+from ragingest.errors import FileError, ParseError
+from ragingest.loaders.archives import check_archive
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.blocks import HEADING, Block, clean_inline, render
 from ragingest.loaders.cleaning import CleaningRules, clean_blocks
 from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
-
-MAX_UNPACKED_BYTES = 256 * 2**20
-MAX_COMPRESSION_RATIO = 200  # a real office file compresses 3-20x; a bomb, 1000x
 
 
 @dataclass
@@ -119,27 +117,3 @@ def archive_has_text(data: bytes, members: str = r".*\.(?:xml|x?html?)$") -> boo
     except (zipfile.BadZipFile, OSError, ValueError):
         return False
     return False
-
-
-def check_archive(path: object, data: bytes, format_name: str) -> None:
-    """A ZIP container that is whole and whose unpacked size is within bounds."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        infos = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise ParseError(
-            path,
-            f"not a valid {format_name} file ({exc}): it is damaged, truncated or another "
-            "format renamed; open and re-save it",
-        ) from exc
-    unpacked = sum(info.file_size for info in infos)
-    packed = max(1, sum(info.compress_size for info in infos))
-    if unpacked > MAX_UNPACKED_BYTES or (
-        unpacked > 16 * 2**20 and unpacked / packed > MAX_COMPRESSION_RATIO
-    ):
-        raise FileTooLargeError(
-            path,
-            f"unpacks to {unpacked / 2**20:.0f} MiB ({unpacked / packed:.0f}x its size), over "
-            f"the {MAX_UNPACKED_BYTES / 2**20:.0f} MiB limit for {format_name} files: "
-            "refused as a possible zip bomb; split the document if it is real",
-        )

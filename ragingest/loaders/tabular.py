@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
+from ragingest.loaders.archives import check_archive
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.notes import note_file, summarize
 from ragingest.loaders.records import (
@@ -25,7 +26,6 @@ from ragingest.loaders.records import (
     is_ticket,
     ticket_document,
 )
-from ragingest.loaders.rich import check_archive
 from ragingest.loaders.text import decode
 
 csv.field_size_limit(16 * 2**20)
@@ -68,14 +68,14 @@ class CsvLoader(FileLoader):
 
 def _decode_csv(data: bytes, path: object) -> tuple[str, set[int]]:
     """The text, and the lines (from 1) that held NUL bytes: a few NULs in a text file are
-    damage to those rows, not a sign of binary data (the text decoder refuses any)."""
-    try:
+    damage to those rows (skipped and named), not a sign of binary data."""
+    nuls = data.count(b"\x00")
+    if not nuls or nuls * 5 > len(data):  # none, or UTF-16/32 or binary: the decoder decides
         return decode(data, path), set()
-    except ParseError:
-        lines = data.split(b"\n")
-        damaged = {n for n, line in enumerate(lines, 1) if b"\x00" in line}
-        if len(damaged) * 2 > len(lines):  # NULs all over: binary data
-            raise
+    lines = data.split(b"\n")
+    damaged = {n for n, line in enumerate(lines, 1) if b"\x00" in line}
+    if len(damaged) * 2 > len(lines):  # NULs all over: binary data (the decoder says so)
+        return decode(data, path), set()
     return decode(data.replace(b"\x00", b""), path), damaged
 
 

@@ -30,6 +30,16 @@ from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.notes import add_note
+from ragingest.loaders.repair import (
+    CYRILLIC_CODECS,
+    broken_bound,
+    cyrillic_score,
+    mostly_high_bytes,
+    nul_offsets,
+    offsets_note,
+    repair_utf8,
+)
 from ragingest.loaders.source_map import (
     SOURCE_MAP_KEY,
     Edit,
@@ -43,43 +53,78 @@ from ragingest.schema import CONTENT_TYPE_HINT, PAGE_MAP_HINT
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
 _KEY_VALUE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$", re.MULTILINE)
 
-_CYRILLIC_CODECS = ("cp1251", "koi8_r", "cp866")
-_LOWER = re.compile(r"[а-яё]")
-_UPPER_INSIDE = re.compile(r"(?<=[А-Яа-яЁё])[А-ЯЁ]")
-_ODD = re.compile(r"[^\x00-\x7fА-Яа-яЁё«»—–…№„“”‘’•·\u00a0°]")
 
-
-def decode(data: bytes, path: object, keep_bom: bool = False) -> str:
+def decode(
+    data: bytes, path: object, keep_bom: bool = False, notes: list[str] | None = None
+) -> str:
     """Bytes → text (see the module docstring); ``ParseError`` for binary data. With
-    ``keep_bom`` a byte-order mark stays, as one ``\ufeff`` code point (source offsets)."""
+    ``keep_bom`` a byte-order mark stays, as one ``\ufeff`` code point (source offsets). A
+    few broken UTF-8 bytes or NULs (``loaders.repair``) become U+FFFD, said in ``notes``."""
     bom = "\ufeff" if keep_bom else ""
     if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
         return bom + data.decode("utf-32")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return bom + data.decode("utf-16")
     if keep_bom and data.startswith(codecs.BOM_UTF8):
-        return bom + decode(data[len(codecs.BOM_UTF8) :], path)
-    if b"\x00" in data[:65536]:
+        skip = len(codecs.BOM_UTF8)
+        inner: list[str] = []
+        text = decode(data[skip:], path, notes=inner)
+        if notes is not None:  # offsets into the file: the BOM's bytes count
+            notes += [_shift_offsets(note, skip) for note in inner]
+        return bom + text
+    nuls = data.count(b"\x00", 0, 65536)
+    if nuls:
         utf16 = _utf16_without_bom(data)
         if utf16 is not None:
             return utf16
-        raise ParseError(path, "not a text file: binary data (NUL bytes) and no text encoding fits")
+        if nuls > broken_bound(min(len(data), 65536)):
+            raise ParseError(
+                path, "not a text file: binary data (NUL bytes) and no text encoding fits"
+            )
     try:
-        return _check_text(data.decode("utf-8-sig"), path)
+        return _repaired(data.decode("utf-8-sig"), path, notes, data)
     except UnicodeDecodeError:
         pass
+    repaired = repair_utf8(data)
+    if repaired is not None:
+        text, offsets = repaired
+        if notes is not None:
+            notes.append(offsets_note("invalid UTF-8 byte", offsets))
+        return _repaired(text, path, notes, data)
     sample = data[:65536]
-    high = sum(1 for b in sample if b >= 0x80)
-    letters = high + sum(1 for b in sample if 65 <= b <= 90 or 97 <= b <= 122)
-    if letters and high / letters >= 0.3:
-        best = max(_CYRILLIC_CODECS, key=lambda name: _cyrillic_score(sample, name))
-        return _check_text(data.decode(best, errors="replace"), path)
+    if mostly_high_bytes(sample):
+        best = max(CYRILLIC_CODECS, key=lambda name: cyrillic_score(sample, name))
+        return _repaired(data.decode(best, errors="replace"), path, notes, data)
     from charset_normalizer import from_bytes
 
     match = from_bytes(data[: 2**20]).best()
     if match is None:
         raise ParseError(path, "not a text file: no text encoding fits its bytes")
-    return _check_text(data.decode(match.encoding, errors="replace"), path)
+    return _repaired(data.decode(match.encoding, errors="replace"), path, notes, data)
+
+
+def _shift_offsets(note: str, by: int) -> str:
+    head, sep, tail = note.partition(" offset")
+    if not sep:
+        return note
+    numbers, colon, rest = tail.partition(":")
+    shifted = re.sub(r"\d+", lambda m: str(int(m.group()) + by), numbers)
+    return f"{head}{sep}{shifted}{colon}{rest}"
+
+
+def _repaired(text: str, path: object, notes: list[str] | None, data: bytes) -> str:
+    """``text`` (decoded from ``data`` by a codec that keeps NUL a NUL) checked
+    (``_check_text``), its few NULs as U+FFFD (noted with their byte offsets)."""
+    if "\x00" in text:
+        offsets = nul_offsets(data)
+        if len(offsets) > broken_bound(len(data)):
+            raise ParseError(
+                path, "not a text file: binary data (NUL bytes) and no text encoding fits"
+            )
+        text = text.replace("\x00", "\ufffd")
+        if notes is not None:
+            notes.append(offsets_note("NUL byte", offsets))
+    return _check_text(text, path)
 
 
 def _check_text(text: str, path: object) -> str:
@@ -88,15 +133,6 @@ def _check_text(text: str, path: object) -> str:
     if "\x00" in sample or (sample and controls > 0.05 * len(sample)):
         raise ParseError(path, "not a text file: no text encoding fits its bytes")
     return text
-
-
-def _cyrillic_score(sample: bytes, codec: str) -> float:
-    text = sample.decode(codec, errors="replace")
-    return (
-        len(_LOWER.findall(text))
-        - 2 * len(_UPPER_INSIDE.findall(text))
-        - 5 * len(_ODD.findall(text))
-    )
 
 
 def _utf16_without_bom(data: bytes) -> str | None:
@@ -265,7 +301,9 @@ class TextLoader(FileLoader):
     suffixes = (".md", ".markdown", ".txt", ".text")
 
     def _documents(self) -> Iterator[Document]:
-        source = decode(read_bytes(self.path, self.max_bytes), self.path, keep_bom=True)
+        notes: list[str] = []
+        data = read_bytes(self.path, self.max_bytes)
+        source = decode(data, self.path, keep_bom=True, notes=notes)
         text, mapping = normalize_mapped(source)
         front, body = split_front_matter(text)
         if len(body) < len(text):
@@ -291,4 +329,6 @@ class TextLoader(FileLoader):
             metadata[CONTENT_TYPE_HINT] = "paragraph"
         if len(page_map) > 1:
             metadata[PAGE_MAP_HINT] = page_map
+        for note in notes:
+            add_note(metadata, note)
         yield Document(page_content=body, metadata=metadata)

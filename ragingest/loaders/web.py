@@ -11,6 +11,7 @@ from ragingest.loaders.blocks import clean_inline, strip_html
 from ragingest.loaders.html_depth import flatten_deep
 from ragingest.loaders.notes import add_note
 from ragingest.loaders.partition import element_blocks, partition
+from ragingest.loaders.repair import better_charset
 from ragingest.loaders.rich import Parsed, RichLoader
 from ragingest.loaders.text import decode
 
@@ -21,16 +22,27 @@ _DROP = re.compile(
 )
 
 
-def decode_html(data: bytes, path: object) -> str:
-    """The encoding its ``<meta charset>`` names, else the text decoder's guess."""
+def decode_html(data: bytes, path: object, notes: list[str] | None = None) -> str:
+    """The encoding its ``<meta charset>`` names (unless that one lies: the bytes are valid
+    UTF-8, or Russian in another code page; said in ``notes``), else the text decoder's
+    guess."""
     match = _CHARSET.search(data[:4096])
     if match:
+        declared = match.group(1).decode("ascii")
         try:
-            codecs.lookup(match.group(1).decode("ascii"))
-            return data.decode(match.group(1).decode("ascii"), errors="replace")
+            codecs.lookup(declared)
+            better = better_charset(data, declared)
+            if better is not None:
+                if notes is not None:
+                    notes.append(
+                        f"the page declares charset {declared}, but its bytes are "
+                        f"{better}: decoded as {better} (detected)"
+                    )
+                return data.decode(better, errors="replace")
+            return data.decode(declared, errors="replace")
         except (LookupError, UnicodeDecodeError):
             pass
-    return decode(data, path)
+    return decode(data, path, notes=notes)
 
 
 class HtmlLoader(RichLoader):
@@ -40,7 +52,8 @@ class HtmlLoader(RichLoader):
     format_name = "HTML"
 
     def _parse(self, data: bytes) -> Parsed:
-        markup = decode_html(data, self.path)
+        notes: list[str] = []
+        markup = decode_html(data, self.path, notes)
         title_match = _TITLE.search(markup)
         title = clean_inline(strip_html(title_match.group(1))) if title_match else ""
         # scripts and styles go before parsing too (unstructured skips them; this keeps a
@@ -49,8 +62,8 @@ class HtmlLoader(RichLoader):
         markup, note = flatten_deep(markup)
         elements = partition("html", text=markup) if markup.strip() else []
         metadata: dict[str, object] = {"title": title} if title else {}
-        if note:
-            add_note(metadata, note)
+        for each in [*notes, note] if note else notes:
+            add_note(metadata, each)
         return Parsed(element_blocks(elements), metadata=metadata)
 
     def has_text(self, data: bytes) -> bool:

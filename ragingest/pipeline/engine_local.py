@@ -30,6 +30,7 @@ def run_splitting(options: IngestOptions, embeddings: CachedEmbeddings) -> Split
         options.max_file_bytes,
         options.cleaning,
         options.content_types,
+        max_chunks=options.max_chunks_per_file,
     )
 
 

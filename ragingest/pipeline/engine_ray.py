@@ -48,6 +48,7 @@ import logging
 import math
 import pickle
 import sqlite3
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -149,7 +150,9 @@ class RayEngine:
             try:
                 clock = time.perf_counter()
                 ray = stack.enter_context(ray_runtime(self.options.ray_address))
-                stack.enter_context(data_context(self.options.progress))
+                # Ray Data's bars, like the run's own, only on a terminal
+                terminal = self.options.progress and sys.stderr.isatty()
+                stack.enter_context(data_context(terminal))
                 self.stats.seconds["start"] = time.perf_counter() - clock
                 stream = self._start(ray, tasks)
             except Exception as exc:

@@ -64,7 +64,7 @@ class Lifecycle:
         live = collection_metadata(self.client, alias.live)
         name, fingerprint = model_identity(model or (live or {}).get(MODEL_KEY))
         target = alias.live
-        problem = live and mismatch(live, self.name, name, fingerprint, settings)
+        problem = live is not None and mismatch(live, self.name, name, fingerprint, settings)
         if problem:
             if not rebuild:
                 raise CollectionMismatchError(problem)

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from ragingest.defaults import ENGINE, WRITE_BATCH_SIZE
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.bounded import DEFAULT_FILE_TIMEOUT
+from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.pipeline.split import DEFAULT_MAX_CHUNKS_PER_FILE
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
 
@@ -40,6 +41,11 @@ class IngestOptions:
     ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
     # seconds a file may take to parse (in a worker process, killed past it); None: no bound
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT
-    # resident memory (MB) a file's parser process may use, libraries included; None: no bound
-    file_memory_mb: int | None = None
+    # resident memory (MB) a file's parser process and its children may use, libraries
+    # included; None: no bound
+    file_memory_mb: int | None = DEFAULT_FILE_MEMORY_MB
+    # chunks one file may split into (past it the file fails, named); None: no bound
+    max_chunks_per_file: int | None = DEFAULT_MAX_CHUNKS_PER_FILE
+    # try again files that failed past a bound with the same content (else reported, not tried)
+    retry_failed: bool = False
     follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots

@@ -26,7 +26,7 @@ from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
 from ragingest.loaders.walk import SkippedFile, walk_entries
 from ragingest.pipeline.stamps import VERSION as STATE_VERSION
-from ragingest.pipeline.stamps import FileStamp, FileState
+from ragingest.pipeline.stamps import FileStamp, FileState, known_failure
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,10 @@ class PlanItem:
     """What a run does with one source: parse it, leave it (unchanged), report it unsupported or
     skipped."""
     source: str
-    status: str  # "parse" | "unchanged" | "unsupported" | "skipped"
+    status: str  # "parse" | "unchanged" | "failed_before" | "unsupported" | "skipped"
     task: FileTask | None = None  # for "parse"
-    state: FileState | None = None  # for "unchanged": the recorded state
+    state: FileState | None = None  # for "unchanged" and "failed_before": the recorded state
+    failure: str = ""  # for "failed_before": the kind it failed with (``known_failure``)
     unsupported: UnsupportedFormatError | None = None
     skipped: SkippedFile | None = None  # for "skipped": not read (the walk says why)
 
@@ -121,9 +122,12 @@ def make_plan(
     exclude: Sequence[str] = (),
     max_file_bytes: int = MAX_FILE_BYTES,
     follow_outside: bool = False,
+    retry_failed: bool = False,
 ) -> Plan:
     """Every walked file with its status (see the module docstring); the walk's skipped
-    entries (not regular files, symlinks out of the roots, loops) as ``skipped``."""
+    entries (not regular files, symlinks out of the roots, loops) as ``skipped``; a file that
+    failed past a bound with the same bytes (``stamps.known_failure``) as ``failed_before``
+    unless ``retry_failed``."""
     plan = Plan()
     for found in walk_entries(paths, include, exclude, follow_outside):
         source = found.source
@@ -138,6 +142,10 @@ def make_plan(
         state = known.get(source)
         if is_unchanged(stamp, state):
             plan.items.append(PlanItem(source, "unchanged", state=state))
+            continue
+        failure = None if retry_failed else known_failure(stamp, state)
+        if failure:
+            plan.items.append(PlanItem(source, "failed_before", state=state, failure=failure))
             continue
         task = FileTask(source, found.path, found.root, stamp)
         plan.items.append(PlanItem(source, "parse", task=task))

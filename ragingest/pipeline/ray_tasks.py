@@ -141,6 +141,7 @@ def split_batch(
         options.cleaning,
         options.content_types,
         worker_parsers(options, run),
+        max_chunks=options.max_chunks_per_file,
     )
     out: dict[str, list] = {k: [] for k in SPLIT_COLUMNS}
     pid = os.getpid()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ class FileResult:
     path: str
     # "ok" | "partial" (in, but parts lost: ``notes`` say which) | "failed" | "unchanged" |
     # "unsupported" | "skipped" (not read: not a regular file, a symlink out of the roots, ...)
+    # | "deleted" (seen by the walk, gone before it was read: its chunks go)
     status: str
     chunks: int = 0
     error: str = ""
@@ -36,6 +38,20 @@ class FileResult:
 
 
 @dataclass
+class DeletedSource:
+    """A source recorded before and not seen by this run: its chunks were deleted."""
+
+    path: str
+    chunks: int
+
+    def __post_init__(self) -> None:
+        self.path = printable(self.path)
+
+
+SUMMARY_DELETED_SHOWN = 20  # the summary names this many deleted sources; the JSON all
+
+
+@dataclass
 class RunReport:
     """The outcome of one ingest run: per-file results and the chunk, embedding and time totals."""
     files: list[FileResult] = field(default_factory=list)
@@ -47,9 +63,11 @@ class RunReport:
     seconds: float = 0.0
     embeddings_cached: int = 0  # distinct texts found in the embedding cache
     files_deleted: int = 0  # sources gone from the roots, their chunks deleted
+    deleted_sources: list[DeletedSource] = field(default_factory=list)  # which ones
     collection: str = ""  # the physical Chroma collection written
     rebuilt: bool = False  # a --rebuild was swapped in by this run
     error: str = ""  # why the run stopped, when it did
+    notes: list[str] = field(default_factory=list)  # about the run, not one file (see summary)
 
     @property
     def changed(self) -> int:
@@ -91,9 +109,32 @@ class RunReport:
         """The command's exit status: 1 when a file failed or was ingested only in part, else 0."""
         return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
 
+    def add_deleted(self, source: str, chunks: int) -> None:
+        """Count ``source`` as gone from the roots, its ``chunks`` deleted."""
+        self.deleted_sources.append(DeletedSource(source, chunks))
+        self.files_deleted += 1
+        self.deleted += chunks
+
+    def twins(self) -> dict[str, str]:
+        """Paths that look the same as another one of the run (NFC and NFD spellings of one
+        name, both present), each with its escaped form (``escaped_marks``)."""
+        groups: dict[str, set[str]] = {}
+        for result in self.files:
+            groups.setdefault(unicodedata.normalize("NFC", result.path), set()).add(result.path)
+        return {
+            path: escaped_marks(path)
+            for paths in groups.values()
+            if len(paths) > 1
+            for path in paths
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data, the derived counts included."""
         data = asdict(self)
+        twins = self.twins()
+        for result in data["files"]:
+            if result["path"] in twins:
+                result["shown"] = twins[result["path"]]
         data["failed"] = self.failed
         data["partial"] = self.partial
         data["files_skipped"] = self.files_skipped
@@ -123,12 +164,28 @@ class RunReport:
         if self.cleaning:
             removed = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.cleaning.items())
             lines.append(f"cleaning removed: {removed}")
+        lines += [f"NOTE {printable(note)}" for note in self.notes]
+        twins = self.twins()
+        if twins:
+            shown = ", ".join(sorted(twins.values()))
+            lines.append(f"NOTE names that look the same (combining marks escaped): {shown}")
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:
+            path = twins.get(f.path, f.path)
             if f.status in ("failed", "skipped", "unsupported"):
                 label = "FAILED" if f.status == "failed" else "SKIPPED"
-                lines.append(f"{label} {f.path}: {f.error}")
-            lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {f.path}: {note}"
+                lines.append(f"{label} {path}: {f.error}")
+            lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {path}: {note}"
                       for note in f.notes]  # fmt: skip
+        shown = self.deleted_sources[:SUMMARY_DELETED_SHOWN]
+        lines += [f"DELETED {d.path}: gone from the roots, {d.chunks} chunks" for d in shown]
+        if len(self.deleted_sources) > len(shown):
+            more = len(self.deleted_sources) - len(shown)
+            lines.append(f"DELETED and {more} more sources (--report FILE lists them all)")
         return "\n".join(lines)
+
+
+def escaped_marks(path: str) -> str:
+    """``path`` with its combining marks written ``\\uXXXX`` (NFC and NFD spellings differ)."""
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.combining(ch) else ch for ch in path)

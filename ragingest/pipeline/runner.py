@@ -27,13 +27,21 @@ from ragingest.defaults import ENGINES
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
+from ragingest.pipeline.checks import (
+    FAILED_BEFORE,
+    note_root_configs,
+    require_directory,
+    vanished,
+)
 from ragingest.pipeline.engine import Engine
 from ragingest.pipeline.lifecycle import Lifecycle
 from ragingest.pipeline.lock import CollectionLock
 from ragingest.pipeline.options import IngestOptions
+from ragingest.pipeline.pace import Pace
 from ragingest.pipeline.plan import Plan, make_plan
 from ragingest.pipeline.report import FileResult, RunReport
 from ragingest.pipeline.sources import plan_sources
+from ragingest.pipeline.stamps import RECORDED_FAILURES, failed_state
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
@@ -63,6 +71,7 @@ def ingest(
         report = RunReport()
     report.collection = options.collection
     chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
+    require_directory(options.persist_dir)
     try:
         with CollectionLock(
             options.persist_dir, options.collection, options.wait, options.records_url
@@ -102,7 +111,9 @@ def run_locked(
             raise RuntimeError(f"model {target.model!r} changed while loading it; run again")
         return model
 
-    embeddings = cached_embeddings(o.persist_dir, target.model, target.fingerprint, load_model)
+    embeddings = cached_embeddings(  # stored a model batch at a time: a stopped run keeps them
+        o.persist_dir, target.model, target.fingerprint, load_model, batch_size=o.batch_size
+    )
     store = open_store(
         o.persist_dir,
         target.physical,
@@ -122,7 +133,9 @@ def run_locked(
         exclude=o.exclude,
         max_file_bytes=o.max_file_bytes,
         follow_outside=o.follow_symlinks_outside,
+        retry_failed=o.retry_failed,
     )
+    note_root_configs(paths, report)
     sourced = plan_sources(documents, known, o.cleaning)
     plan.items.extend(sourced.items)
     keep = update(plan, engine_for(o, embeddings), writer, o)
@@ -160,15 +173,19 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
     keep: set[str] = set()
     group: Group = []
     pending = 0
+    bar = _progress(plan.items, options.progress)
+    pace = Pace()
 
     def flush() -> None:
         if group:
             clock = time.perf_counter()
             writer.write(group)
-            engine.written(time.perf_counter() - clock)
+            seconds = time.perf_counter() - clock
+            engine.written(seconds)
+            pace.wrote(pending, seconds)
 
     with engine.outcomes(plan.tasks) as outcomes:
-        for item in _progress(plan.items, options.progress):
+        for item in bar:
             if item.status == "skipped":  # not kept: chunks of what it was before go
                 assert item.skipped is not None
                 log.warning("skipped %s: %s", item.source, item.skipped.reason)
@@ -182,6 +199,10 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 )
                 continue
             keep.add(item.source)
+            if item.status == "failed_before":  # its last good chunks stay
+                report.files.append(FileResult(item.source, "failed", error=FAILED_BEFORE,
+                                               kind=item.failure))  # fmt: skip
+                continue
             if item.status == "unchanged":
                 assert item.state is not None
                 report.files.append(FileResult(item.source, "unchanged", chunks=item.state.chunks))
@@ -195,8 +216,18 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                     FileResult(item.source, "unsupported", error=error.reason, kind=error.kind)
                 )
                 continue
+            if error is not None and vanished(outcome.task):  # gone, not failed
+                keep.discard(item.source)  # its chunks go with the other vanished files
+                log.warning("%s: deleted during the run", item.source)
+                report.files.append(
+                    FileResult(item.source, "deleted", error="deleted during the run")
+                )
+                continue
             if error is not None:  # its last good chunks stay
                 log.warning("%s", error)
+                stamp = outcome.task.stamp
+                if error.kind in RECORDED_FAILURES and stamp is not None:
+                    writer.states.put([(item.source, failed_state(stamp, error.kind, 0))])
                 report.files.append(
                     FileResult(item.source, "failed", error=error.reason, kind=error.kind)
                 )
@@ -211,6 +242,7 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
             )
             group.append((outcome.task, chunks))
             pending += len(chunks)
+            pace.show(bar, item.source, len(chunks))
             if pending >= options.write_batch_size:
                 flush()
                 group, pending = [], 0
@@ -258,4 +290,5 @@ def _progress(items: list, enabled: bool) -> Any:
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc="ingest", unit="file", leave=False)
+    # disable=None: a bar only on a terminal, never redraws in a log file or a pipe
+    return tqdm(items, desc="ingest", unit="file", leave=False, disable=None)

@@ -15,18 +15,27 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.errors import FileError
+from ragingest.defaults import MAX_CHUNKS_PER_FILE
+from ragingest.errors import FileError, TooManyChunksError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
-from ragingest.loaders.notes import file_notes
+from ragingest.loaders.notes import add_note, file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.pipeline.plan import FileTask
-from ragingest.schema import ChunkRecord, breadcrumb_title, chunk_metadata
+from ragingest.schema import (
+    ChunkRecord,
+    bound_extras,
+    breadcrumb_title,
+    chunk_metadata,
+    storable_problems,
+)
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
+
+DEFAULT_MAX_CHUNKS_PER_FILE = MAX_CHUNKS_PER_FILE
 
 
 class FileChunks(list[ChunkRecord]):
@@ -50,6 +59,7 @@ class Splitting:
     cleaning: CleaningRules | None = None
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
     parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
+    max_chunks: int | None = DEFAULT_MAX_CHUNKS_PER_FILE  # per file; None: no bound
 
     @cached_property
     def base(self) -> ChunkSplitter:
@@ -61,7 +71,10 @@ def records_of(
     document: Document, source: str, splitting: Splitting, config: ContentTypeConfig | None
 ) -> list[ChunkRecord]:
     """One loaded document → its records: content type, splitter, chunk metadata."""
-    text, meta = document.page_content, document.metadata
+    text = document.page_content
+    meta, left_out = bound_extras(document.metadata)
+    if left_out:
+        add_note(document.metadata, left_out)
     content_type = detect(text, meta, config)
     splitter = build_splitter(splitting.settings, content_type, base=splitting.base)
     chunks = splitter.split_chunks(text, title=breadcrumb_title(meta))
@@ -71,6 +84,9 @@ def records_of(
     for i, chunk in enumerate(chunks):
         metadata = chunk_metadata(meta, chunk, i, len(chunks))
         metadata["content_type"] = content_type
+        problems = storable_problems(metadata)
+        if problems:  # checked before anything is written: Chroma would keep the damage
+            raise FileError(source, f"chunk {i}: metadata Chroma cannot store: {problems[0]}")
         parent = indexed[slice(*chunk.parent_span)]
         records.append(ChunkRecord(source, chunk.text, metadata, chunk.embed_text, parent))
     return records
@@ -102,13 +118,27 @@ def split_documents(
         config = splitting.content_types
         if config is None:
             config = config_for_root(task.root)
+        chunks = 0
         for document in loaded_documents(task, splitting, corpus, counts):
-            out.append((document, records_of(document, task.source, splitting, config)))
+            records = records_of(document, task.source, splitting, config)
+            chunks += len(records)
+            if splitting.max_chunks and chunks > splitting.max_chunks:
+                raise too_many_chunks(task.path or task.source, splitting.max_chunks)
+            out.append((document, records))
     except FileError:
         raise
     except Exception as exc:
         raise FileError(task.path or task.source, f"{type(exc).__name__}: {exc}") from exc
     return out, counts
+
+
+def too_many_chunks(path: object, bound: int) -> TooManyChunksError:
+    return TooManyChunksError(
+        path,
+        f"splits into more than {bound} chunks (--max-chunks-per-file {bound}): not "
+        f"embedded; to ingest it, raise the bound (e.g. --max-chunks-per-file {bound * 10}, "
+        "0: none) or raise --chunk-size",
+    )
 
 
 def split_task(

@@ -50,3 +50,24 @@ class FileState:
     stamp: FileStamp
     chunks: int
     version: str = VERSION
+
+
+# Failures that cost a bound's worth of time or memory each try: recorded in the file's state
+# row (version ``failed:KIND:VERSION``), so an unchanged file is not tried again every run.
+RECORDED_FAILURES = ("timeout", "memory", "too_large", "too_many_chunks")
+_FAILED = "failed:"
+
+
+def failed_state(stamp: FileStamp, kind: str, chunks: int) -> FileState:
+    """The state row of a file that failed with ``kind`` (its last good ``chunks`` stay)."""
+    return FileState(stamp, chunks, f"{_FAILED}{kind}:{VERSION}")
+
+
+def known_failure(stamp: FileStamp | None, state: FileState | None) -> str | None:
+    """The kind the file failed with last time, when its bytes and this code are the same
+    as then; else None (then it is tried again)."""
+    if stamp is None or state is None or not state.version.startswith(_FAILED):
+        return None
+    kind, _, version = state.version[len(_FAILED) :].partition(":")
+    same = (state.stamp.size, state.stamp.sha256) == (stamp.size, stamp.sha256)
+    return kind if same and version == VERSION else None

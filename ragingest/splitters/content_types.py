@@ -16,12 +16,11 @@ content type").
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ragingest.config import root_config
 from ragingest.schema import CONTENT_TYPE_HINT
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.catalogue import CatalogueSplitter
@@ -31,7 +30,6 @@ from ragingest.splitters.paragraph import ParagraphSplitter
 from ragingest.splitters.structure import analyze
 from ragingest.splitters.ticket import TicketSplitter
 
-CONFIG_FILE = ".ragingest.toml"
 SPLITTERS: dict[str, type] = {
     "faq": FaqSplitter,
     "email": EmailSplitter,
@@ -77,26 +75,9 @@ class ContentTypeConfig:
         return cls(tuple(rules))
 
 
-@lru_cache(maxsize=32)
-def _load(path: Path, mtime: float) -> ContentTypeConfig:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read the config: {exc}") from exc
-    table = data.get("content_types", {})
-    return ContentTypeConfig(tuple((str(k), str(v)) for k, v in table.items()))
-
-
 def config_for_root(root: Path | None) -> ContentTypeConfig:
     """The ``[content_types]`` of ``root/.ragingest.toml`` (empty when there is none)."""
-    if root is None:
-        return ContentTypeConfig()
-    path = Path(root) / CONFIG_FILE
-    try:
-        mtime = path.stat().st_mtime
-    except OSError:
-        return ContentTypeConfig()
-    return _load(path, mtime)
+    return ContentTypeConfig(root_config(root).content_types)
 
 
 def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None = None) -> str:

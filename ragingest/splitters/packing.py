@@ -14,7 +14,8 @@ its only structure), a piece ends at a line or paragraph break wherever one fits
 at a later sentence or word. A piece never cuts an atomic block (table, fenced code); a block
 bigger than ``budget`` becomes a piece of its own. Consecutive pieces share about ``overlap``
 units, taken at sentence or word starts; overlap is never taken from inside an atomic block,
-nor across a heading line.
+nor across a heading line. No piece ends right after a heading line where the heading fits
+with the text under it up to its first sentence end: a heading goes with its text.
 """
 
 from __future__ import annotations
@@ -58,7 +59,43 @@ def candidates(text: str, start: int, end: int, structure: Structure) -> dict[in
             first = _NON_SPACE.search(text, edge, end)
             if first and start < first.start() < end:
                 cuts[first.start()] = PARAGRAPH
+    inside = sorted(cuts)
+    for heading in structure.headings:  # a heading line is cut only where nothing else fits
+        if heading.end > start and heading.start < end:
+            lo = bisect.bisect_right(inside, heading.start)
+            for pos in inside[lo : bisect.bisect_left(inside, heading.end, lo)]:
+                del cuts[pos]
     return {p: s for p, s in cuts.items() if start < p < end}
+
+
+def _after_headings(
+    text: str,
+    start: int,
+    end: int,
+    structure: Structure,
+    counter: SpanCounter,
+    budget: int,
+    cuts: dict[int, int],
+) -> set[int]:
+    """The cuts that would leave a heading line at the end of a piece: the first
+    non-whitespace offset after each heading in ``[start, end)``, where the heading fits the
+    budget with the text under it up to its first sentence end (else a bare heading is better
+    than a cut sentence) and no table or code block too big for that starts there."""
+    after: dict[int, int] = {}  # cut -> start of its heading
+    for heading in structure.headings:
+        if start <= heading.start < end:
+            following = _NON_SPACE.search(text, heading.end, end)
+            if following:
+                after[following.start()] = heading.start
+    body_ends = sorted(p for p, s in cuts.items() if s >= SENTENCE and p not in after)
+    glued: set[int] = set()
+    for at, heading_start in after.items():
+        block = next((b for b in structure.blocks if b.start <= at < b.end), None)
+        first = bisect.bisect_right(body_ends, at)
+        until = block.end if block else body_ends[first] if first < len(body_ends) else end
+        if counter.count(heading_start, min(until, end)) <= budget:
+            glued.add(at)
+    return glued
 
 
 def _soft_wrap(text: str, line_break: re.Match[str]) -> bool:
@@ -100,13 +137,17 @@ def pack(
     if counter.count(start, end) <= budget:
         return [(start, end)]
     barriers = [h.start for h in structure.headings if start < h.start < end]
+    # a heading line goes with what follows it: no piece ends right after one
     cuts = candidates(text, start, end, structure)
+    glued = _after_headings(text, start, end, structure, counter, budget, cuts)
+    cuts = {p: s for p, s in cuts.items() if p not in glued}
     positions = sorted(cuts)
     # Refine stretches between coarse cuts that are still over budget.
     edges = [start, *positions, end]
     for a, b in itertools.pairwise(edges):
         if counter.count(a, b) > budget:
-            cuts.update(_fine_candidates(text, a, b, counter, structure))
+            fine = _fine_candidates(text, a, b, counter, structure)
+            cuts.update((p, s) for p, s in fine.items() if p not in glued)
     ranked = _Cuts(cuts, counter, start)
     if overlap == 0:  # aim each piece at an equal share (overlapping pieces are not equal)
         total = counter.count(start, end)

@@ -126,6 +126,40 @@ def sections_of(
         yield heading.start, end, tuple(stack), heading
 
 
+Section = tuple[int, int, tuple[tuple[int, str], ...], Heading | None]
+
+
+def attach_bodiless(
+    text: str, sections: list[Section], headings: Sequence[Heading]
+) -> list[Section]:
+    """Sections, each one that holds nothing but heading lines (a title right above its first
+    subsection) joined to the start of the next, as ``MarkdownHeaderTextSplitter`` files such
+    a heading with the content under it: no chunk is a bare heading. The last section stays
+    what it is (nothing follows to take it)."""
+    out: list[Section] = []
+    carried: int | None = None  # start of the bodiless sections waiting for a body
+    for i, (start, end, path, heading) in enumerate(sections):
+        begin = start if carried is None else carried
+        if i + 1 < len(sections) and _only_headings(text, start, end, headings):
+            carried = begin
+            continue
+        out.append((begin, end, path, heading))
+        carried = None
+    return out
+
+
+def _only_headings(text: str, start: int, end: int, headings: Sequence[Heading]) -> bool:
+    """Whether every non-whitespace character of ``text[start:end]`` is in a heading line."""
+    at = start
+    for heading in headings:
+        if heading.end <= start or heading.start >= end:
+            continue
+        if text[at : heading.start].strip():
+            return False
+        at = max(at, heading.end)
+    return not text[at:end].strip()
+
+
 def parent_path(headings: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
     """The heading path of the section above the last heading of ``headings``."""
     return headings[:-1]

@@ -32,9 +32,13 @@ def chroma_client(persist_dir: str | Path) -> Any:
     if server is not None:
         return server.client()
 
-    return chromadb.PersistentClient(
-        path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
-    )
+    from ragingest.vectorstore.records_location import creation_lock
+
+    # two first runs at once must not both create Chroma's tables
+    with creation_lock(Path(persist_dir) / "chroma.sqlite3"):
+        return chromadb.PersistentClient(
+            path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
+        )
 
 
 def require_store_dir(persist_dir: str | Path) -> None:
@@ -110,8 +114,20 @@ def mismatch(
     fingerprint: str,
     settings: dict[str, Any] | None,
 ) -> str | None:
-    """Why a collection with metadata ``existing`` can't take this model/settings, or None."""
+    """Why a collection with metadata ``existing`` can't take this model/settings, or None.
+
+    A writer (``settings`` given) is refused a collection that records no model: other code
+    made it (LangChain's ``Chroma``/``index()``), so neither the model of its vectors nor the
+    splitting of its documents is known, and a run could not tell when settings change."""
     recorded_model = existing.get(MODEL_KEY)
+    if settings is not None and not recorded_model:
+        return (
+            f"collection {collection!r} was not built by ragingest: it records no model or "
+            "splitter settings (other code made it, e.g. LangChain's Chroma and index()), so "
+            "ragingest can't tell how its documents were embedded or split. Use another "
+            "--collection, or `ingest --rebuild` to build it anew from PATH (its present "
+            "documents are not carried over)"
+        )
     if recorded_model and (recorded_model != model or existing.get(FINGERPRINT_KEY) != fingerprint):
         return (
             f"collection {collection!r} was built with model {recorded_model!r} "

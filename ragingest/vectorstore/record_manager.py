@@ -209,6 +209,31 @@ class IndexRecords(RecordManager):
             )
             connection.execute(delete(JOURNAL).where(JOURNAL.c.namespace == self.namespace))
 
+    def key_sources(self) -> list[tuple[str, str | None]]:
+        """``(key, source)`` of every record of this namespace."""
+        t = UPSERTION_RECORD.c
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(t.key, t.group_id).where(t.namespace == self.namespace)
+            ).all()
+            return [(row[0], row[1]) for row in rows]
+
+    def owners_elsewhere(self, keys: Sequence[str]) -> dict[str, str]:
+        """Each of ``keys`` that another namespace of this records database records, with that
+        namespace (any ``RecordManager`` over the same table, e.g. LangChain's ``index()``
+        under a namespace of its own)."""
+        t = UPSERTION_RECORD.c
+        found: dict[str, str] = {}
+        with self.engine.connect() as connection:
+            for part in chunks_of(list(keys)):
+                rows = connection.execute(
+                    select(t.key, t.namespace)
+                    .where(t.key.in_(part))
+                    .where(t.namespace != self.namespace)
+                )
+                found.update((key, name) for key, name in rows)
+        return found
+
     def namespaces(self) -> list[str]:
         """Every namespace with records or journal entries (all collections in this database)."""
         with self.engine.connect() as connection:

@@ -64,6 +64,7 @@ from ragingest.vectorstore.records_location import (  # noqa: F401 - the locatio
     ALIAS_TABLE,
     RECORDS_FILE,
     RECORDS_URL_ENV,
+    creation_lock,
     default_records_url,
     records_path,
     records_url_for,
@@ -182,7 +183,11 @@ def ensure_schema(engine: Engine) -> Engine:
         path = _sqlite_file(engine)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        with engine.connect() as connection:
+        # two first runs at once must not both CREATE ("table ... already exists")
+        with (
+            creation_lock(path),
+            engine.connect() as connection,
+        ):
             connection.exec_driver_sql("PRAGMA journal_mode = WAL")
             METADATA.create_all(connection)
             LANGCHAIN_METADATA.create_all(connection)

@@ -9,8 +9,24 @@ import contextlib
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from ragingest.vectorstore.names import chroma_name
+
+
+def creation_lock(path: Path | None) -> Any:
+    """A lock file beside ``path`` (``PATH.lock``, its folder made) serializing, across
+    processes, the first creation of what ``path`` holds (two first runs into one new
+    directory at once); nothing is locked when ``path`` is None or its folder exists and is
+    read-only (then nothing can be created there: a reader of a read-only store)."""
+    folder = path.parent if path is not None else None
+    if path is None or (folder is not None and folder.is_dir() and not os.access(folder, os.W_OK)):
+        return contextlib.nullcontext()
+    from filelock import FileLock
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(path) + ".lock")
+
 
 RECORDS_FILE = "ragingest_records.sqlite"
 RECORDS_URL_ENV = "RAGINGEST_RECORDS_URL"

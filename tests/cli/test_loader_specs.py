@@ -100,7 +100,11 @@ def test_config_sources_resolve_against_the_config_folder(tmp_path):
         encoding="utf-8",
     )
     assert config_sources(tmp_path) == [
-        LoaderSpec("TextLoader", {"file_path": str(tmp_path / "notes/a.txt"), "encoding": "utf-8"}),
+        LoaderSpec(
+            "TextLoader",
+            {"file_path": str(tmp_path / "notes/a.txt"), "encoding": "utf-8"},
+            trusted=False,
+        ),
         tmp_path / "docs",
     ]
     assert config_sources(tmp_path / "nowhere") == []
@@ -112,12 +116,14 @@ def test_config_sources_refuse_bad_entries(tmp_path):
         config_sources(tmp_path)
 
 
-def test_cli_sources_reads_the_folder_config_and_builds_loaders(tmp_path, monkeypatch):
+def test_cli_sources_reads_the_operators_config_and_builds_loaders(tmp_path, monkeypatch):
     (tmp_path / "a.txt").write_text("Текст.", encoding="utf-8")
     (tmp_path / ".ragingest.toml").write_text(
         '[[sources]]\nloader = "TextLoader"\nargs = { file_path = "a.txt" }\n', encoding="utf-8"
     )
-    sources = cli_sources([str(tmp_path)], [LoaderSpec("CSVLoader", {"file_path": "b.csv"})])
+    loaders = [LoaderSpec("CSVLoader", {"file_path": "b.csv"})]
+    assert cli_sources([str(tmp_path)], [])[0] == str(tmp_path)  # a root's config: not read
+    sources = cli_sources([str(tmp_path)], loaders, tmp_path / ".ragingest.toml")
     assert sources[0] == str(tmp_path)
     assert isinstance(sources[1], community.TextLoader)
     assert sources[1].file_path == str(tmp_path / "a.txt")

@@ -104,8 +104,7 @@ def test_pdf_structure_pages_and_cleaning(corpus, fine, default, name):
     chunks = split_file(corpus / name, corpus, fine)
     check_contract(chunks, text)
     assert [c.metadata["section_path"] for c in chunks] == [
-        "Регламент обслуживания клиентов",  # the title line alone (nothing merges here)
-        "Регламент обслуживания клиентов > 1. Общие положения",
+        "Регламент обслуживания клиентов > 1. Общие положения",  # the title line with it
         "Регламент обслуживания клиентов > 1. Общие положения > 1.1. Область применения",
         "Регламент обслуживания клиентов > 1. Общие положения > 1.2. Термины",
         "Регламент обслуживания клиентов > 2. Сроки ответа",

@@ -28,6 +28,7 @@ EVIDENCE = [  # with 40-token chunks and 12 of overlap: [... E1 E2] and [E2 E3 .
     "They cannot be renewed.",
     "Any album with a red sticker goes back to the shelf the next morning.",
 ]
+LOANS = "# Library rules\n\n## Loans\n"  # the section's lead: its bare title goes with it
 QUESTION = "How long are albums with a red sticker lent, can they be renewed, when do they go back?"
 
 
@@ -79,7 +80,7 @@ def test_retriever_returns_the_parent_section_once(ingested):
     docs = retriever.invoke(QUESTION)
     assert docs and docs[0].page_content.endswith(section)
     top = docs[0]
-    assert top.page_content == "## Loans\n" + section
+    assert top.page_content == LOANS + section
     assert top.metadata["expanded"] is True and len(top.metadata["chunk_ids"]) >= 2
     assert all(sentence in top.page_content for sentence in EVIDENCE)
     # no text twice: no two returned passages of a file overlap, no passage repeats another
@@ -103,7 +104,7 @@ def test_without_parents_overlapping_hits_are_merged(ingested):
     merged = ragingest.retriever(persist, "rules", k=4, parents=False).invoke(QUESTION)
     loans = [d for d in merged if d.metadata.get("h2") == "Loans"]
     for doc in loans:  # every span is an exact slice of the section, none overlapping
-        assert doc.page_content in "## Loans\n" + section
+        assert doc.page_content in LOANS + section
     spans = sorted((d.metadata["start_index"], d.metadata["end_index"]) for d in loans)
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
     joined = "\n".join(d.page_content for d in merged)
@@ -128,7 +129,7 @@ def test_parents_live_beside_chroma(ingested):
     meta = next(m for _, m in stored(persist) if m.get("h2") == "Loans")
     store = ParentStore(persist, "rules")
     (parent,) = store.mget([meta["parent_id"]])
-    assert parent is not None and parent.page_content == "## Loans\n" + section
+    assert parent is not None and parent.page_content == LOANS + section
     assert (parent.metadata["start_index"], parent.metadata["end_index"]) == (
         meta["parent_start"],
         meta["parent_end"],

@@ -138,9 +138,10 @@ def _tokens(e5_info, text: str) -> int:
 def test_min_chunk_size_zero_keeps_every_section_apart(e5_info):
     text = "# T\n\n## A\none.\n\n## B\ntwo.\n\n### C\nthree.\n"
     chunks = HeadingFirstSplitter(200, 0, 0, tokenizer=e5_info.tokenizer).split_chunks(text)
-    assert [c.text for c in chunks] == ["# T", "## A\none.", "## B\ntwo.", "### C\nthree."]
-    assert [c.section_path for c in chunks] == ["T", "T > A", "T > B", "T > B > C"]
-    assert chunks[3].embed_text == "T > B\n### C\nthree."
+    # the bare title goes with the first section under it, as MarkdownHeaderTextSplitter does
+    assert [c.text for c in chunks] == ["# T\n\n## A\none.", "## B\ntwo.", "### C\nthree."]
+    assert [c.section_path for c in chunks] == ["T > A", "T > B", "T > B > C"]
+    assert chunks[2].embed_text == "T > B\n### C\nthree."
 
 
 def test_small_sections_merge_into_one_chunk(e5_info):
@@ -155,7 +156,7 @@ def test_long_section_is_cut_with_heading_breadcrumb_and_overlap(e5_info):
     chunks = HeadingFirstSplitter(120, 20, 0, tokenizer=e5_info.tokenizer).split_chunks(text)
     pieces = [c for c in chunks if c.headings and c.headings[-1][1] == "Выдача"]
     assert len(pieces) > 3
-    assert pieces[0].text.startswith("## Выдача")
+    assert pieces[0].text.startswith("# Регламент\n\n## Выдача\n")  # the bare title with it
     for piece in pieces[1:]:
         assert piece.embed_text.startswith("Регламент > Выдача\n")
         assert piece.strategy == "recursive"

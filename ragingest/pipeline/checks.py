@@ -1,0 +1,50 @@
+"""What a run checks and says about its inputs before and while it reads them: the store
+folder, the configs inside the roots, files gone mid-run, files that failed before."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragingest.config import ConfigError, root_config
+from ragingest.errors import PersistDirError
+from ragingest.pipeline.plan import FileTask
+from ragingest.pipeline.report import RunReport
+
+log = logging.getLogger(__name__)
+
+
+def require_directory(persist_dir: str | Path) -> None:
+    """Refuse a ``persist_dir`` that exists and is not a folder (``PersistDirError``)."""
+    path = Path(persist_dir)
+    if path.exists() and not path.is_dir():
+        raise PersistDirError(
+            f"--persist-dir {path} is a file, not a folder: give a folder (it is created when "
+            "missing)"
+        )
+
+
+def note_root_configs(paths: Sequence[str | Path], report: RunReport) -> None:
+    """Say (log and report) what each root's ``.ragingest.toml`` set that a config inside an
+    ingested folder may not (sources, loaders, paths): it is ignored."""
+    for path in paths:
+        try:
+            note = root_config(path).ignored_note() if Path(path).is_dir() else ""
+        except ConfigError as exc:  # each file of the root names it when it is split
+            note = str(exc)
+        if note:
+            log.warning("%s", note)
+            report.notes.append(note)
+
+
+FAILED_BEFORE = (
+    "failed before with the same content and was not tried again (see the run that failed "
+    "it); --retry-failed tries it now, and it is tried when it changes"
+)
+
+
+def vanished(task: FileTask) -> bool:
+    """Whether the task's file is gone (deleted after the walk saw it)."""
+    return task.path is not None and not os.path.lexists(task.path)
