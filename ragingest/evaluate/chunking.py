@@ -45,11 +45,12 @@ def build_splitter(
         size = capped_size(
             config.chunk_size or default_chunk_size(model), "tokens", info.max_embed_tokens
         )
-        baseline = {
+        plain: dict[str, type[SemchunkBaseline | ChonkieBaseline | LlamaIndexBaseline]] = {
             "semchunk": SemchunkBaseline,
             "chonkie": ChonkieBaseline,
             "llamaindex": LlamaIndexBaseline,
-        }[config.strategy]
+        }
+        baseline = plain[config.strategy]
         return baseline(size, info.tokenizer)
     settings = SplitSettings(
         chunk_size=config.chunk_size,
