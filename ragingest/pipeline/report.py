@@ -167,8 +167,8 @@ class RunReport:
         lines += [f"NOTE {printable(note)}" for note in self.notes]
         twins = self.twins()
         if twins:
-            shown = ", ".join(sorted(twins.values()))
-            lines.append(f"NOTE names that look the same (combining marks escaped): {shown}")
+            escaped = ", ".join(sorted(twins.values()))
+            lines.append(f"NOTE names that look the same (combining marks escaped): {escaped}")
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:
