@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+# the shared data beside the checkout (/work/main → /work/shared; a worktree one level deeper)
+SHARED = next(
+    (p / "shared" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared" / "eval").is_dir()),
+    ROOT.parent / "shared",
+)
 EVAL = SHARED / "eval" / "chroma_general"
 CORPORA = EVAL / "corpora"
 

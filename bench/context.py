@@ -1,137 +1,301 @@
-"""Context for the generator at an equal token budget: plain top-k chunks, parent expansion,
-auto-merging.
+"""Every splitter at an equal budget: ragingest end to end against plain splitters, one harness.
 
-``python -m bench.context [--sets clickhouse_ru,chroma_general] [--budgets 256,512,1024]``
+``python -m bench.context [--sets clickhouse_ru,chroma_general,PATH] [--budgets 512,1024,2048]
+[--peers recursive,semchunk,chonkie,llamaindex] [--work DIR] [--out FILE]``
 
-Each set's corpora are ingested with the default settings (real model, real Chroma, a temp
-directory), then every question is answered by each strategy, whose passages are kept whole,
-best first, within the budget (``ragingest.retrieval.context.fit_budget``, tokens of the
-embedding model's tokenizer). Per strategy and budget: the share of references whose text is
-in the context whole, the share of questions with all their references in it (for
-clickhouse_ru's rule + exception questions: both), mean context tokens, and the duplicate
-rate (share of context characters that another passage of it already holds).
+Every splitter cuts at 200 tokens of the embedding model (multilingual-e5-small, no special
+tokens) and every chunk is an exact slice of its file. Per set (a folder with ``corpora/`` and
+``questions.csv`` or ``questions_df.csv``; a name is looked up in ``../shared/eval`` and
+``bench/data``), per splitter:
+
+- **dense**: the 5 nearest chunks by exact cosine; R@5 (every reference inside the top 5) and
+  MRR (``ragingest.evaluate.metrics``);
+- **hybrid**: the same vectors and BM25 over each chunk's embedded text (the product's
+  ``LexicalIndex`` and analyzer), both 20 deep, fused by ``reciprocal_rank_fusion``
+  (rrf_k = 60), first 5 scored (``ragingest.evaluate.retrieval``): the same for everyone;
+- **context @ N**: the share of questions whose every reference lies whole inside one
+  passage of a context of at most N cl100k tokens; passages are taken best first, each whole,
+  while they fit (``ragingest.retrieval.context.fit_budget``), at most 20 of them.
+
+The plain splitters (``ragingest.evaluate.baselines``) rank with the hybrid search above, 80
+deep (the depth ``ragingest.retriever`` pools for 20 passages). The ``ragingest`` rows are the
+product: dense and hybrid are ``ragingest evaluate``'s default configuration in the same
+harness; ``ragingest (product)`` is ``ragingest ingest`` into a real Chroma directory and
+``ragingest.retriever`` — dense/hybrid with ``k=5, parents=False, dedup=False``, context with
+``max_context_tokens=N, tokenizer="tiktoken:cl100k_base", k=20`` and its defaults otherwise
+(passages placed in their file by their text). Embeddings are cached in ``--work``
+(``EmbeddingCache`` files, and the product's own cache, seeded with the same vectors), so a
+rerun only embeds chunks it has not seen; the product's Chroma directory is emptied (cache
+kept) before each ingest, so a changed splitter is always re-run.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import shutil
-import tempfile
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import SHARED
+from bench.common import ROOT, SHARED
 
-STRATEGIES: dict[str, dict[str, Any]] = {
-    "chunks": {"parents": False},
-    "parents": {"parents": True},
-    "auto-merge 0.5": {"auto_merge": 0.5},
-}
-
-
-def _questions(folder: Path) -> list[dict[str, Any]]:
-    import csv
-
-    with (folder / _questions_file(folder)).open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    return [
-        {
-            "question": row["question"],
-            "references": [r["content"] for r in json.loads(row["references"])],
-            "kind": row.get("kind", ""),
-        }
-        for row in rows
-    ]
+PEERS = ("recursive", "semchunk", "chonkie", "llamaindex")
+SIZE = 200
+CL100K = "tiktoken:cl100k_base"
+RANK_DEPTH = 20  # what ``ragingest.retriever`` fetches for k = 5
+CONTEXT_DEPTH = 80  # what it pools for k = 20 passages under a budget
+MAX_PASSAGES = 20
 
 
-def _questions_file(folder: Path) -> str:
-    return "questions.csv" if (folder / "questions.csv").exists() else "questions_df.csv"
+def set_folder(name: str) -> Path:
+    """A set by path, or by name under ``../shared/eval`` or ``bench/data``."""
+    for folder in (Path(name), SHARED / "eval" / name, ROOT / "bench" / "data" / name):
+        if (folder / "corpora").is_dir():
+            return folder
+    raise SystemExit(f"no set {name!r} (a folder with corpora/ and questions.csv)")
 
 
-def _duplicate_chars(docs: list[Any]) -> tuple[int, int]:
-    """(characters held by an earlier passage of the same document, all characters)."""
-    seen: dict[str, list[tuple[int, int]]] = {}
-    repeated = total = 0
-    for doc in docs:
-        meta = doc.metadata
-        key = str(meta.get("doc_id") or meta.get("source"))
-        start, end = int(meta["start_index"]), int(meta["end_index"])
-        total += end - start
-        for a, b in seen.get(key, []):
-            repeated += max(0, min(b, end) - max(a, start))
-        seen.setdefault(key, []).append((start, end))
-    return repeated, total
+def _questions_file(folder: Path) -> Path:
+    for name in ("questions.csv", "questions_df.csv", "questions.jsonl"):
+        if (folder / name).exists():
+            return folder / name
+    raise SystemExit(f"{folder}: no questions.csv")
 
 
-def measure(name: str, budgets: list[int], work: Path) -> dict[str, Any]:
+def _whole(references: Any, spans: list[tuple[str, int, int]]) -> bool:
+    """Every reference inside one span of its file."""
+    return all(
+        any(c == r.corpus_id and s <= r.start and r.end <= e for c, s, e in spans)
+        for r in references
+    )
+
+
+def _scores(per_question: dict[str, list[float]]) -> dict[str, float]:
+    out = {}
+    for key, values in per_question.items():
+        mean = sum(values) / max(len(values), 1)
+        out[key] = round(mean, 3) if key.endswith("mrr") else round(100 * mean, 1)
+    return out
+
+
+def splitter_row(
+    config: Any,
+    corpus: dict[str, str],
+    questions: list[Any],
+    cache: Any,
+    budgets: list[int],
+    count: Any,
+) -> tuple[dict[str, Any], list[Any], Any]:
+    """Dense, hybrid and context scores of one configuration's chunks (in process)."""
+    from ragingest.evaluate import metrics as m
+    from ragingest.evaluate.chunking import build_splitter, split_corpus
+    from ragingest.evaluate.retrieval import nearest, retrieve
+
+    chunks = split_corpus(build_splitter(config, None), corpus)
+    vectors = cache.embed([c.embed_text for c in chunks])
+    texts = [q.text for q in questions]
+    query_vectors = cache.queries(texts)
+    hits = [m.Hit(c.corpus_id, c.start, c.end, c.text, c.tokens) for c in chunks]
+    sizes = [count(c.text) for c in chunks]
+    rankings = {
+        "dense": nearest(vectors, query_vectors, 5),
+        "hybrid": retrieve(chunks, vectors, query_vectors, RANK_DEPTH, texts),
+    }
+    deep = retrieve(chunks, vectors, query_vectors, CONTEXT_DEPTH, texts)
+    per_q: dict[str, list[float]] = {}
+    for n, q in enumerate(questions):
+        for mode, ranking in rankings.items():
+            top = [hits[i] for i in ranking[n][:5]]
+            per_q.setdefault(f"{mode} r@5", []).append(m.recall_at_k(q.references, top))
+            per_q.setdefault(f"{mode} mrr", []).append(m.mrr(q.references, top))
+        for budget in budgets:
+            spans, total = [], 0
+            for i in deep[n]:
+                if len(spans) == MAX_PASSAGES:
+                    break
+                if total + sizes[i] <= budget:
+                    spans.append((chunks[i].corpus_id, chunks[i].start, chunks[i].end))
+                    total += sizes[i]
+            per_q.setdefault(f"context@{budget}", []).append(_whole(q.references, spans))
+    row = _scores(per_q) | _sizes(chunks, sizes)
+    return row, chunks, vectors
+
+
+def _sizes(chunks: list[Any], cl100k: list[int]) -> dict[str, Any]:
+    n = max(len(chunks), 1)
+    return {
+        "chunks": len(chunks),
+        "mean e5 tokens": round(sum(c.tokens for c in chunks) / n, 1),
+        "mean cl100k tokens": round(sum(cl100k) / n, 1),
+    }
+
+
+def seed_product_cache(persist: Path, chunks: list[Any], vectors: Any) -> None:
+    """Put the vectors already computed for these embedded texts into the product's embedding
+    cache (same model, backend and prompt, so the same vectors), so ingest need not redo them."""
+    import numpy as np
+
+    from ragingest.models.resolve import load_model_info
+    from ragingest.vectorstore.cache import CACHE_FILE, SQLiteByteStore
+
+    prefix = f"{load_model_info(None).fingerprint}:"
+    pairs = {
+        prefix + hashlib.sha256(c.embed_text.encode()).hexdigest(): np.asarray(v, "<f4").tobytes()
+        for c, v in zip(chunks, vectors, strict=True)
+    }
+    SQLiteByteStore(persist / CACHE_FILE).mset(list(pairs.items()))
+
+
+def product_row(
+    folder: Path,
+    corpus: dict[str, str],
+    questions: list[Any],
+    persist: Path,
+    budgets: list[int],
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    """``ragingest ingest`` + ``ragingest.retriever``, scored like the others."""
     import ragingest
+    from bench.hybrid import located
     from ragingest.cli.main import main
-    from ragingest.evaluate.trace import contains
+    from ragingest.evaluate import metrics as m
+    from ragingest.vectorstore.cache import CACHE_FILE
+
+    # a fresh collection each run (file stamps would skip unchanged files), the cache kept
+    for path in persist.iterdir() if persist.is_dir() else []:
+        if path.name != CACHE_FILE:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    collection = "bench-context"
+    argv = ["ingest", str(folder / "corpora"), "--persist-dir", str(persist)]
+    if main([*argv, "--collection", collection, "--no-progress"]) != 0:
+        raise SystemExit(f"ingest of {folder} failed")
+    per_q: dict[str, list[float]] = {}
+    for mode, hybrid in (("dense", False), ("hybrid", True)):
+        found = ragingest.retriever(
+            persist, collection, k=5, parents=False, dedup=False, hybrid=hybrid
+        )
+        for q in questions:
+            top = [located(d, corpus) for d in found.invoke(q.text)]
+            per_q.setdefault(f"{mode} r@5", []).append(m.recall_at_k(q.references, top))
+            per_q.setdefault(f"{mode} mrr", []).append(m.mrr(q.references, top))
+    for budget in budgets:
+        found = ragingest.retriever(
+            persist,
+            collection,
+            k=MAX_PASSAGES,
+            max_context_tokens=budget,
+            tokenizer=CL100K,
+            **options,
+        )
+        for q in questions:
+            spans = [
+                (h.corpus_id, h.start, h.end)
+                for h in (located(d, corpus) for d in found.invoke(q.text))
+            ]
+            per_q.setdefault(f"context@{budget}", []).append(_whole(q.references, spans))
+    return _scores(per_q)
+
+
+def measure(
+    name: str, budgets: list[int], peers: list[str], work: Path, options: dict[str, Any]
+) -> dict[str, Any]:
+    from ragingest.evaluate.cache import EmbeddingCache
+    from ragingest.evaluate.configs import DEFAULT, baseline_config
+    from ragingest.evaluate.data import load_corpus, load_questions
     from ragingest.retrieval.context import token_counter
 
-    folder = SHARED / "eval" / name
-    persist = work / name
-    clock = time.perf_counter()
-    args = ["ingest", str(folder / "corpora"), "--persist-dir", str(persist)]
-    assert main([*args, "--collection", name.replace("_", "-"), "--no-progress"]) == 0
-    ingest_seconds = time.perf_counter() - clock
-    count = token_counter()
-    questions = _questions(folder)
+    folder = set_folder(name)
+    corpus = load_corpus(folder / "corpora")
+    questions = load_questions(_questions_file(folder), corpus)
+    key = folder.resolve().name
+    cache = EmbeddingCache(None, work / f"eval_{key}.sqlite")
+    count = token_counter(CL100K)
     rows: dict[str, Any] = {}
-    for budget in budgets:
-        for strategy, options in STRATEGIES.items():
-            found = ragingest.retriever(
-                persist, name.replace("_", "-"), k=20, max_context_tokens=budget, **options
-            )
-            refs = refs_in = all_in = pairs = pairs_in = tokens = repeated = chars = 0
-            for q in questions:
-                docs = found.invoke(q["question"])
-                text = "\n\n".join(d.page_content for d in docs)
-                hits = [contains(text, ref) for ref in q["references"]]
-                refs += len(hits)
-                refs_in += sum(hits)
-                all_in += all(hits)
-                if q["kind"] == "rule_exception":
-                    pairs += 1
-                    pairs_in += all(hits)
-                tokens += sum(count(d.page_content) for d in docs)
-                r, c = _duplicate_chars(docs)
-                repeated, chars = repeated + r, chars + c
-            n = len(questions)
-            rows[f"{strategy} @ {budget}"] = {
-                "references_in_context": round(100 * refs_in / refs, 1),
-                "questions_all_in_context": round(100 * all_in / n, 1),
-                "rule_exception_both": round(100 * pairs_in / pairs, 1) if pairs else None,
-                "mean_context_tokens": round(tokens / n, 1),
-                "duplicate_rate": round(100 * repeated / max(chars, 1), 2),
-            }
-    return {"questions": len(questions), "ingest_seconds": round(ingest_seconds, 1), "rows": rows}
+    started = time.perf_counter()
+    ours, chunks, vectors = splitter_row(DEFAULT, corpus, questions, cache, budgets, count)
+    rows["ragingest"] = ours
+    persist = work / f"product_{key}"
+    seed_product_cache(persist, chunks, vectors)
+    rows["ragingest (product)"] = product_row(folder, corpus, questions, persist, budgets, options)
+    for peer in peers:
+        config = baseline_config(SIZE, strategy=peer)
+        label = config.label.removeprefix("baseline: ")
+        rows[label] = splitter_row(config, corpus, questions, cache, budgets, count)[0]
+        print(f"{key}: {label}: {json.dumps(rows[label])}", file=sys.stderr, flush=True)
+    return {
+        "folder": str(folder),
+        "questions": len(questions),
+        "seconds": round(time.perf_counter() - started),
+        "rows": rows,
+    }
+
+
+def margins(result: dict[str, Any]) -> dict[str, float]:
+    """Per metric: ragingest minus the best plain splitter (context: the product's rows)."""
+    rows = result["rows"]
+    peers = [r for name, r in rows.items() if not name.startswith("ragingest")]
+    out = {}
+    for metric, value in rows["ragingest"].items():
+        if " r@5" in metric or " mrr" in metric or metric.startswith("context@"):
+            ours = rows["ragingest (product)"][metric] if metric.startswith("context@") else value
+            out[metric] = round(ours - max(p[metric] for p in peers), 3)
+    return out
+
+
+COLUMNS = ("dense r@5", "dense mrr", "hybrid r@5", "hybrid mrr")
+
+
+def print_table(name: str, result: dict[str, Any], budgets: list[int]) -> None:
+    columns = [
+        *COLUMNS,
+        *(f"context@{b}" for b in budgets),
+        "mean e5 tokens",
+        "mean cl100k tokens",
+        "chunks",
+    ]
+    print(f"\n{name} ({result['questions']} questions, {result['seconds']} s)")
+    print(f"| splitter | {' | '.join(columns)} |")
+    print("|---" * (len(columns) + 1) + "|")
+    for label, row in result["rows"].items():
+        cells = [str(row.get(c, "–")) for c in columns]
+        print(f"| {label} | {' | '.join(cells)} |")
+    print("margin over the best peer:", margins(result))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.context")
     parser.add_argument("--sets", default="clickhouse_ru,chroma_general")
-    parser.add_argument("--budgets", default="256,512,1024")
+    parser.add_argument("--budgets", default="512,1024,2048")
+    parser.add_argument("--peers", default=",".join(PEERS))
+    parser.add_argument(
+        "--work",
+        default="/tmp/ragingest-bench-context",
+        help="caches and Chroma directories (kept for reruns)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        help="a ragingest.retriever option for the context rows, KEY=JSON",
+    )
     parser.add_argument("--out", default=None, help="write the JSON here too")
     args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     budgets = [int(b) for b in args.budgets.split(",")]
-    work = Path(tempfile.mkdtemp(prefix="ragingest-context-"))
-    try:
-        results = {name: measure(name, budgets, work) for name in args.sets.split(",")}
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    for name, result in results.items():
-        print(f"\n{name} ({result['questions']} questions)")
-        print(f"{'strategy @ budget':<24} refs%  all%  r+e%  tokens  dup%")
-        for label, row in result["rows"].items():
-            both = "-" if row["rule_exception_both"] is None else f"{row['rule_exception_both']}"
-            print(
-                f"{label:<24} {row['references_in_context']:>5} "
-                f"{row['questions_all_in_context']:>5} {both:>5} "
-                f"{row['mean_context_tokens']:>7} {row['duplicate_rate']:>5}"
-            )
+    options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    peers = [p for p in args.peers.split(",") if p]
+    results = {}
+    for name in args.sets.split(","):
+        results[name] = measure(name, budgets, peers, work, options)
+        print_table(name, results[name], budgets)
+    every = [margins(r) for r in results.values()]
+    print("\nminimum margin across sets:", {k: min(m[k] for m in every) for k in every[0]})
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 

@@ -46,7 +46,8 @@ def add_evaluate_parser(sub: Any, positive: Callable[[str], int]) -> None:
         nargs="+",
         default=[],
         metavar="AXIS=V1,V2",
-        help="grid of configurations: strategy=heading,semantic,recursive,fixed,semchunk,chonkie "
+        help="grid of configurations: strategy=heading,semantic,recursive,fixed,semchunk,chonkie,"
+        "llamaindex "
         "chunk_size=N,.. chunk_overlap=N,.. min_chunk_size=N,.. context_prefix=on,off",
     )
     ev.add_argument(

@@ -1,10 +1,12 @@
-"""semchunk and Chonkie's ``RecursiveChunker`` as baselines, with exact offsets.
+"""semchunk, Chonkie's ``RecursiveChunker`` and LlamaIndex's ``SentenceSplitter`` as baselines,
+with exact offsets.
 
 Both count sizes with the same tokenizer as our splitters (the model's, without special tokens)
 so that a comparison differs only in where the boundaries go. semchunk returns offsets; Chonkie
-returns ``start_index``/``end_index``; either way each chunk is checked against the text and,
-where it does not match, located by its text from the end of the previous chunk. LangChain's
-``RecursiveCharacterTextSplitter`` baseline lives in ``ragingest.splitters.recursive``.
+returns ``start_index``/``end_index``; LlamaIndex returns texts only; either way each chunk is
+checked against the text and, where it does not match, located by its text from the end of the
+previous chunk. LangChain's ``RecursiveCharacterTextSplitter`` baseline lives in
+``ragingest.splitters.recursive``.
 """
 
 from __future__ import annotations
@@ -84,3 +86,25 @@ class ChonkieBaseline(ChunkSplitter):
         """``chonkie``'s chunks of ``text``, located in it, sized in tokens."""
         spans = [(c.text, c.start_index) for c in self.chunker.chunk(text)]
         return _with_sizes(located(text, spans, "chonkie"), self.count)
+
+
+class LlamaIndexBaseline(ChunkSplitter):
+    """``llama_index.core.node_parser.SentenceSplitter(chunk_size, chunk_overlap=0)`` counting
+    with the same tokenizer; its sentence tokenizer (NLTK punkt) ships inside llama-index-core
+    (``_static/nltk_cache``), so it runs offline."""
+
+    def __init__(self, chunk_size: int, tokenizer: Any) -> None:
+        from llama_index.core.node_parser import SentenceSplitter
+
+        super().__init__(chunk_size=chunk_size, chunk_overlap=0)
+        self.count = token_counter(tokenizer)
+
+        def ids(text: str) -> list[int]:
+            return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+        self.splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=0, tokenizer=ids)
+
+    def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """LlamaIndex's chunks of ``text`` (texts only), located in it, sized in tokens."""
+        spans: list[tuple[str, int | None]] = [(p, None) for p in self.splitter.split_text(text)]
+        return _with_sizes(located(text, spans, "llamaindex"), self.count)

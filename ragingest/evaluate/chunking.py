@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragingest.evaluate.baselines import ChonkieBaseline, SemchunkBaseline
+from ragingest.evaluate.baselines import ChonkieBaseline, LlamaIndexBaseline, SemchunkBaseline
 from ragingest.evaluate.configs import Config
 from ragingest.models.resolve import load_model_info
 from ragingest.splitters.base import ChunkSplitter
@@ -41,11 +41,16 @@ def build_splitter(
     """The splitter for ``config``, sizes in ``model``'s tokens: the product's through its one
     factory, or a plain baseline."""
     info = load_model_info(model)
-    if config.strategy in ("semchunk", "chonkie"):
+    if config.strategy in ("semchunk", "chonkie", "llamaindex"):
         size = capped_size(
             config.chunk_size or default_chunk_size(model), "tokens", info.max_embed_tokens
         )
-        baseline = SemchunkBaseline if config.strategy == "semchunk" else ChonkieBaseline
+        plain: dict[str, type[SemchunkBaseline | ChonkieBaseline | LlamaIndexBaseline]] = {
+            "semchunk": SemchunkBaseline,
+            "chonkie": ChonkieBaseline,
+            "llamaindex": LlamaIndexBaseline,
+        }
+        baseline = plain[config.strategy]
         return baseline(size, info.tokenizer)
     settings = SplitSettings(
         chunk_size=config.chunk_size,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-STRATEGIES = ("heading", "semantic", "recursive", "fixed", "semchunk", "chonkie")
+STRATEGIES = ("heading", "semantic", "recursive", "fixed", "semchunk", "chonkie", "llamaindex")
 RETRIEVALS = ("chunks", "dedup", "parents")
 BOOLEAN = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
 
@@ -119,20 +119,33 @@ def parse_config(spec: str) -> Config:
 def baseline_config(size: int, matched: bool = False, strategy: str = "recursive") -> Config:
     """A plain splitter at ``size`` tokens, no overlap, labelled as a baseline."""
     note = " (mean size matched)" if matched else ""
-    title = {"recursive": "LangChain recursive", "semchunk": "semchunk", "chonkie": "Chonkie"}
+    title = {
+        "recursive": "LangChain recursive",
+        "semchunk": "semchunk",
+        "chonkie": "Chonkie",
+        "llamaindex": "LlamaIndex SentenceSplitter",
+    }
     overlap = "/0" if strategy == "recursive" else ""
     label = f"baseline: {title[strategy]} {size}{overlap}{note}"
     return Config(strategy, size, 0 if strategy == "recursive" else None, label=label)
 
 
 def baselines_installed() -> tuple[str, ...]:
-    """The baseline strategies whose library is importable (semchunk and Chonkie come with
-    the ``bench`` extra; LangChain's splitter is a dependency)."""
+    """The baseline strategies whose library is importable (semchunk, Chonkie and
+    llama-index-core come with the ``bench`` extra; LangChain's splitter is a dependency)."""
+    modules = {"semchunk": "semchunk", "chonkie": "chonkie", "llamaindex": "llama_index.core"}
+    found = ["recursive"]
+    found += [name for name, module in modules.items() if _importable(module)]
+    return tuple(found)
+
+
+def _importable(module: str) -> bool:
     import importlib.util
 
-    found = ["recursive"]
-    found += [name for name in ("semchunk", "chonkie") if importlib.util.find_spec(name)]
-    return tuple(found)
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is absent
+        return False
 
 
 def configurations(

