@@ -19,7 +19,7 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.run.state import FileStates
 from ragingest.run.state import namespaces as state_namespaces
 from ragingest.vectorstore.aliases import Alias, Catalog
-from ragingest.vectorstore.lexical import LexicalIndex
+from ragingest.vectorstore.lexical_location import lexical_index
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.record_manager import record_manager
@@ -106,7 +106,7 @@ class Lifecycle:
         manager = record_manager(self.persist_dir, alias.live, self.records_url)
         known = set(manager.namespaces())
         known |= set(state_namespaces(self.persist_dir, self.records_url))
-        known |= {namespace(name) for name in parent_collections(self.persist_dir)}
+        known |= {namespace(name) for name in parent_collections(self.persist_dir, self.records_url)}
         for name in known:
             physical = name.removeprefix("chroma/")
             if (
@@ -125,6 +125,6 @@ class Lifecycle:
             self.client.delete_collection(physical)
         record_manager(self.persist_dir, physical, self.records_url).drop_namespace()
         FileStates(self.persist_dir, namespace(physical), self.records_url).drop()
-        ParentStore(self.persist_dir, physical).drop()
-        LexicalIndex(self.persist_dir, physical).drop()
+        ParentStore(self.persist_dir, physical, self.records_url).drop()
+        lexical_index(self.persist_dir, physical, self.records_url).drop()
         log.info("dropped collection %r", physical)

@@ -101,7 +101,9 @@ def run_locked(
             raise RuntimeError(f"model {target.model!r} changed while loading it; run again")
         return model
 
-    embeddings = cached_embeddings(o.persist_dir, target.model, target.fingerprint, load_model)
+    embeddings = cached_embeddings(
+        o.persist_dir, target.model, target.fingerprint, load_model, records_url=o.records_url
+    )
     store = open_store(
         o.persist_dir,
         target.physical,
@@ -110,6 +112,7 @@ def run_locked(
         client=client,
         resolve=False,
         alias=o.collection if target.rebuilding else None,
+        records_url=o.records_url,
     )
     writer = Writer(store, manager, states, report, o.write_batch_size)
     writer.recover()

@@ -15,6 +15,7 @@ the store keeps beside Chroma (parents, a lexical index) stays in step.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -101,24 +102,26 @@ class Writer:
             return
         self.states.delete([task.source for task, _chunks in group])
         records = [record for _task, chunks in group for record in chunks]
-        if records:
-            sink = RecordSink(self.store, records)
-            result = index(
-                [record.document() for record in records],
-                self.manager,
-                sink,
-                batch_size=self.batch_size,
-                cleanup="scoped_full",
-                source_id_key=lambda doc: sink.records[doc.id].source,
-                key_encoder=_record_id,
-            )
-            self.report.added += result["num_added"]
-            self.report.updated += result["num_updated"]
-            self.report.skipped += result["num_skipped"]
-            self.report.deleted += result["num_deleted"]
-        empty = [task.source for task, chunks in group if not chunks]
-        if empty:  # nothing of the file went through index(): its old chunks go here
-            self.report.deleted += self.delete_sources(empty)
+        self._embed_new(records)
+        with self._gate():  # readers see the group's files all before or all after
+            if records:
+                sink = RecordSink(self.store, records)
+                result = index(
+                    [record.document() for record in records],
+                    self.manager,
+                    sink,
+                    batch_size=self.batch_size,
+                    cleanup="scoped_full",
+                    source_id_key=lambda doc: sink.records[doc.id].source,
+                    key_encoder=_record_id,
+                )
+                self.report.added += result["num_added"]
+                self.report.updated += result["num_updated"]
+                self.report.skipped += result["num_skipped"]
+                self.report.deleted += result["num_deleted"]
+            empty = [task.source for task, chunks in group if not chunks]
+            if empty:  # nothing of the file went through index(): its old chunks go here
+                self.report.deleted += self.delete_sources(empty)
         self.states.put(
             (task.source, FileState(task.stamp, len(chunks)))
             for task, chunks in group
@@ -130,6 +133,24 @@ class Writer:
             len(records),
             ", ".join(task.source for task, _chunks in group),
         )
+
+    def _gate(self) -> Any:
+        """The store's read gate, held exclusively (``vectorstore.gate``)."""
+        gate = getattr(self.store, "gate", None)
+        return gate.writing() if gate is not None else contextlib.nullcontext()
+
+    def _embed_new(self, records: Sequence[ChunkRecord]) -> None:
+        """Embed, before the gate is taken, the records ``index()`` will add (no vector from
+        an engine, no record yet), so readers wait for the store writes only."""
+        todo = [r for r in records if r.vector is None]
+        if not todo:
+            return
+        known = self.manager.exists([r.id for r in todo])
+        todo = [r for r, recorded in zip(todo, known, strict=True) if not recorded]
+        if todo:
+            vectors = self.store.embeddings.embed_documents([r.embed_text for r in todo])
+            for record, vector in zip(todo, vectors, strict=True):
+                record.vector = vector
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``: file states, then Chroma (journaled), records."""
@@ -148,7 +169,8 @@ class Writer:
         """Delete the sources recorded before (records or states) that this run did not see."""
         gone = (set(self.manager.list_groups()) | set(known)) - keep
         for source in sorted(gone):
-            self.report.deleted += self.delete_sources([source])
+            with self._gate():
+                self.report.deleted += self.delete_sources([source])
             self.report.files_deleted += 1
 
     def recover(self) -> None:

@@ -3,12 +3,10 @@ drops the old physical collection) leave no parent row that no stored chunk refe
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
 from pathlib import Path
 
 from ragingest.ingest.cli import main
-from ragingest.vectorstore.parents import PARENTS_FILE
+from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.store import chroma_client
 
 SECTION = "Правило {n}: читальный зал открыт с {h}:00, книги выдают на {d} дней под подпись. "
@@ -22,12 +20,11 @@ def write(path: Path, sections: list[int]) -> None:
 
 
 def parent_rows(persist: Path) -> dict[str, set[str]]:
-    with contextlib.closing(sqlite3.connect(persist / PARENTS_FILE)) as db:
-        rows = db.execute("SELECT collection, parent_id FROM parents").fetchall()
-    found: dict[str, set[str]] = {}
-    for collection, parent in rows:
-        found.setdefault(collection, set()).add(parent)
-    return found
+    found = {
+        collection: set(ParentStore(persist, collection).yield_keys())
+        for collection in parent_collections(persist)
+    }
+    return {collection: keys for collection, keys in found.items() if keys}
 
 
 def referenced(persist: Path) -> dict[str, set[str]]:
