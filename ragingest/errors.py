@@ -56,3 +56,11 @@ class CollectionMismatchError(RagIngestError):
 
 class LockedError(RagIngestError):
     """Another run is writing to the same collection."""
+
+
+class ServerUnreachableError(RagIngestError):
+    """A server the command needs (the Chroma server, the records database) can't be reached;
+    the message names it and what to check. The CLI exits with ``EXIT_UNREACHABLE``."""
+
+
+EXIT_UNREACHABLE = 7

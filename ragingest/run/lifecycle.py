@@ -106,7 +106,8 @@ class Lifecycle:
         manager = record_manager(self.persist_dir, alias.live, self.records_url)
         known = set(manager.namespaces())
         known |= set(state_namespaces(self.persist_dir, self.records_url))
-        known |= {namespace(name) for name in parent_collections(self.persist_dir, self.records_url)}
+        parents = parent_collections(self.persist_dir, self.records_url)
+        known |= {namespace(name) for name in parents}
         for name in known:
             physical = name.removeprefix("chroma/")
             if (

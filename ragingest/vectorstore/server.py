@@ -25,6 +25,8 @@ from typing import Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from ragingest.errors import ServerUnreachableError
+
 TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
 
 
@@ -46,12 +48,21 @@ class ChromaServer:
         import chromadb
         from chromadb.config import Settings
 
-        return chromadb.HttpClient(
-            host=self.host,
-            port=self.port,
-            ssl=self.ssl,
-            headers=self.headers() or None,
-            settings=Settings(anonymized_telemetry=False),
+        try:
+            return chromadb.HttpClient(
+                host=self.host,
+                port=self.port,
+                ssl=self.ssl,
+                headers=self.headers() or None,
+                settings=Settings(anonymized_telemetry=False),
+            )
+        except ValueError as exc:  # chromadb's "Could not connect to a Chroma server"
+            raise self.unreachable(exc) from exc
+
+    def unreachable(self, exc: BaseException) -> ServerUnreachableError:
+        return ServerUnreachableError(
+            f"Chroma server {self} can't be reached ({exc}); start it (`chroma run --host "
+            f"{self.host} --port {self.port} --path DIR`) or check --chroma-host/--chroma-port"
         )
 
     def __str__(self) -> str:
