@@ -44,27 +44,24 @@ LEXICAL = Table(
 )
 MAX_POSITIONS = 256  # PostgreSQL's limit of positions per lexeme
 
+# one pass over the matching rows (``hits``): a term's document frequency is the number of
+# its hit rows, as every row holds a lexeme once; MATERIALIZED so each part runs once
 _BM25 = text(
     """
-WITH q AS (SELECT t FROM unnest(CAST(:terms AS text[])) AS t),
-stats AS (
+WITH stats AS MATERIALIZED (
     SELECT count(*)::float8 AS n, coalesce(avg(length), 0)::float8 AS avgdl
     FROM ragingest_lexical WHERE collection = :collection),
-idf AS (
-    SELECT q.t, greatest(ln((stats.n - d.n + 0.5) / (d.n + 0.5)), 1e-6) AS w
-    FROM q CROSS JOIN stats CROSS JOIN LATERAL (
-        SELECT count(*)::float8 AS n FROM ragingest_lexical AS l
-        WHERE l.collection = :collection AND l.terms @@ CAST(quote_literal(q.t) AS tsquery)
-    ) AS d
-    WHERE d.n > 0),
-hits AS (
+hits AS MATERIALIZED (
     SELECT l.id, l.length, u.lexeme, cardinality(u.positions)::float8 AS tf
     FROM ragingest_lexical AS l CROSS JOIN LATERAL unnest(l.terms) AS u
     WHERE l.collection = :collection AND l.terms @@ CAST(:query AS tsquery)
-      AND u.lexeme = ANY(CAST(:terms AS text[])))
+      AND u.lexeme = ANY(CAST(:terms AS text[]))),
+idf AS MATERIALIZED (
+    SELECT h.lexeme, greatest(ln((stats.n - count(*) + 0.5) / (count(*) + 0.5)), 1e-6) AS w
+    FROM hits AS h CROSS JOIN stats GROUP BY h.lexeme, stats.n)
 SELECT h.id, sum(idf.w * h.tf * 2.2 / (h.tf + 1.2 * (0.25 + 0.75 * h.length / stats.avgdl)))
        AS score
-FROM hits AS h JOIN idf ON idf.t = h.lexeme CROSS JOIN stats
+FROM hits AS h JOIN idf ON idf.lexeme = h.lexeme CROSS JOIN stats
 GROUP BY h.id ORDER BY score DESC, h.id LIMIT :limit OFFSET :offset
 """
 )
