@@ -44,8 +44,9 @@ LEXICAL = Table(
 )
 MAX_POSITIONS = 256  # PostgreSQL's limit of positions per lexeme
 
-# one pass over the matching rows (``hits``): a term's document frequency is the number of
-# its hit rows, as every row holds a lexeme once; MATERIALIZED so each part runs once
+# one pass over the matching rows (``hits``: of each, only the query's lexemes, picked in C by
+# setweight + ts_filter rather than unnesting every lexeme): a term's document frequency is
+# the number of its hit rows, as every row holds a lexeme once; MATERIALIZED: each part once
 _BM25 = text(
     """
 WITH stats AS MATERIALIZED (
@@ -53,9 +54,9 @@ WITH stats AS MATERIALIZED (
     FROM ragingest_lexical WHERE collection = :collection),
 hits AS MATERIALIZED (
     SELECT l.id, l.length, u.lexeme, cardinality(u.positions)::float8 AS tf
-    FROM ragingest_lexical AS l CROSS JOIN LATERAL unnest(l.terms) AS u
-    WHERE l.collection = :collection AND l.terms @@ CAST(:query AS tsquery)
-      AND u.lexeme = ANY(CAST(:terms AS text[]))),
+    FROM ragingest_lexical AS l CROSS JOIN LATERAL
+        unnest(ts_filter(setweight(l.terms, 'A', CAST(:terms AS text[])), '{a}')) AS u
+    WHERE l.collection = :collection AND l.terms @@ CAST(:query AS tsquery)),
 idf AS MATERIALIZED (
     SELECT h.lexeme, greatest(ln((stats.n - count(*) + 0.5) / (count(*) + 0.5)), 1e-6) AS w
     FROM hits AS h CROSS JOIN stats GROUP BY h.lexeme, stats.n)

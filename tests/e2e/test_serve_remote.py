@@ -131,6 +131,13 @@ def test_a_reader_elsewhere_returns_the_ingest_machines_passages(servers, tmp_pa
     assert hits == json.loads(cli_here.stdout) and len(hits) == 5
     assert any(hit["lexical_rank"] for hit in hits)
 
+    expect = ["--expect", "срок выдачи составляет три дня", "--json"]
+    trace = run([*CLI, "trace", QUESTIONS[0], *expect, "--collection", "kb", *server], empty,
+                reader_env)  # fmt: skip
+    assert trace.returncode in (0, 1), trace.stderr  # 1: a checkpoint failed, said as such
+    checks = json.loads(trace.stdout)
+    assert checks["question"] == QUESTIONS[0] and "Traceback" not in trace.stderr
+
     status = run([*CLI, "status", "--collection", "kb", *server, "--json"], empty, reader_env)
     assert status.returncode == 0, status.stderr
     report = json.loads(status.stdout)
