@@ -136,3 +136,13 @@ def test_stores_of_the_earlier_sqlite_schema_still_open(tmp_path):
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         assert "parents" not in tables and "byte_store" not in tables
     assert ParentStore(tmp_path, "kb").mget(["p1"])[0].metadata == meta  # and opens again
+
+
+def test_the_ray_split_reads_the_cached_text_hashes_of_one_model(tmp_path):
+    from ragingest.run.engine_ray import cached_hashes
+
+    cache = cached_embeddings(tmp_path, "m", "fp", lambda: FixedEmbeddings())
+    cache.embed_documents(["a", "b"])
+    cached_embeddings(tmp_path, "m", "fq", lambda: FixedEmbeddings()).embed_documents(["c"])
+    digest = [int(hashlib.sha256(t.encode()).hexdigest()[:16], 16) for t in ("a", "b")]
+    assert cached_hashes(cache).tolist() == sorted(digest)
