@@ -64,8 +64,8 @@ def scores(
 
 
 def run(quick: bool, say: Any = print) -> dict[str, Any]:
+    from ragingest.models.resolve import load_model_info, load_sentence_transformer
     from ragingest.splitters import HeadingFirstSplitter
-    from ragingest.vectorstore.models import load_model_info, load_sentence_transformer
 
     docs = corpus_texts(QUICK_CORPORA if quick else None)
     info = load_model_info(None, "torch")

@@ -73,8 +73,8 @@ def documents() -> list[tuple[str, str]]:
 
 
 def snapshot() -> dict[str, list]:
+    from ragingest.models.resolve import load_model_info
     from ragingest.splitters import HeadingFirstSplitter
-    from ragingest.vectorstore.models import load_model_info
 
     info = load_model_info(None)
     out: dict[str, list] = {}

@@ -39,7 +39,7 @@ GOALS = {"help": 1.2, "query": 2.0, "inspect": 2.5}
 def _ragingest() -> list[str]:
     """The console script beside this interpreter (what a user runs), else the module."""
     script = Path(sys.executable).with_name("ragingest")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "ragingest.ingest.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "ragingest.cli.main"]
 
 
 def _env() -> dict[str, str]:

@@ -5,7 +5,7 @@ auto-merging.
 
 Each set's corpora are ingested with the default settings (real model, real Chroma, a temp
 directory), then every question is answered by each strategy, whose passages are kept whole,
-best first, within the budget (``ragingest.vectorstore.context.fit_budget``, tokens of the
+best first, within the budget (``ragingest.retrieval.context.fit_budget``, tokens of the
 embedding model's tokenizer). Per strategy and budget: the share of references whose text is
 in the context whole, the share of questions with all their references in it (for
 clickhouse_ru's rule + exception questions: both), mean context tokens, and the duplicate
@@ -67,9 +67,9 @@ def _duplicate_chars(docs: list[Any]) -> tuple[int, int]:
 
 def measure(name: str, budgets: list[int], work: Path) -> dict[str, Any]:
     import ragingest
+    from ragingest.cli.main import main
     from ragingest.evaluate.trace import contains
-    from ragingest.ingest.cli import main
-    from ragingest.vectorstore.context import token_counter
+    from ragingest.retrieval.context import token_counter
 
     folder = SHARED / "eval" / name
     persist = work / name

@@ -36,7 +36,7 @@ _CODE = re.compile(r"\w*\d\w*")
 
 
 def ingest(corpus: Path, persist: Path, collection: str) -> None:
-    from ragingest.ingest.cli import main
+    from ragingest.cli.main import main
 
     argv = ["ingest", str(corpus), "--persist-dir", str(persist), "--collection", collection]
     if main([*argv, "--no-progress"]) != 0:

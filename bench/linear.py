@@ -164,7 +164,7 @@ def _peer_texts() -> list[str]:
 
 def _peer_splitter(name: str) -> Any:
     """A callable text -> number of chunks, built the way that library's users would."""
-    from ragingest.vectorstore.models import load_model_info
+    from ragingest.models.resolve import load_model_info
 
     tokenizer = load_model_info(None).tokenizer
     if name == "ours":

@@ -30,7 +30,7 @@ CORPUS_CACHE = Path(tempfile.gettempdir()) / "ragingest-bench-corpus"
 
 
 def run(quick: bool, say: Any = print, backend: str | None = None) -> dict[str, Any]:
-    from ragingest.vectorstore.models import backend_name
+    from ragingest.models.resolve import backend_name
 
     backend = backend_name(backend)
     megabytes = 10 if quick else 100
@@ -77,8 +77,8 @@ def _rss_mb() -> float:
 def _child(corpus: Path, persist: Path) -> None:
     import numpy as np
 
-    from ragingest.run.runner import IngestOptions, ingest
-    from ragingest.vectorstore.models import load_model_info, load_sentence_transformer
+    from ragingest.models.resolve import load_model_info, load_sentence_transformer
+    from ragingest.pipeline.runner import IngestOptions, ingest
 
     info = load_model_info(None)
     model = load_sentence_transformer(None)
@@ -99,7 +99,7 @@ def _child(corpus: Path, persist: Path) -> None:
             rows[i] = rng.standard_normal(dim)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    from ragingest.run import engine_local
+    from ragingest.pipeline import engine_local
 
     scan = engine_local.scan_corpus
 

@@ -54,9 +54,9 @@ class _EncodeClock:
 def _embed_texts(corpus: Path, options: Any) -> list[str]:
     """The embedded texts ``ingest`` produces for ``corpus`` (same splitter, same order)."""
     from ragingest.loaders import walk
-    from ragingest.run.split import split_file
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
+    from ragingest.pipeline.split import split_file
     from ragingest.splitters.factory import base_splitter
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
 
     info = SentenceTransformerEmbeddings(options.model).info
     splitter = base_splitter(options.split, info=info)
@@ -68,8 +68,8 @@ def _embed_texts(corpus: Path, options: Any) -> list[str]:
 
 
 def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
-    from ragingest.run.runner import IngestOptions, ingest
-    from ragingest.vectorstore.models import load_model_info, load_sentence_transformer
+    from ragingest.models.resolve import load_model_info, load_sentence_transformer
+    from ragingest.pipeline.runner import IngestOptions, ingest
 
     files, total = (100, 60_000) if quick else (100, 250_000)
     work = Path(tempfile.mkdtemp(prefix="ragingest-bench-"))
@@ -165,7 +165,7 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
 
 def _cli_rerun(corpus: Path, persist: Path) -> float | None:
     """Wall seconds of ``ragingest ingest`` over the unchanged corpus, as a new process."""
-    command = [sys.executable, "-m", "ragingest.ingest.cli", "ingest", str(corpus)]
+    command = [sys.executable, "-m", "ragingest.cli.main", "ingest", str(corpus)]
     command += ["--persist-dir", str(persist), "--collection", COLLECTION, "--no-progress"]
     t, done = timed(lambda: subprocess.run(command, capture_output=True, text=True))
     return round(t, 2) if done.returncode == 0 else None

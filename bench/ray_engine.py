@@ -3,7 +3,7 @@
 
 Both engines ingest the same fresh corpus (``common.write_files_corpus``) into a fresh
 embedded Chroma directory (fresh embedding cache: everything is parsed and embedded). The Ray
-run starts its own local runtime on 127.0.0.1 (``ragingest.run.ray_env``) inside the timed
+run starts its own local runtime on 127.0.0.1 (``ragingest.pipeline.ray_env``) inside the timed
 ingest. Also measured: plain ``encode`` of the same texts in one process, and where the Ray
 run's time went (``ray_engine.RayStats``). The stages stream, so they overlap: wall seconds
 are given for the runtime start, the boilerplate scan (a barrier), the time to the first
@@ -28,7 +28,7 @@ from bench.common import write_files_corpus
 
 
 def _ingest(corpus: Path, persist: Path, engine: str) -> tuple[float, Any]:
-    from ragingest.run.runner import IngestOptions, ingest
+    from ragingest.pipeline.runner import IngestOptions, ingest
 
     options = IngestOptions(persist_dir=persist, collection="bench", engine=engine)
     started = time.perf_counter()
@@ -40,7 +40,7 @@ def _plain_encode(persist: Path) -> tuple[float, int]:
     """Seconds of one in-process ``embed_documents`` over the texts the local run stored."""
     import chromadb
 
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
     client = chromadb.PersistentClient(str(persist))
     got = client.get_collection("bench").get(include=["documents"])
@@ -53,7 +53,7 @@ def _plain_encode(persist: Path) -> tuple[float, int]:
 
 
 def run(files: int, kb: int) -> dict[str, Any]:
-    from ragingest.run import engine_ray as ray_engine
+    from ragingest.pipeline import engine_ray as ray_engine
 
     with tempfile.TemporaryDirectory(prefix="ragingest-bench-ray-") as folder:
         base = Path(folder)

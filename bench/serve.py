@@ -167,7 +167,7 @@ def arms(persist: Path, server: Any) -> dict[str, Callable[[str], Any]]:
     from langchain_chroma import Chroma
 
     import ragingest
-    from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
     options: dict[str, Any] = {"persist_dir": persist, "collection": COLLECTION}
     if server is not None:

@@ -12,8 +12,8 @@ from bench.common import corpus_texts, median, timed
 def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+    from ragingest.models.resolve import load_model_info
     from ragingest.splitters import HeadingFirstSplitter
-    from ragingest.vectorstore.models import load_model_info
 
     info = load_model_info(None)
     ours = HeadingFirstSplitter(tokenizer=info.tokenizer, max_embed_tokens=info.max_embed_tokens)

@@ -21,7 +21,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 
 Scalar = str | int | float | bool
 

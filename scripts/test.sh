@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 ANONYMIZED_TELEMETRY=False
 .venv/bin/ruff check .
+.venv/bin/lint-imports  # the layers contract in pyproject.toml
 .venv/bin/python -m pytest -q "$@"

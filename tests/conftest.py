@@ -40,7 +40,7 @@ def golden() -> dict:
 
 @pytest.fixture(scope="session")
 def e5_info():
-    from ragingest.vectorstore.models import load_model_info
+    from ragingest.models.resolve import load_model_info
 
     return load_model_info("intfloat/multilingual-e5-small")
 
@@ -50,7 +50,7 @@ def count_parses(monkeypatch) -> list[str]:
     """Names of the files the run handed to its engine to parse (both engines: a Ray run
     parses in worker processes, out of a patch's sight, but its tasks come from here)."""
     parsed: list[str] = []
-    from ragingest.run import runner
+    from ragingest.pipeline import runner
 
     real = runner.engine_for
 

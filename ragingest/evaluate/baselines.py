@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 
 
 def token_counter(tokenizer: Any) -> Callable[[str], int]:

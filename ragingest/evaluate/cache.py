@@ -17,7 +17,7 @@ class EmbeddingCache:
     """Embeddings by (model, role, text) hash: in memory, and in SQLite at ``path`` if given."""
 
     def __init__(self, model: str | None, path: str | Path | None = None) -> None:
-        from ragingest.vectorstore.models import load_model_info
+        from ragingest.models.resolve import load_model_info
 
         self.model = model
         self.info = load_model_info(model)
@@ -73,7 +73,7 @@ class EmbeddingCache:
 
     def _model(self) -> Any:
         if self._embeddings is None:
-            from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+            from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
             self._embeddings = SentenceTransformerEmbeddings(self.model, batch_size=64)
         return self._embeddings

@@ -23,8 +23,8 @@ class EvalChunk:
 
 def default_chunk_size(model: str | None) -> int:
     """The chunk size the default configuration ends up with for ``model`` (after the cap)."""
+    from ragingest.models.resolve import load_model_info
     from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE
-    from ragingest.vectorstore.models import load_model_info
 
     return min(DEFAULT_CHUNK_SIZE, load_model_info(model).max_embed_tokens)
 
@@ -32,9 +32,9 @@ def default_chunk_size(model: str | None) -> int:
 def build_splitter(config: Config, model: str | None, embedder: Any = None) -> Any:
     """The splitter for ``config`` (anything with ``split_chunks(text)``), sizes in
     ``model``'s tokens: the product's through its one factory, or a plain baseline."""
+    from ragingest.models.resolve import load_model_info
     from ragingest.splitters.factory import SplitSettings, base_splitter
     from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
-    from ragingest.vectorstore.models import load_model_info
 
     info = load_model_info(model)
     if config.strategy in ("semchunk", "chonkie"):

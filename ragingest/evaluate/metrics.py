@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ragingest.vectorstore.passages import near_identical
+from ragingest.retrieval.passages import near_identical
 
 Range = tuple[int, int]
 

@@ -70,7 +70,7 @@ def _lexical(
 
 
 def _fuse(dense: list[list[int]], lexical: list[list[int]]) -> list[list[int]]:
-    from ragingest.vectorstore.search import reciprocal_rank_fusion
+    from ragingest.retrieval.search import reciprocal_rank_fusion
 
     fused = []
     for by_vector, by_words in zip(dense, lexical, strict=True):

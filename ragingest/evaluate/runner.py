@@ -47,7 +47,7 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     search: str = "hybrid",
 ) -> Evaluation:
-    from ragingest.vectorstore.models import canonical_name
+    from ragingest.models.resolve import canonical_name
 
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {', '.join(SEARCHES)}, not {search!r}")
@@ -114,8 +114,8 @@ def _retrieved(
     ``ragingest.retriever``: the chunks, or with ``dedup``/``parents`` the merged spans."""
     if config.retrieval == "chunks":
         return [_hit(c) for c in found[:k]]
-    from ragingest.vectorstore.models import load_model_info
-    from ragingest.vectorstore.retriever import Span, select
+    from ragingest.models.resolve import load_model_info
+    from ragingest.retrieval.retriever import Span, select
 
     spans = []
     for c in found:
@@ -177,7 +177,7 @@ def matched_baseline_size(
 ) -> int:
     """The chunk size at which LangChain's recursive splitter (no overlap, the model's
     tokenizer, at most the model's limit) gives mean chunk sizes closest to ``target``."""
-    from ragingest.vectorstore.models import load_model_info
+    from ragingest.models.resolve import load_model_info
 
     def mean_at(size: int) -> float:
         chunks = split_corpus(build_splitter(Config("recursive", size, 0), model), corpus)
@@ -199,7 +199,7 @@ def matched_baseline_size(
 
 
 def run_cli(args: Any) -> int:
-    """``ragingest evaluate`` (arguments as parsed by ``ragingest.ingest.cli``)."""
+    """``ragingest evaluate`` (arguments as parsed by ``ragingest.cli.main``)."""
     import sys
 
     corpus = load_corpus(args.corpus)

@@ -224,7 +224,7 @@ def _chunk_check(holders: dict[str, Any]) -> Checkpoint:
 
 def _ranked(store: Any, question: str, depth: int, hybrid: bool) -> list[str]:
     """Chunk ids in the order search returns them, best first."""
-    from ragingest.vectorstore.search import rank_chunks
+    from ragingest.retrieval.search import rank_chunks
 
     ranking = rank_chunks(store, question, depth, hybrid=hybrid)
     return [str(hit.document.id) for hit in ranking.hits]
@@ -255,7 +255,7 @@ def _context(
     max_context_tokens: int | None,
     records_url: str | None,
 ) -> list[Document]:
-    from ragingest.vectorstore.context import retriever
+    from ragingest.retrieval.context import retriever
 
     options: dict[str, Any] = {"k": k, "records_url": records_url, "hybrid": hybrid}
     if max_context_tokens is not None:

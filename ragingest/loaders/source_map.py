@@ -43,8 +43,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ragingest.chunk import Chunk
 from ragingest.schema import PAGE_MAP_HINT, SOURCE_MAP_HINT
-from ragingest.splitters.chunk import Chunk
 
 SOURCE_MAP_KEY = SOURCE_MAP_HINT  # document metadata: the SourceMap of a text format
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 from ragingest.splitters.measure import Measure, SpanCounter, StartsCounter
 from ragingest.splitters.structure import analyze
 from ragingest.splitters.units import trim

@@ -74,7 +74,7 @@ def base_splitter(
     none is given); ``embedder``: sentence vectors for the semantic fallback (default: the
     model's)."""
     if info is None and settings.unit == "tokens":
-        from ragingest.vectorstore.models import load_model_info
+        from ragingest.models.resolve import load_model_info
 
         info = load_model_info(model)
     tokenizer = info.splitter_tokenizer if info is not None else None

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 from ragingest.splitters.measure import Measure, Unit
 
 

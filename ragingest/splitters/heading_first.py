@@ -37,8 +37,8 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
+from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
-from ragingest.splitters.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
 from ragingest.splitters.conventions import (
     LangChainConventions,
     check_separators,
@@ -102,7 +102,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         if length_function is len:
             unit, length_function = "chars", None
         if (unit == "tokens" or length_function is not None) and tokenizer is None:
-            from ragingest.vectorstore.models import load_model_info
+            from ragingest.models.resolve import load_model_info
 
             info = load_model_info(model)
             tokenizer = info.splitter_tokenizer

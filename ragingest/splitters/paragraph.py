@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 from ragingest.splitters.sentences import sentence_starts
 from ragingest.splitters.structure import Structure, analyze
 from ragingest.splitters.units import Unit, UnitSplitter, trim

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragingest.splitters.chunk import Chunk
+from ragingest.chunk import Chunk
 from ragingest.splitters.measure import Measure
 
 

@@ -49,7 +49,7 @@ class SemanticBoundaries:
 
     @classmethod
     def from_model(cls, model: str | None = None, **kwargs: Any) -> SemanticBoundaries:
-        from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
+        from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
         embeddings = SentenceTransformerEmbeddings(model)
         return cls(lambda texts: embeddings.embed_documents(texts), **kwargs)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
-from ragingest.splitters.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.splitters.measure import SpanCounter
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Structure, analyze

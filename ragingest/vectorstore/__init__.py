@@ -1,19 +1,18 @@
-"""Vector store: models (offline), embeddings, and the Chroma collection."""
+"""What is stored and where: the Chroma collection (``store``, ``reader``), the records database
+(``records``, ``record_manager``, ``aliases``, ``names``), the lexical index, parent sections
+and the embedding cache. The models it embeds with are in ``ragingest.models``; searching it is
+``ragingest.retrieval``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SentenceTransformerEmbeddings", "open_store"]
+__all__ = ["open_store"]
 
 
 def __getattr__(name: str) -> Any:
-    """Imported on first use: ``ragingest --help`` and the modules that need only ``models``
-    or ``server`` do not pay for Chroma and LangChain."""
-    if name == "SentenceTransformerEmbeddings":
-        from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
-
-        return SentenceTransformerEmbeddings
+    """Imported on first use: ``ragingest --help`` and the modules that need only ``server``
+    do not pay for Chroma and LangChain."""
     if name == "open_store":
         from ragingest.vectorstore.store import open_store
 

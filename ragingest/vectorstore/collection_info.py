@@ -74,7 +74,7 @@ def missing_collection(collection: str, persist_dir: str | Path) -> CollectionMi
 def model_identity(model: str | None = None) -> tuple[str, str]:
     """``(name, fingerprint)`` of a model without loading its tokenizer or weights (the same
     values as ``load_model_info``), so a run with nothing to embed never loads the model."""
-    from ragingest.vectorstore.models import canonical_name, model_fingerprint, resolve_model_path
+    from ragingest.models.resolve import canonical_name, model_fingerprint, resolve_model_path
 
     name = canonical_name(model)
     folder = Path(resolve_model_path(name))

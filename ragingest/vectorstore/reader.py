@@ -19,6 +19,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
+from ragingest.models.encoder import ModelEncoder
 from ragingest.vectorstore.collection_info import (
     MODEL_KEY,
     check_compatible,
@@ -28,7 +29,6 @@ from ragingest.vectorstore.collection_info import (
     missing_collection,
     require_store_dir,
 )
-from ragingest.vectorstore.encoder import ModelEncoder
 from ragingest.vectorstore.records_location import resolve_in_default_file
 
 

@@ -6,7 +6,7 @@ default the SQLite file ``ragingest_records.sqlite`` in the Chroma directory. SQ
 machine; PostgreSQL (``postgresql+psycopg://USER@HOST:PORT/DB``) lets writers on several
 machines share one Chroma server: the records, file states and aliases are then the same for
 all of them, and the writer lock is an advisory lock in that database
-(``ragingest.run.lock``). One records database serves one set of Chroma collections (a
+(``ragingest.pipeline.lock``). One records database serves one set of Chroma collections (a
 directory or a server): its rows are keyed by collection name. ``records_engine`` is the one
 place that turns ``(persist_dir, records_url)`` into an engine (cached per URL per process);
 no other dialect is accepted (LangChain's ``SQLRecordManager`` upserts for these two only).
@@ -22,9 +22,9 @@ The database holds:
 - ``ragingest_alias``: the user-facing collection name → the physical Chroma collection that
   serves it (``live``) and the one a ``--rebuild`` is filling (``building``). Chroma can't
   rename a collection in every version; switching ``live`` is one committed row;
-- ``ragingest_file_state`` (used by ``ragingest.run.state``);
+- ``ragingest_file_state`` (used by ``ragingest.pipeline.state``);
 - ``ragingest_writer``: who holds a PostgreSQL writer lock, for the message a second writer
-  prints (``ragingest.run.lock``).
+  prints (``ragingest.pipeline.lock``).
 
 The ragingest tables are SQLAlchemy Core tables on one ``MetaData``; upserts are
 ``INSERT ... ON CONFLICT DO UPDATE`` of the dialect (SQLite and PostgreSQL share the form).

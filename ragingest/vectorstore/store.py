@@ -26,6 +26,7 @@ from langchain_chroma import Chroma
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.collection_info import (
     ALIAS_KEY,
@@ -42,7 +43,6 @@ from ragingest.vectorstore.collection_info import (
     require_store_dir,
     store_metadata,
 )
-from ragingest.vectorstore.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.gate import ReadGate, read_gate
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import lexical_text

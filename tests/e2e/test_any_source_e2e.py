@@ -17,7 +17,7 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 import ragingest
-from ragingest.ingest import cli
+from ragingest.cli import main as cli
 from ragingest.vectorstore.store import open_store
 from tests import docbuilders as b
 
@@ -206,7 +206,7 @@ def test_cli_reindexes_a_community_loader_on_a_schedule(corpus, tmp_path):
         [
             sys.executable,
             "-m",
-            "ragingest.ingest.cli",
+            "ragingest.cli.main",
             "ingest",
             "--persist-dir",
             str(db),

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from tests.conftest import memo_path
 
 FIXED_CASES = [(120, 0), (120, 30), (220, 0)]

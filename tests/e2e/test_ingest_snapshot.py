@@ -12,7 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import DATA, EXAMPLES

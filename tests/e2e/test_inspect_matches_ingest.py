@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
 

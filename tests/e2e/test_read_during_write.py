@@ -31,7 +31,7 @@ QUESTION = "правило ревизия выдачи книг"
 WRITER = """
 import sys
 from pathlib import Path
-from ragingest.ingest.cli import main
+from ragingest.cli.main import main
 corpus, args, rounds = Path(sys.argv[1]), sys.argv[3:], int(sys.argv[2])
 for revision in range(2, rounds + 2):
     for path in sorted(corpus.glob("*.md")):
@@ -73,7 +73,7 @@ def chroma(tmp_path_factory):
 @pytest.mark.parametrize("records", ["postgresql", "sqlite"])
 def test_queries_beside_a_rewriting_ingest_see_whole_files(chroma, records, tmp_path):
     import ragingest
-    from ragingest.ingest.cli import main
+    from ragingest.cli.main import main
 
     with _records_url(records) as url:
         corpus, persist = tmp_path / "corpus", tmp_path / "state"

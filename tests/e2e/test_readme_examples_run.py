@@ -116,7 +116,7 @@ def _is_summary(args: list[str], command: str) -> bool:
 def _parse_check(example: Example, args: list[str]) -> None:
     """ragingest's parser takes the command as written (a summary: with its placeholders
     filled in and its optional parts in)."""
-    from ragingest.ingest.cli import build_parser
+    from ragingest.cli.main import build_parser
 
     if _is_summary(args, example.command):
         filled = []

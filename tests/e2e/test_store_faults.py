@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # these runs are about stores, not ranking
-CLI = [sys.executable, "-m", "ragingest.ingest.cli"]
+CLI = [sys.executable, "-m", "ragingest.cli.main"]
 ROOT_USER = os.geteuid() == 0
 
 

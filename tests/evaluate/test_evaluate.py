@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from ragingest.cli.main import main
 from ragingest.evaluate import load_corpus, load_questions, parse_config, parse_sweep
 from ragingest.evaluate.runner import Config
-from ragingest.ingest.cli import main
 from tests.browser import assert_rendered, screenshot
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragingest.cli.main import main
 from ragingest.evaluate import load_corpus, load_questions
 from ragingest.evaluate.chunking import EvalChunk
 from ragingest.evaluate.configs import Config
 from ragingest.evaluate.retrieval import retrieve
 from ragingest.evaluate.runner import evaluate
-from ragingest.ingest.cli import main
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
+from ragingest.cli.main import main
 from ragingest.evaluate.trace import load_sources, locate, source_check, trace
-from ragingest.ingest.cli import main
 from tests.conftest import memo_path
 
 QUESTION = "На сколько дней выдают альбом с красной наклейкой?"

@@ -141,7 +141,7 @@ def test_a_fifo_swapped_in_after_the_check_does_not_block(tmp_path, monkeypatch)
 
 
 def test_the_file_stamp_refuses_a_fifo_instead_of_blocking_on_its_hash(tmp_path):
-    from ragingest.run.state import FileStamp
+    from ragingest.pipeline.state import FileStamp
 
     fifo = tmp_path / "c.txt"
     os.mkfifo(fifo)

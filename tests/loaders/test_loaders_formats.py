@@ -11,7 +11,7 @@ import pytest
 
 from ragingest.errors import ParseError
 from ragingest.loaders import loader_for
-from ragingest.run.split import split_file
+from ragingest.pipeline.split import split_file
 from ragingest.schema import validate
 from ragingest.splitters import HeadingFirstSplitter
 from tests import docbuilders as b

@@ -10,7 +10,7 @@ import pytest
 
 from ragingest.loaders import loader_for, walk
 from ragingest.loaders.text import decode
-from ragingest.run.split import split_file
+from ragingest.pipeline.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from tests.conftest import EXAMPLES
 
@@ -102,7 +102,7 @@ def test_converted_chunks_point_into_their_pages(found, splitter):
 def test_inspect_json_gives_the_normalized_markdown(capsys):
     import json
 
-    from ragingest.ingest.cli import main
+    from ragingest.cli.main import main
 
     path = EXAMPLES / "regulation_returns.md"
     assert main(["inspect", str(path), "--json"]) == 0

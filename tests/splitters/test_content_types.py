@@ -11,7 +11,7 @@ import pytest
 from ragingest.loaders import CleaningRules, loader_for
 from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.loaders.text import decode, text_headings
-from ragingest.run.split import split_file
+from ragingest.pipeline.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, detect
 from ragingest.splitters.paragraph import ParagraphSplitter
@@ -261,7 +261,7 @@ def test_cyrillic_encodings_decode():
 
 
 def test_cli_rejects_an_unknown_cleaning_rule(tmp_path, capsys):
-    from ragingest.ingest.cli import main
+    from ragingest.cli.main import main
 
     (tmp_path / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
     code = main(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from langchain_core.documents import Document
 
+from ragingest.models.resolve import load_model_info
+from ragingest.models.tokenizer_view import SplitterTokenizer
 from ragingest.splitters.heading_first import HeadingFirstSplitter
-from ragingest.vectorstore.models import load_model_info
-from ragingest.vectorstore.tokenizer_view import SplitterTokenizer
 from tests.conftest import EXAMPLES
 
 

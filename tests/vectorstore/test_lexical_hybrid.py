@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.ingest.cli import main
-from ragingest.ingest.faults import EXIT_INTERRUPTED
-from ragingest.ingest.query import search
+from ragingest.cli.faults import EXIT_INTERRUPTED
+from ragingest.cli.main import main
+from ragingest.retrieval.query import search
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
 from ragingest.vectorstore.store import open_store

@@ -139,7 +139,7 @@ def test_stores_of_the_earlier_sqlite_schema_still_open(tmp_path):
 
 
 def test_the_ray_split_reads_the_cached_text_hashes_of_one_model(tmp_path):
-    from ragingest.run.engine_ray import cached_hashes
+    from ragingest.pipeline.engine_ray import cached_hashes
 
     cache = cached_embeddings(tmp_path, "m", "fp", lambda: FixedEmbeddings())
     cache.embed_documents(["a", "b"])

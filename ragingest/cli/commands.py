@@ -1,0 +1,238 @@
+"""The ``ragingest`` subcommands: arguments in, the run (``ragingest.pipeline``) or a query out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ragingest.cli import faults
+
+
+def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
+    """``SplitSettings`` from the splitting arguments (ingest, watch and inspect)."""
+    from ragingest.splitters.factory import SplitSettings
+    from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
+
+    return SplitSettings(
+        chunk_size=args.chunk_size,
+        chunk_overlap=args.chunk_overlap,
+        min_chunk_size=(
+            DEFAULT_MIN_CHUNK_SIZE if args.min_chunk_size is None else args.min_chunk_size
+        ),
+        unit=unit,
+        context_prefix=not args.no_context_prefix,
+        strategy=strategy,
+    )
+
+
+def cleaning_rules(args: argparse.Namespace):  # -> CleaningRules (imported when run: --help)
+    from ragingest.loaders.cleaning import CleaningRules
+
+    return CleaningRules.parse(args.no_clean)
+
+
+def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
+    from ragingest.splitters.content_types import ContentTypeConfig
+
+    return ContentTypeConfig.parse(args.content_type) if args.content_type else None
+
+
+def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
+    """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
+    is missing."""
+    from ragingest.pipeline.options import IngestOptions
+
+    split = split_settings(args)
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"ragingest: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return None
+    return IngestOptions(
+        persist_dir=args.persist_dir,
+        collection=args.collection,
+        model=args.model,
+        split=split,
+        include=args.include,
+        exclude=args.exclude,
+        max_file_bytes=int(args.max_file_mb * 2**20),
+        cleaning=cleaning_rules(args),
+        content_types=content_types(args),
+        progress=not args.no_progress,
+        write_batch_size=max(1, args.batch_size),
+        rebuild=args.rebuild,
+        wait=args.wait,
+        run_log=args.run_log,
+        records_url=args.records_url,
+        engine=args.engine,
+        ray_address=args.ray_address,
+        ray_actors=args.ray_actors or None,
+        file_timeout=args.file_timeout or None,
+        file_memory_mb=args.file_memory_mb or None,
+        follow_symlinks_outside=args.follow_symlinks_outside,
+    )
+
+
+EXIT_LOCKED = 3  # another run is writing the collection
+
+
+def ingest_command(args: argparse.Namespace) -> int:
+    from ragingest.cli.loader_specs import cli_sources
+    from ragingest.errors import LockedError
+    from ragingest.pipeline.api import run
+    from ragingest.pipeline.report import RunReport
+
+    options = ingest_options(args)
+    if options is None:
+        return 2
+    sources = cli_sources(args.paths, args.loaders)
+    if not sources:
+        print(
+            "ragingest: nothing to ingest: give a PATH, a --loader, or [[sources]] in "
+            "./.ragingest.toml",
+            file=sys.stderr,
+        )
+        return 2
+    report = RunReport()
+    try:
+        try:
+            run(sources, options, report)
+        except Exception as exc:
+            if not faults.recover_damaged(exc, options.persist_dir, options.rebuild):
+                raise
+            report = run(sources, options)
+    except LockedError as exc:
+        print(f"ragingest: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except Exception as exc:  # a store fault: said in one line, the report as far as it got
+        code = faults.report_fault(exc, options.persist_dir, args.report, report)
+        if code is None:
+            raise
+        return code
+    if args.report:
+        report.write(args.report)
+    print(report.summary())
+    return report.exit_code
+
+
+def watch_command(args: argparse.Namespace) -> int:
+    from ragingest.cli.watch import parse_interval, watch
+
+    interval = parse_interval(args.interval)
+    options = ingest_options(args)
+    if options is None:
+        return 2
+
+    def show(report) -> None:
+        print(report.summary(), flush=True)
+
+    try:
+        return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
+    except KeyboardInterrupt:
+        print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
+        return faults.EXIT_INTERRUPTED
+
+
+def status_command(args: argparse.Namespace) -> int:
+    from ragingest.cli.readonly import readable_store
+    from ragingest.cli.status import collection_status, render
+
+    with readable_store(args.persist_dir) as persist:
+        status = collection_status(persist, args.collection, args.run_log, args.records_url)
+    if persist is not None and persist != args.persist_dir:  # say where the store really is
+        status = json.loads(json.dumps(status).replace(str(persist), str(args.persist_dir)))
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+    else:
+        print(render(status))
+    return 0
+
+
+def query_command(args: argparse.Namespace) -> int:
+    from ragingest.cli.readonly import readable_store
+    from ragingest.retrieval.query import RANKS, search
+
+    with readable_store(args.persist_dir) as persist:
+        hits = search(
+            args.text,
+            persist,
+            args.collection,
+            args.k,
+            args.where,
+            args.model,
+            records_url=args.records_url,
+            hybrid=args.hybrid,
+        )
+    if args.json:
+        print(json.dumps(hits, ensure_ascii=False, indent=2))
+        return 0
+    for rank, hit in enumerate(hits, 1):
+        meta = hit["metadata"]
+        ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
+        ranks = ranks if args.hybrid else ""
+        print(
+            f"{rank}. score {hit['score']:.3f}{ranks}  {meta.get('source')}  "
+            f"[{meta.get('section_path') or '-'}]"
+        )
+        print("   " + hit["text"][:300].replace("\n", "\n   "))
+    if not hits:
+        print("no hits")
+    return 0
+
+
+def inspect_command(args: argparse.Namespace) -> int:
+    from ragingest.cli.inspect import file_splitting, inspect_document, render_text
+
+    splitting = file_splitting(
+        split_settings(args, args.strategy, args.unit),
+        args.model,
+        cleaning=cleaning_rules(args),
+        content_types=content_types(args),
+        max_file_bytes=int(args.max_file_mb * 2**20),
+    )
+    result, text = inspect_document(args.file, splitting, args.contains)
+    if args.html:
+        from ragingest.cli.inspect_html import render_html
+
+        settings = f"{args.strategy}, {args.unit}" + "".join(
+            f", {name} {value}"
+            for name, value in (
+                ("size", args.chunk_size),
+                ("overlap", args.chunk_overlap),
+                ("min", args.min_chunk_size),
+            )
+            if value is not None
+        )
+        first = {**result, "chunks": [c for c in result["chunks"] if c["document"] == 0]}
+        if len(result["documents"]) > 1:
+            settings += f"; document 0 of {len(result['documents'])}"
+        Path(args.html).write_text(render_html(first, text, settings=settings), "utf-8")
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=1))
+    else:
+        print(render_text(result))
+    return 0
+
+
+def evaluate_command(args: argparse.Namespace) -> int:
+    from ragingest.evaluate.runner import run_cli
+
+    return run_cli(args)
+
+
+def trace_command(args: argparse.Namespace) -> int:
+    from ragingest.cli.trace_cmd import run
+
+    return run(args)
+
+
+COMMANDS = {
+    "evaluate": evaluate_command,
+    "trace": trace_command,
+    "ingest": ingest_command,
+    "query": query_command,
+    "inspect": inspect_command,
+    "watch": watch_command,
+    "status": status_command,
+}

@@ -1,0 +1,204 @@
+"""Store faults and interrupts as one line each, with what to do, and the exit code that says
+what happened (``cli.main`` turns any exception into ``Fault`` here).
+
+Exit codes: 0 ok; 1 some files failed or partly failed; 2 usage error or model/settings
+mismatch; 3 another run is writing the collection; 4 the store is read-only; 5 the store is
+damaged; 6 the disk is full; 130 interrupted (Ctrl-C).
+
+A damaged Chroma database is set aside by ``set_aside_chroma`` (renamed, never deleted) when
+the user asks for ``--rebuild``: the next ingest refills the index from the files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FILES_FAILED = 1
+EXIT_USAGE = 2
+EXIT_LOCKED = 3
+EXIT_READ_ONLY = 4
+EXIT_CORRUPT = 5
+EXIT_DISK_FULL = 6
+EXIT_INTERRUPTED = 130
+
+INTERRUPTED = "interrupted; the next run finishes the work"
+CHROMA_FILE = "chroma.sqlite3"
+
+_READ_ONLY = ("readonly database", "read-only file system", "attempt to write a read")
+_CORRUPT = (
+    "database disk image is malformed",
+    "file is not a database",
+    "file is encrypted or is not a database",
+    "malformed database schema",
+)
+_DISK_FULL = ("database or disk is full", "no space left on device", "disk is full")
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str  # "read_only" | "corrupt" | "disk_full"
+    message: str  # one line: what happened and what to do
+    exit_code: int
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _texts(exc: BaseException) -> list[str]:
+    texts = []
+    for item in _chain(exc):
+        texts.append(str(item).lower())
+        original = getattr(item, "orig", None)  # SQLAlchemy wraps the driver's error
+        if original is not None:
+            texts.append(str(original).lower())
+    return texts
+
+
+def _errnos(exc: BaseException) -> set[int]:
+    return {e.errno for e in _chain(exc) if isinstance(e, OSError) and e.errno is not None}
+
+
+def free_mb(path: Path) -> float | None:
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            try:
+                return shutil.disk_usage(candidate).free / 2**20
+            except OSError:
+                return None
+    return None
+
+
+def store_writable(path: Path) -> bool:
+    """False when ``path`` (or the folder it would be made in) can't be written."""
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is None:
+        return True
+    try:
+        if os.statvfs(existing).f_flag & os.ST_RDONLY:
+            return False
+    except OSError:
+        pass
+    return os.access(existing, os.W_OK)
+
+
+def classify(exc: BaseException, persist_dir: Path | None = None) -> Fault | None:
+    """The store fault ``exc`` is (walking its causes), or None when it is none of them."""
+    texts, numbers = _texts(exc), _errnos(exc)
+    where = str(persist_dir) if persist_dir is not None else "the persist directory"
+    if (
+        errno.ENOSPC in numbers
+        or errno.EDQUOT in numbers
+        or any(marker in text for text in texts for marker in _DISK_FULL)
+    ):
+        return _disk_full(where, persist_dir)
+    if any(marker in text for text in texts for marker in _CORRUPT):
+        return Fault(
+            "corrupt",
+            f"the Chroma database {where}/{CHROMA_FILE} is damaged ({_first(texts, _CORRUPT)}); "
+            "run the same ingest with --rebuild: it sets the damaged files aside and rebuilds "
+            "the index from your files",
+            EXIT_CORRUPT,
+        )
+    read_only = errno.EROFS in numbers or any(m in t for t in texts for m in _READ_ONLY)
+    denied = bool(numbers & {errno.EACCES, errno.EPERM})
+    if read_only or (denied and persist_dir is not None and not store_writable(persist_dir)):
+        return Fault(
+            "read_only",
+            f"the store {where} is read-only; ingest must write there (make it writable or "
+            "pass another --persist-dir); query and status only read it",
+            EXIT_READ_ONLY,
+        )
+    if "disk i/o error" in " ".join(texts) and persist_dir is not None:
+        free = free_mb(persist_dir)
+        if free is not None and free < 64:
+            return _disk_full(where, persist_dir)
+    return None
+
+
+def _disk_full(where: str, persist_dir: Path | None) -> Fault:
+    free = free_mb(persist_dir) if persist_dir is not None else None
+    left = f" ({free:.1f} MB free)" if free is not None else ""
+    return Fault(
+        "disk_full",
+        f"the disk of {where} is full{left}; free some space and run again: the next run "
+        "finishes the work (nothing half-written is kept)",
+        EXIT_DISK_FULL,
+    )
+
+
+def _first(texts: list[str], markers: tuple[str, ...]) -> str:
+    return next(m for t in texts for m in markers if m in t)
+
+
+def set_aside_chroma(persist_dir: Path) -> list[Path]:
+    """Rename the damaged Chroma files (``chroma.sqlite3`` and the segment folders beside it)
+    to ``*.damaged-<UTC time>``; the records database then sees the collection gone and the
+    next ingest refills it. Returns the new paths."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    moved = []
+    for path in sorted(persist_dir.iterdir()):
+        is_segment = path.is_dir() and len(path.name) == 36 and path.name.count("-") == 4
+        if path.name in (CHROMA_FILE, f"{CHROMA_FILE}-wal", f"{CHROMA_FILE}-shm") or is_segment:
+            target = path.with_name(f"{path.name}.damaged-{stamp}")
+            path.rename(target)
+            moved.append(target)
+    from chromadb.api.client import Client
+
+    Client.clear_system_cache()  # this process's failed client of that path is forgotten
+    return moved
+
+
+def report_fault(
+    exc: BaseException, persist_dir: Path | None, report: str | None, partial: Any = None
+) -> int | None:
+    """Say what ``exc`` is, in one line on stderr, and return its exit code; None when it is
+    no store fault. With ``report`` (the ``--report`` file) the run's ``partial`` report
+    (``pipeline.report.RunReport``, as far as the run got) is written there with the fault as its
+    error, or the line says why it could not be."""
+    import sys
+
+    fault = classify(exc, persist_dir)
+    if fault is None:
+        return None
+    line = f"ragingest: {fault.message}"
+    if report:
+        if partial is None:
+            from ragingest.pipeline.report import RunReport
+
+            partial = RunReport()
+        partial.error = fault.message
+        try:
+            partial.write(report)
+        except OSError as write_error:
+            line += f" (the report {report} could not be written: {write_error.strerror})"
+    print(line, file=sys.stderr)
+    return fault.exit_code
+
+
+def recover_damaged(exc: BaseException, persist_dir: Path, rebuild: bool) -> bool:
+    """With ``rebuild``, set a damaged Chroma database aside (True: run again)."""
+    fault = classify(exc, persist_dir)
+    if not rebuild or fault is None or fault.kind != "corrupt":
+        return False
+    import logging
+
+    moved = set_aside_chroma(persist_dir)
+    logging.getLogger(__name__).warning(
+        "the Chroma database was damaged: set aside as %s; rebuilding the index",
+        ", ".join(p.name for p in moved) or "nothing",
+    )
+    return bool(moved)

@@ -1,0 +1,138 @@
+"""``inspect FILE``: how ``ingest`` cuts a file, without embedding — seed 004's boundary check.
+
+It is the run's own plan and split stage (``pipeline.plan``, ``pipeline.split``) on that one
+file with the same options (splitter settings, ``--content-type``, ``--no-clean``), so it shows
+exactly the chunks ``ingest`` stores for it, of every document of the file (mbox messages, CSV rows,
+pages). The one difference: boilerplate repeated across files needs the whole corpus, so
+``inspect`` of one file removes none.
+
+``inspect_file`` returns ``{"source", "length", "documents": [...], "chunks": [...],
+"contains": [...]}``; each chunk names its ``document``; ``contains`` lists, for each given
+text, the chunks that hold it whole. Each document gives the ``normalized`` Markdown the
+splitter saw and what chunk offsets index (``offsets``): ``"source"``, the file as decoded
+(text formats), or ``"normalized"``, that Markdown (converted formats); ``length`` is the
+length of the indexed text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.source_map import indexed_text, source_map_of
+from ragingest.pipeline.plan import make_plan
+from ragingest.pipeline.split import Splitting, split_documents
+from ragingest.splitters.content_types import ContentTypeConfig
+from ragingest.splitters.factory import STRATEGIES, SplitSettings, base_splitter
+
+__all__ = ["STRATEGIES", "inspect_document", "inspect_file", "render_text"]
+
+
+def file_splitting(
+    settings: SplitSettings,
+    model: str | None = None,
+    *,
+    cleaning: CleaningRules | None = None,
+    content_types: ContentTypeConfig | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+) -> Splitting:
+    """The ``Splitting`` an ingest run with these options uses (the model's tokenizer and
+    limit, loaded without its weights)."""
+
+    def make_base() -> Any:
+        from ragingest.models.resolve import load_model_info
+
+        return base_splitter(settings, info=load_model_info(model), model=model)
+
+    return Splitting(settings, make_base, max_file_bytes, cleaning, content_types)
+
+
+def inspect_file(path: str | Path, splitting: Splitting, contains: list[str] | None = None) -> dict:
+    return inspect_document(path, splitting, contains)[0]
+
+
+def inspect_document(
+    path: str | Path, splitting: Splitting, contains: list[str] | None = None
+) -> tuple[dict, str]:
+    """``inspect_file``'s result and the first document's text (for ``--html``)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: inspect takes one file")
+    plan = make_plan([path], {}, max_file_bytes=splitting.max_file_bytes)
+    item = plan.items[0]
+    if item.unsupported is not None:
+        raise item.unsupported
+    assert item.task is not None
+    documents, _counts = split_documents(item.task, splitting)
+    rows: list[dict[str, Any]] = []
+    described = []
+    for number, (document, records) in enumerate(documents):
+        mapped = source_map_of(document.metadata) is not None
+        described.append(
+            {
+                "index": number,
+                "length": len(indexed_text(document.page_content, document.metadata)),
+                "chunks": len(records),
+                "content_type": records[0].metadata["content_type"] if records else "",
+                "offsets": "source" if mapped else "normalized",
+                "normalized": document.page_content,
+            }
+        )
+        for record in records:
+            meta = record.metadata
+            rows.append(
+                {
+                    "index": len(rows),
+                    "document": number,
+                    "start_index": meta["start_index"],
+                    "end_index": meta["end_index"],
+                    "text": record.text,
+                    "embed_text": record.embed_text,
+                    "tokens": meta["token_count"],
+                    "metadata": meta,
+                }
+            )
+    found = [
+        {"text": needle, "chunks": [r["index"] for r in rows if needle in r["text"]]}
+        for needle in contains or []
+    ]
+    first = (
+        indexed_text(documents[0][0].page_content, documents[0][0].metadata) if documents else ""
+    )
+    result = {
+        "source": str(path),
+        "length": sum(d["length"] for d in described),
+        "documents": described,
+        "chunks": rows,
+        "contains": found,
+    }
+    return result, first
+
+
+def render_text(result: dict) -> str:
+    documents = result.get("documents", [])
+    many = "" if len(documents) == 1 else "s"
+    lines = [
+        f"{result['source']}: {result['length']} characters, {len(documents)} document{many}, "
+        f"{len(result['chunks'])} chunks"
+    ]
+    current = None
+    for row in result["chunks"]:
+        if len(documents) > 1 and row["document"] != current:
+            current = row["document"]
+            doc = documents[current]
+            lines.append(
+                f"\n══ document {current}: {doc['length']} characters, {doc['content_type']}"
+            )
+        meta = row["metadata"]
+        lines.append(
+            f"\n── chunk {row['index']} [{row['start_index']}, {row['end_index']}) "
+            f"{row['tokens']} {meta.get('strategy')} │ {meta.get('section_path') or '-'}"
+        )
+        lines.append(row["embed_text"])
+    for item in result["contains"]:
+        where = ", ".join(str(i) for i in item["chunks"]) or "none"
+        lines.append(f"\ncontains {item['text']!r}: chunk {where}")
+    return "\n".join(lines)

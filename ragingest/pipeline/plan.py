@@ -1,0 +1,163 @@
+"""The plan of a run: what each walked file needs, decided once, in walk order.
+
+``make_plan`` walks the paths and gives every entry one status: ``skipped`` (not a regular
+file inside the roots: ``loaders.walk``), ``unsupported`` (no loader for its name: not even
+read), ``unchanged`` (the skip rule, ``is_unchanged``) or ``parse``
+(a ``FileTask`` for the engine). ``scan_corpus`` is the boilerplate scan over the tasks.
+
+A ``FileTask`` is keyed by its ``source`` (the record-manager group and file-state key). Its
+documents come from its file's loader, or are given (``documents``: a non-file source); either
+way the split stage (``split.split_task``) cuts them the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.documents import Document
+
+from ragingest.errors import UnsupportedFormatError
+from ragingest.loaders import loader_for
+from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
+from ragingest.loaders.walk import SkippedFile, walk_entries
+from ragingest.pipeline.stamps import VERSION as STATE_VERSION
+from ragingest.pipeline.stamps import FileStamp, FileState
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """One source to split: a file (``path`` under ``root``) or given ``documents``."""
+
+    source: str
+    path: Path | None = None
+    root: Path | None = None
+    stamp: FileStamp | None = None  # taken before parsing; None: unreadable or too large
+    documents: tuple[Document, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        """What messages call it: the file's path, else the source."""
+        return str(self.path) if self.path is not None else self.source
+
+    def load(
+        self,
+        max_file_bytes: int,
+        cleaning: CleaningRules | None,
+        parsers: ParserPool | None = None,
+    ) -> Iterator[Document]:
+        """The task's documents: the given ones, else its file's loader's (in ``parsers``'
+        worker, under its time bound, when given)."""
+        if self.documents is not None:
+            return iter(self.documents)
+        assert self.path is not None
+        if parsers is not None:
+            return iter(parsers.load(self.path, self.root, max_file_bytes, cleaning))
+        return loader_for(self.path, self.root, max_file_bytes, cleaning).lazy_load()
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    source: str
+    status: str  # "parse" | "unchanged" | "unsupported" | "skipped"
+    task: FileTask | None = None  # for "parse"
+    state: FileState | None = None  # for "unchanged": the recorded state
+    unsupported: UnsupportedFormatError | None = None
+    skipped: SkippedFile | None = None  # for "skipped": not read (the walk says why)
+
+
+@dataclass
+class Plan:
+    items: list[PlanItem] = field(default_factory=list)
+
+    @property
+    def tasks(self) -> list[FileTask]:
+        return [item.task for item in self.items if item.task is not None]
+
+
+def stamp_of(path: Path, max_file_bytes: int) -> FileStamp | None:
+    """The file's stamp, or None when it can't be read or is too large to be ingested (the
+    parse that follows names the reason)."""
+    try:
+        if path.stat().st_size > max_file_bytes:
+            return None
+        return FileStamp.of(path)
+    except OSError:
+        return None
+
+
+def is_unchanged(stamp: FileStamp | None, state: FileState | None) -> bool:
+    """The skip rule: a file whose size, mtime and sha256 match its recorded state, recorded
+    by this code version, is not parsed."""
+    return bool(stamp and state and state.stamp == stamp and state.version == STATE_VERSION)
+
+
+def unsupported(
+    path: Path, root: Path | None, max_file_bytes: int
+) -> UnsupportedFormatError | None:
+    """Why no loader takes ``path`` by its name (then it is not even read), else None."""
+    try:
+        loader_for(path, root, max_file_bytes)
+    except UnsupportedFormatError as exc:
+        return exc
+    except Exception:  # the split names the failure
+        return None
+    return None
+
+
+def make_plan(
+    paths: Sequence[str | Path],
+    known: dict[str, FileState],
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    max_file_bytes: int = MAX_FILE_BYTES,
+    follow_outside: bool = False,
+) -> Plan:
+    """Every walked file with its status (see the module docstring); the walk's skipped
+    entries (not regular files, symlinks out of the roots, loops) as ``skipped``."""
+    plan = Plan()
+    for found in walk_entries(paths, include, exclude, follow_outside):
+        source = found.source
+        if isinstance(found, SkippedFile):
+            plan.items.append(PlanItem(source, "skipped", skipped=found))
+            continue
+        refused = unsupported(found.path, found.root, max_file_bytes)
+        if refused is not None:
+            plan.items.append(PlanItem(source, "unsupported", unsupported=refused))
+            continue
+        stamp = stamp_of(found.path, max_file_bytes)
+        state = known.get(source)
+        if is_unchanged(stamp, state):
+            plan.items.append(PlanItem(source, "unchanged", state=state))
+            continue
+        task = FileTask(source, found.path, found.root, stamp)
+        plan.items.append(PlanItem(source, "parse", task=task))
+    return plan
+
+
+def scan_corpus(
+    tasks: Sequence[FileTask],
+    cleaning: CleaningRules,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    parsers: ParserPool | None = None,
+) -> CorpusCleaner | None:
+    """Boilerplate across files (cleaning rule ``boilerplate``): a first pass over the tasks
+    counts their paragraphs; the loaded documents are kept (within the cache budget, keyed by
+    ``FileTask.name``) so the split does not parse a file twice. None when the rule is off."""
+    if not cleaning.boilerplate:
+        return None
+    corpus = CorpusCleaner(cleaning)
+    for task in tasks:
+        try:
+            documents: list[Any] = list(task.load(max_file_bytes, cleaning, parsers))
+        except Exception:  # the split names the failure
+            continue
+        corpus.observe(d.page_content for d in documents)
+        if task.documents is None:
+            corpus.remember(task.name, documents)
+    return corpus

@@ -1,0 +1,263 @@
+"""``ingest``: one run = lock → lifecycle → plan → engine → writer → run log.
+
+Contract: ``ingest`` never stops on a bad file: the file is named in the report with the
+reason and the others go in. Writes go through LangChain's ``index()`` with a persistent
+record manager in the records database (``IngestOptions.records_url``: SQLite beside the
+Chroma directory by default, PostgreSQL for writers on several machines), so a re-run skips
+unchanged chunks, replaces stale ones and deletes the chunks of files that vanished from the
+ingested roots. One writer per collection (``lock``); the run log gets one JSON line per run;
+a file whose stamp matches its recorded state is not parsed (``plan``); embeddings come from a
+cache keyed by model fingerprint + text hash (``vectorstore.cache``), and the model is loaded
+only when something must be split or embedded; a model or splitter change is refused unless
+``rebuild`` (``lifecycle``); the write order that keeps a killed run recoverable is the
+writer's (``writer``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ragingest.loaders.sources import DocumentSource
+from ragingest.models.embeddings import SentenceTransformerEmbeddings
+from ragingest.pipeline import runlog
+from ragingest.pipeline.engine import Engine
+from ragingest.pipeline.lifecycle import Lifecycle
+from ragingest.pipeline.lock import CollectionLock
+from ragingest.pipeline.options import IngestOptions
+from ragingest.pipeline.plan import Plan, make_plan
+from ragingest.pipeline.report import FileResult, RunReport
+from ragingest.pipeline.sources import plan_sources
+from ragingest.pipeline.state import FileStates
+from ragingest.pipeline.writer import Group, Writer
+from ragingest.splitters.factory import SplitSettings
+from ragingest.vectorstore.cache import cached_embeddings
+from ragingest.vectorstore.names import chroma_name
+from ragingest.vectorstore.record_manager import record_manager
+from ragingest.vectorstore.records import namespace
+from ragingest.vectorstore.store import chroma_client, collection_metadata, open_store
+
+log = logging.getLogger(__name__)
+
+__all__ = ["IngestOptions", "SplitSettings", "ingest"]
+
+
+def ingest(
+    paths: Sequence[str | Path],
+    options: IngestOptions,
+    documents: Sequence[DocumentSource] = (),
+    report: RunReport | None = None,
+) -> RunReport:
+    """One run: lock the collection, bring it up to date with ``paths`` and the document
+    sources (``pipeline.sources``: LangChain loaders, given Documents), log the run. The run fills
+    ``report`` when given, so a caller still has it when the run raises."""
+    started = _now()
+    clock = time.perf_counter()
+    if report is None:
+        report = RunReport()
+    report.collection = options.collection
+    chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
+    try:
+        with CollectionLock(
+            options.persist_dir, options.collection, options.wait, options.records_url
+        ):
+            run_locked(paths, options, report, documents)
+    except BaseException as exc:
+        report.error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        report.seconds = time.perf_counter() - clock
+        _log_run(options, report, started)
+    return report
+
+
+def run_locked(
+    paths: Sequence[str | Path],
+    options: IngestOptions,
+    report: RunReport,
+    documents: Sequence[DocumentSource] = (),
+) -> None:
+    """The run under the lock, in the order that keeps a killed run recoverable."""
+    o = options
+    client = chroma_client(o.persist_dir)
+    lifecycle = Lifecycle(o.persist_dir, o.collection, client, o.records_url)
+    target = lifecycle.prepare(o.model, o.split.recorded(), o.rebuild)
+    report.collection = target.physical
+
+    manager = record_manager(o.persist_dir, target.physical, o.records_url)
+    states = FileStates(o.persist_dir, namespace(target.physical), o.records_url)
+    if collection_metadata(client, target.physical) is None:
+        manager.drop_namespace()  # records of a collection that is gone are lies
+        states.drop()
+
+    def load_model() -> SentenceTransformerEmbeddings:
+        model = SentenceTransformerEmbeddings(target.model, batch_size=o.batch_size)
+        if model.info.fingerprint != target.fingerprint:
+            raise RuntimeError(f"model {target.model!r} changed while loading it; run again")
+        return model
+
+    embeddings = cached_embeddings(
+        o.persist_dir, target.model, target.fingerprint, load_model, records_url=o.records_url
+    )
+    store = open_store(
+        o.persist_dir,
+        target.physical,
+        embeddings,
+        settings=target.settings,
+        client=client,
+        resolve=False,
+        alias=o.collection if target.rebuilding else None,
+        records_url=o.records_url,
+    )
+    writer = Writer(store, manager, states, report, o.write_batch_size)
+    writer.recover()
+    known = states.load()
+    plan = make_plan(
+        paths,
+        known,
+        include=o.include,
+        exclude=o.exclude,
+        max_file_bytes=o.max_file_bytes,
+        follow_outside=o.follow_symlinks_outside,
+    )
+    sourced = plan_sources(documents, known, o.cleaning)
+    plan.items.extend(sourced.items)
+    keep = update(plan, engine_for(o, embeddings), writer, o)
+    for failure in sourced.failed:  # its chunks of the last good run stay
+        log.warning("%s", failure)
+        report.files.append(
+            FileResult(failure.path, "failed", error=failure.reason, kind=failure.kind)
+        )
+    keep |= sourced.keep(set(known) | set(manager.list_groups()))
+    if o.delete_missing:
+        writer.delete_missing(known, keep)
+    report.rebuilt = lifecycle.finish(target)
+    report.embeddings_computed = embeddings.computed
+    report.embeddings_cached = embeddings.cached
+
+
+def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
+    """The engine ``options.engine`` names, over the run's cached ``embeddings``."""
+    if options.engine == "local":
+        from ragingest.pipeline.engine_local import LocalEngine
+
+        return LocalEngine(options, embeddings)
+    if options.engine == "ray":
+        from ragingest.pipeline.engine_ray import RayEngine
+
+        return RayEngine(options, embeddings)
+    raise ValueError(f"engine must be 'local' or 'ray', got {options.engine!r}")
+
+
+def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -> set[str]:
+    """Walk the plan in order: report the unsupported and unchanged files, take each task's
+    records from the engine and write them a group of files at a time. Returns the sources
+    whose chunks stay (all but the unsupported: a failed file keeps its last good chunks)."""
+    report = writer.report
+    keep: set[str] = set()
+    group: Group = []
+    pending = 0
+
+    def flush() -> None:
+        if group:
+            clock = time.perf_counter()
+            writer.write(group)
+            engine.written(time.perf_counter() - clock)
+
+    with engine.outcomes(plan.tasks) as outcomes:
+        for item in _progress(plan.items, options.progress):
+            if item.status == "skipped":  # not kept: chunks of what it was before go
+                assert item.skipped is not None
+                log.warning("skipped %s: %s", item.source, item.skipped.reason)
+                report.files.append(FileResult.skipped(item.skipped))
+                continue
+            if item.status == "unsupported":
+                exc = item.unsupported
+                assert exc is not None
+                report.files.append(
+                    FileResult(item.source, "unsupported", error=exc.reason, kind=exc.kind)
+                )
+                continue
+            keep.add(item.source)
+            if item.status == "unchanged":
+                assert item.state is not None
+                report.files.append(FileResult(item.source, "unchanged", chunks=item.state.chunks))
+                report.skipped += item.state.chunks
+                continue
+            outcome = next(outcomes)
+            error = outcome.error
+            if error is not None and error.kind == "unsupported":
+                keep.discard(item.source)
+                report.files.append(
+                    FileResult(item.source, "unsupported", error=error.reason, kind=error.kind)
+                )
+                continue
+            if error is not None:  # its last good chunks stay
+                log.warning("%s", error)
+                report.files.append(
+                    FileResult(item.source, "failed", error=error.reason, kind=error.kind)
+                )
+                continue
+            chunks = outcome.chunks
+            assert chunks is not None
+            status = "partial" if chunks.lost else "ok"
+            report.files.append(
+                FileResult(
+                    item.source, status, len(chunks), cleaning=chunks.cleaning, notes=chunks.notes
+                )
+            )
+            group.append((outcome.task, chunks))
+            pending += len(chunks)
+            if pending >= options.write_batch_size:
+                flush()
+                group, pending = [], 0
+        flush()
+    return keep
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _log_run(options: IngestOptions, report: RunReport, started: str) -> None:
+    status = "error" if report.error else ("failed_files" if report.failed else "ok")
+    record = {
+        "started": started,
+        "finished": _now(),
+        "seconds": round(report.seconds, 3),
+        "collection": options.collection,
+        "physical": report.collection,
+        "persist_dir": str(options.persist_dir),
+        "status": status,
+        "error": report.error,
+        "files_seen": len(report.files),
+        "files_changed": report.changed,
+        "files_unchanged": report.unchanged,
+        "files_failed": report.failed,
+        "files_deleted": report.files_deleted,
+        "chunks_added": report.added,
+        "chunks_skipped": report.skipped,
+        "chunks_deleted": report.deleted,
+        "chunks_updated": report.updated,
+        "embeddings_computed": report.embeddings_computed,
+        "embeddings_cached": report.embeddings_cached,
+        "rebuilt": report.rebuilt,
+        "pid": os.getpid(),
+    }
+    try:
+        runlog.append(runlog.run_log_path(options.persist_dir, options.run_log), record)
+    except OSError as exc:
+        log.warning("could not write the run log: %s", exc)
+
+
+def _progress(items: list, enabled: bool) -> Any:
+    if not enabled:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc="ingest", unit="file", leave=False)

@@ -1,0 +1,76 @@
+"""Document sources in the plan of a run: a LangChain loader's or given documents, as tasks
+like a walked file's.
+
+``plan_sources`` loads every ``DocumentSource`` once (``loaders.sources``) and gives each of
+its ``SourceTask``s one ``PlanItem``, keyed by the task's group (``GROUP_PREFIX`` + its
+``metadata["source"]``): ``unchanged`` when the content hash and code version match the
+recorded state (the documents are then not split or embedded), else ``parse`` with the
+documents carried by the ``FileTask``. The stamp of a task is ``FileStamp(size=characters,
+mtime_ns=0, sha256=content hash)``, so the run's skip rule (``plan.is_unchanged``) is the one
+for files too.
+
+A source that failed (its loader raised, or its documents clash with another source's key)
+is reported with the reason, and ``SourcePlan.keep`` keeps the chunks of every document
+source recorded before: what vanished from a failed loader's output is deleted only by the
+next good run (nothing is lost to a network hiccup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.sources import (
+    GROUP_PREFIX,
+    DocumentSource,
+    SourceError,
+    SourceTask,
+    unique_tasks,
+)
+from ragingest.pipeline.plan import FileTask, PlanItem, is_unchanged
+from ragingest.pipeline.stamps import FileStamp, FileState
+
+
+@dataclass
+class SourcePlan:
+    items: list[PlanItem] = field(default_factory=list)
+    failed: list[SourceError] = field(default_factory=list)
+
+    def keep(self, recorded: Iterable[str]) -> set[str]:
+        """The recorded groups that stay although this run did not produce them: every
+        document source's when some source failed, else none."""
+        if not self.failed:
+            return set()
+        return {group for group in recorded if group.startswith(GROUP_PREFIX)}
+
+
+def stamp_of(task: SourceTask) -> FileStamp:
+    return FileStamp(task.size, 0, task.content_hash)
+
+
+def plan_sources(
+    sources: Sequence[DocumentSource],
+    known: dict[str, FileState],
+    cleaning: CleaningRules | None = None,
+) -> SourcePlan:
+    """The plan items of ``sources`` (module docstring), in source order."""
+    plan = SourcePlan()
+    tasks: list[SourceTask] = []
+    for source in sources:
+        try:
+            tasks.extend(source.tasks(cleaning))
+        except SourceError as exc:
+            plan.failed.append(exc)
+    for task in unique_tasks(tasks):
+        if isinstance(task, SourceError):
+            plan.failed.append(task)
+            continue
+        stamp = stamp_of(task)
+        state = known.get(task.group)
+        if is_unchanged(stamp, state):
+            plan.items.append(PlanItem(task.group, "unchanged", state=state))
+        else:
+            file_task = FileTask(task.group, stamp=stamp, documents=task.documents)
+            plan.items.append(PlanItem(task.group, "parse", task=file_task))
+    return plan

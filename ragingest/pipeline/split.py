@@ -1,0 +1,140 @@
+"""The split stage: a ``FileTask`` → that source's ``ChunkRecord``s, every document of it (mbox
+messages, CSV rows, pages), each cut by the splitter of its content type.
+
+``records_of`` is the single place where a loaded document becomes records. ``split_task`` is
+what both engines and ``inspect`` call; a failure raises a ``FileError`` naming the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from langchain_core.documents import Document
+
+from ragingest.errors import FileError
+from ragingest.loaders import FoundFile
+from ragingest.loaders.base import MAX_FILE_BYTES
+from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
+from ragingest.loaders.notes import file_notes
+from ragingest.loaders.source_map import indexed_text, to_source
+from ragingest.pipeline.plan import FileTask
+from ragingest.schema import ChunkRecord, breadcrumb_title, chunk_metadata
+from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
+from ragingest.splitters.factory import SplitSettings, build_splitter
+
+
+class FileChunks(list[ChunkRecord]):
+    """The records of one task, in order, with what cleaning removed from it (``cleaning``)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.cleaning: dict[str, int] = new_counts()
+        self.notes: list[str] = []  # what the loader changed or lost (``loaders.notes``)
+        self.lost = False  # part of the file did not come through: partly failed
+
+
+@dataclass
+class Splitting:
+    """How a run splits: its settings, their base splitter (``factory.base_splitter``, built
+    on first use by ``make_base``: it needs the model's tokenizer) and the file options."""
+
+    settings: SplitSettings
+    make_base: Callable[[], Any]
+    max_file_bytes: int = MAX_FILE_BYTES
+    cleaning: CleaningRules | None = None
+    content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
+    parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
+
+    @cached_property
+    def base(self) -> Any:
+        return self.make_base()
+
+
+def records_of(
+    document: Document, source: str, splitting: Splitting, config: ContentTypeConfig | None
+) -> list[ChunkRecord]:
+    """One loaded document → its records: content type, splitter, chunk metadata."""
+    text, meta = document.page_content, document.metadata
+    content_type = detect(text, meta, config)
+    splitter = build_splitter(splitting.settings, content_type, base=splitting.base)
+    chunks = splitter.split_chunks(text, title=breadcrumb_title(meta))
+    meta, chunks = to_source(meta, chunks)  # text formats: offsets into the file as decoded
+    indexed = indexed_text(text, meta)
+    records = []
+    for i, chunk in enumerate(chunks):
+        metadata = chunk_metadata(meta, chunk, i, len(chunks))
+        metadata["content_type"] = content_type
+        parent = indexed[slice(*chunk.parent_span)]
+        records.append(ChunkRecord(source, chunk.text, metadata, chunk.embed_text, parent))
+    return records
+
+
+def loaded_documents(
+    task: FileTask, splitting: Splitting, corpus: CorpusCleaner | None, counts: dict[str, int]
+) -> Iterator[Document]:
+    """The task's documents (from the scan's cache when it kept them), the run's boilerplate
+    removed (counted into ``counts``)."""
+    kept = corpus.take(task.name) if corpus is not None and task.documents is None else None
+    documents = (
+        kept
+        if kept is not None
+        else task.load(splitting.max_file_bytes, splitting.cleaning, splitting.parsers)
+    )
+    for document in documents:
+        yield apply_corpus(document, corpus, counts)
+
+
+def split_documents(
+    task: FileTask, splitting: Splitting, corpus: CorpusCleaner | None = None
+) -> tuple[list[tuple[Document, list[ChunkRecord]]], dict[str, int]]:
+    """Each document of ``task`` (as split: cleaned) with its records, and the cleaning
+    counts; raises a ``FileError`` naming the file. ``split_task`` is this, flattened."""
+    counts = new_counts()
+    out = []
+    try:
+        config = splitting.content_types
+        if config is None:
+            config = config_for_root(task.root)
+        for document in loaded_documents(task, splitting, corpus, counts):
+            out.append((document, records_of(document, task.source, splitting, config)))
+    except FileError:
+        raise
+    except Exception as exc:
+        raise FileError(task.path or task.source, f"{type(exc).__name__}: {exc}") from exc
+    return out, counts
+
+
+def split_task(
+    task: FileTask, splitting: Splitting, corpus: CorpusCleaner | None = None
+) -> FileChunks:
+    """All records of ``task``, in order; raises a ``FileError`` naming the file."""
+    documents, counts = split_documents(task, splitting, corpus)
+    chunks = FileChunks(record for _document, records in documents for record in records)
+    chunks.cleaning = counts
+    chunks.notes, chunks.lost = file_notes(document for document, _records in documents)
+    return chunks
+
+
+def split_file(
+    path: Path,
+    root: Path | None,
+    splitter: Any,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    *,
+    settings: SplitSettings | None = None,
+    cleaning: CleaningRules | None = None,
+    content_types: ContentTypeConfig | None = None,
+    corpus: CorpusCleaner | None = None,
+) -> FileChunks:
+    """``split_task`` of one file with a ready base ``splitter`` (of ``settings``)."""
+    path = Path(path)
+    source = FoundFile(path, Path(root) if root is not None else path.parent).source
+    splitting = Splitting(
+        settings or SplitSettings(), lambda: splitter, max_file_bytes, cleaning, content_types
+    )
+    return split_task(FileTask(source, path, root), splitting, corpus)

@@ -1,0 +1,227 @@
+"""The writer: records into Chroma and the record manager in the order that keeps a killed
+run recoverable, and the recovery itself.
+
+Per group of files: their file states out → journal the ids (``vectorstore.records``) →
+Chroma → record manager (clears the journal) → their stale chunks out (journaled the same
+way) → their new file states. ``recover`` finishes what the journal says was half done;
+``reconcile`` repairs a Chroma and a record manager that disagree. So Chroma's ids are
+exactly the record manager's keys, and a file without a state row is parsed again (its
+unchanged chunks are skipped, its vectors come from the cache).
+
+Every write and delete of chunks goes through the store's public ``add_documents`` and
+``delete`` (``vectorstore.store.ChunkStore``), recovery and reconcile included, so whatever
+the store keeps beside Chroma (parents, a lexical index) stays in step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.indexing import index
+from langchain_core.vectorstores import VectorStore
+
+from ragingest.pipeline.plan import FileTask
+from ragingest.pipeline.report import RunReport
+from ragingest.pipeline.split import FileChunks
+from ragingest.pipeline.state import FileState, FileStates
+from ragingest.schema import ChunkRecord
+from ragingest.vectorstore.record_manager import IndexRecords
+from ragingest.vectorstore.store import ChunkStore
+
+log = logging.getLogger(__name__)
+
+RECORD_ID = re.compile(r"[0-9a-f]{64}")  # ChunkRecord.id: a sha256; other ids: added by hand
+DELETE_BATCH = 1000  # ids per Chroma delete (under its max batch) and per SQL statement
+Group = list[tuple[FileTask, FileChunks]]
+
+
+class RecordSink(VectorStore):
+    """What ``index()`` writes to for one group: it hands ``index()``'s documents (by id) to
+    the store with their records' embedded texts, parent texts and engine vectors."""
+
+    def __init__(self, store: ChunkStore, records: Iterable[ChunkRecord]) -> None:
+        self.store = store
+        self.records = {record.id: record for record in records}
+
+    @property
+    def embeddings(self) -> Any:
+        return self.store.embeddings
+
+    def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        ids = list(kwargs.get("ids") or [doc.id for doc in documents])
+        records = [self.records[i] for i in ids]
+        return self.store.add_documents(
+            documents,
+            ids=ids,
+            embed_texts=[r.embed_text for r in records],
+            parent_texts=[r.parent_text for r in records],
+            vectors=[r.vector for r in records],
+        )
+
+    def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
+        self.store.delete(ids, **kwargs)
+        return True
+
+    def add_texts(self, texts: Any, metadatas: Any = None, **kwargs: Any) -> list[str]:
+        raise NotImplementedError("the writer adds records, not texts")
+
+    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        raise NotImplementedError("a write sink does not search")
+
+    @classmethod
+    def from_texts(cls, texts: Any, embedding: Any, metadatas: Any = None, **kwargs: Any) -> Any:
+        raise NotImplementedError("a write sink is made by the writer")
+
+
+class Writer:
+    """Writes one physical collection: its store, record manager and file states."""
+
+    def __init__(
+        self,
+        store: ChunkStore,
+        manager: IndexRecords,
+        states: FileStates,
+        report: RunReport,
+        batch_size: int = 256,
+    ) -> None:
+        self.store, self.manager, self.states = store, manager, states
+        self.report = report
+        self.batch_size = batch_size
+        store.journal = manager.journal
+
+    def write(self, group: Group) -> None:
+        """The files' old states out, their records into Chroma and the record manager (adds,
+        then their stale chunks out), and only then their new states: a state row always
+        describes exactly the chunks stored for its file."""
+        if not group:
+            return
+        self.states.delete([task.source for task, _chunks in group])
+        records = [record for _task, chunks in group for record in chunks]
+        self._embed_new(records)
+        with self._gate():  # readers see the group's files all before or all after
+            if records:
+                sink = RecordSink(self.store, records)
+                result = index(
+                    [record.document() for record in records],
+                    self.manager,
+                    sink,
+                    batch_size=self.batch_size,
+                    cleanup="scoped_full",
+                    source_id_key=lambda doc: sink.records[doc.id].source,
+                    key_encoder=_record_id,
+                )
+                self.report.added += result["num_added"]
+                self.report.updated += result["num_updated"]
+                self.report.skipped += result["num_skipped"]
+                self.report.deleted += result["num_deleted"]
+            empty = [task.source for task, chunks in group if not chunks]
+            if empty:  # nothing of the file went through index(): its old chunks go here
+                self.report.deleted += self.delete_sources(empty)
+        self.states.put(
+            (task.source, FileState(task.stamp, len(chunks)))
+            for task, chunks in group
+            if task.stamp
+        )
+        log.info(
+            "wrote %d files (%d chunks): %s",
+            len(group),
+            len(records),
+            ", ".join(task.source for task, _chunks in group),
+        )
+
+    def _gate(self) -> Any:
+        """The store's read gate, held exclusively (``vectorstore.gate``)."""
+        gate = getattr(self.store, "gate", None)
+        return gate.writing() if gate is not None else contextlib.nullcontext()
+
+    def _embed_new(self, records: Sequence[ChunkRecord]) -> None:
+        """Embed, before the gate is taken, the records ``index()`` will add (no vector from
+        an engine, no record yet), so readers wait for the store writes only."""
+        todo = [r for r in records if r.vector is None]
+        if not todo:
+            return
+        known = self.manager.exists([r.id for r in todo])
+        todo = [r for r, recorded in zip(todo, known, strict=True) if not recorded]
+        if todo:
+            vectors = self.store.embeddings.embed_documents([r.embed_text for r in todo])
+            for record, vector in zip(todo, vectors, strict=True):
+                record.vector = vector
+
+    def delete_sources(self, sources: Sequence[str]) -> int:
+        """Delete every chunk of ``sources``: file states, then Chroma (journaled), records."""
+        self.states.delete(sources)
+        deleted = 0
+        for source in sources:
+            keys = self.manager.list_keys(group_ids=[source])
+            for i in range(0, len(keys), DELETE_BATCH):
+                part = keys[i : i + DELETE_BATCH]
+                self.store.delete(part)
+                self.manager.delete_keys(part)
+            deleted += len(keys)
+        return deleted
+
+    def delete_missing(self, known: Iterable[str], keep: set[str]) -> None:
+        """Delete the sources recorded before (records or states) that this run did not see."""
+        gone = (set(self.manager.list_groups()) | set(known)) - keep
+        for source in sorted(gone):
+            with self._gate():
+                self.report.deleted += self.delete_sources([source])
+            self.report.files_deleted += 1
+
+    def recover(self) -> None:
+        """Finish a killed run's half-done writes, then reconcile if Chroma and the record
+        manager still disagree."""
+        recovered = self.manager.recover(self._delete_unjournaled)
+        if recovered:
+            log.warning("finished an interrupted run: %d half-written chunks removed", recovered)
+        if self.store.count() != self.manager.count():
+            self.reconcile()
+
+    def _delete_unjournaled(self, ids: list[str]) -> None:
+        self.store.delete(ids, journal=False)
+
+    def reconcile(self) -> None:
+        """Chroma and the record manager disagree (a directory copied in part, a file deleted
+        by hand): Chroma ids without a record go; records without a Chroma id go with their
+        files' states, so those files are parsed again now. Documents added outside ragingest
+        (ids not of ``ChunkRecord.id``'s form) are left alone: never updated nor deleted."""
+        everything = self.store.ids()
+        in_chroma = {i for i in everything if RECORD_ID.fullmatch(i)}
+        recorded = set(self.manager.list_keys())
+        if in_chroma == recorded:
+            log.info(
+                "%d documents not written by ragingest left alone", len(everything) - len(in_chroma)
+            )
+            return
+        extra = sorted(in_chroma - recorded)
+        for i in range(0, len(extra), DELETE_BATCH):
+            self._delete_unjournaled(extra[i : i + DELETE_BATCH])
+        missing = recorded - in_chroma
+        sources = [
+            group
+            for group in self.manager.list_groups()
+            if missing & set(self.manager.list_keys(group_ids=[group]))
+        ]
+        self.states.delete(sources)
+        lost = sorted(missing)
+        for i in range(0, len(lost), DELETE_BATCH):
+            self.manager.delete_keys(lost[i : i + DELETE_BATCH])
+        pruned = self.store.prune_parents()
+        log.warning(
+            "Chroma and the record manager disagreed: %d chunks removed, %d files to parse "
+            "again, %d orphan parent sections removed",
+            len(extra),
+            len(sources),
+            pruned,
+        )
+
+
+def _record_id(document: Document) -> str:
+    """``index()``'s key of a record's document: the record's id (``ChunkRecord.id``)."""
+    assert document.id is not None
+    return document.id

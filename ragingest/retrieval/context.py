@@ -1,0 +1,243 @@
+"""Context for the generator: retrieved passages, auto-merged, within a token budget.
+
+Two steps after retrieval, each a pure function over LangChain ``Document``s that carry
+ragingest's chunk metadata (``doc_id``, ``start_index``/``end_index``, ``parent_id``,
+``parent_start``/``parent_end``):
+
+- ``auto_merge(passages, parents, children, threshold)`` (LlamaIndex's AutoMergingRetriever
+  idea): when the hits of one parent section are at least ``threshold`` of that parent's
+  chunks (and at least two), they are replaced by the parent, at the rank of its best hit; a
+  passage that a chosen parent already contains is dropped. Otherwise the chunks stay: a
+  single hit does not drag its whole section into a small context.
+- ``fit_budget(passages, max_tokens, count)``: passages are taken best first and each is
+  added whole while the running total of ``count(text)`` stays within ``max_tokens``; one that
+  does not fit is skipped and a smaller one further down may still fit. Never truncated: half
+  a rule is worse than a missing one, because the generator cannot tell it was cut.
+
+``ContextRetriever`` composes them over any retriever that returns such chunks (a
+``ChunkRetriever`` with ``parents=False``) and is itself a LangChain ``BaseRetriever``.
+``token_counter`` turns a tokenizer you name into ``count``: the budget is in the generator's
+tokens, which are not the embedding model's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict
+
+TokenCounter = Callable[[str], int]
+
+
+def token_counter(tokenizer: str | TokenCounter | None = None) -> TokenCounter:
+    """``count(text) -> tokens`` for a budget. ``tokenizer``: a callable; a path to a
+    ``tokenizer.json`` or to a local Hugging Face tokenizer folder (the generator's own);
+    ``"tiktoken:ENCODING"`` (needs tiktoken with that encoding available offline); ``None``
+    or ``"model"``: the embedding model's tokenizer."""
+    if callable(tokenizer):
+        return tokenizer
+    if tokenizer is None or tokenizer == "model":
+        from ragingest.models.resolve import load_model_info
+
+        fast = load_model_info().tokenizer
+        return lambda text: len(fast(text, add_special_tokens=False)["input_ids"])
+    if tokenizer.startswith("tiktoken:"):
+        try:
+            import tiktoken
+        except ImportError as exc:
+            raise ValueError(
+                f"tokenizer {tokenizer!r} needs tiktoken (pip install tiktoken) and its "
+                "encoding files offline; or name a tokenizer.json / tokenizer folder instead"
+            ) from exc
+        encoding = tiktoken.get_encoding(tokenizer.split(":", 1)[1])
+        return lambda text: len(encoding.encode(text, disallowed_special=()))
+    path = Path(tokenizer)
+    if path.is_file() or (path / "tokenizer.json").is_file():
+        from tokenizers import Tokenizer
+
+        loaded = Tokenizer.from_file(str(path if path.is_file() else path / "tokenizer.json"))
+        return lambda text: len(loaded.encode(text, add_special_tokens=False).ids)
+    raise ValueError(
+        f"unknown tokenizer {tokenizer!r}: give a tokenizer.json path, a tokenizer folder, "
+        "'tiktoken:cl100k_base', 'model' (the embedding model's) or a callable"
+    )
+
+
+@dataclass
+class Context:
+    """What the generator gets: passages best first, their token total and what was left out."""
+
+    documents: list[Document]
+    tokens: int
+    max_tokens: int | None
+    skipped: list[Document] = field(default_factory=list)  # did not fit the budget
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(doc.page_content for doc in self.documents)
+
+
+def fit_budget(
+    passages: Sequence[Document], max_tokens: int | None, count: TokenCounter
+) -> Context:
+    """Best first, each passage whole, while the total stays within ``max_tokens`` (no
+    budget: all of them)."""
+    kept: list[Document] = []
+    skipped: list[Document] = []
+    total = 0
+    for passage in passages:
+        tokens = count(passage.page_content)
+        if max_tokens is not None and total + tokens > max_tokens:
+            skipped.append(passage)
+            continue
+        kept.append(passage)
+        total += tokens
+    return Context(kept, total, max_tokens, skipped)
+
+
+def _span(doc: Document) -> tuple[str, int, int]:
+    meta = doc.metadata
+    source = str(meta.get("doc_id") or meta.get("source", ""))
+    start = int(meta.get("start_index", 0))
+    return source, start, int(meta.get("end_index", start + len(doc.page_content)))
+
+
+def _inside(inner: tuple[str, int, int], outer: tuple[str, int, int]) -> bool:
+    return inner[0] == outer[0] and outer[1] <= inner[1] and inner[2] <= outer[2]
+
+
+def _hits(doc: Document) -> set[str]:
+    ids = doc.metadata.get("chunk_ids") or [doc.metadata.get("chunk_id") or doc.id or ""]
+    return {str(i) for i in ids if i}
+
+
+def auto_merge(
+    passages: Sequence[Document],
+    parents: Callable[[list[str]], list[Document | None]],
+    children: Callable[[str], int],
+    threshold: float = 0.5,
+) -> list[Document]:
+    """Replace the hits of a parent by the parent when they are ``>= threshold`` of its chunks
+    (``children(parent_id)``, at least two); ``parents(ids)`` gives parent texts (None when
+    missing: the chunks stay)."""
+    by_parent: dict[str, set[str]] = {}
+    for doc in passages:
+        key = str(doc.metadata.get("parent_id") or "")
+        if key:
+            by_parent.setdefault(key, set()).update(_hits(doc))
+    merge = [
+        key
+        for key, hits in by_parent.items()
+        if len(hits) >= 2 and len(hits) >= threshold * max(children(key), 1)
+    ]
+    texts = dict(zip(merge, parents(merge), strict=True)) if merge else {}
+    out: list[Document] = []
+    spans: list[tuple[str, int, int]] = []
+    for doc in passages:
+        key = str(doc.metadata.get("parent_id") or "")
+        parent = texts.get(key)
+        if parent is not None:
+            doc = _as_parent(doc, parent, by_parent[key])
+        span = _span(doc)
+        if any(_inside(span, taken) for taken in spans):
+            continue
+        held = [i for i, taken in enumerate(spans) if _inside(taken, span)]
+        at = held[0] if held else len(out)  # a parent takes the rank of its best passage
+        keep = [i for i in range(len(out)) if i not in held]
+        out = [out[i] for i in keep if i < at] + [doc] + [out[i] for i in keep if i > at]
+        spans = [spans[i] for i in keep if i < at] + [span] + [spans[i] for i in keep if i > at]
+    return out
+
+
+def _as_parent(hit: Document, parent: Document, hits: set[str]) -> Document:
+    meta = dict(hit.metadata)
+    for key in ("chunk_index", "token_count", "content_hash", "chunk_id"):
+        meta.pop(key, None)
+    meta.update(
+        start_index=int(meta["parent_start"]),
+        end_index=int(meta["parent_end"]),
+        chunk_ids=sorted(hits),
+        expanded=True,
+        merged=True,
+    )
+    return Document(page_content=parent.page_content, metadata=meta)
+
+
+class ContextRetriever(BaseRetriever):
+    """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``fit_budget`` →
+    the first ``k``.
+
+    ``base`` must return chunks (not parents), best first, more than fit: e.g.
+    ``ChunkRetriever(parents=False, k=20)``. ``store`` is the ``ChunkStore`` (for the number of
+    chunks of each parent), ``parent_store`` the ``ParentStore``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    base: BaseRetriever
+    store: Any
+    parent_store: Any
+    merge_threshold: float | None = 0.5
+    max_context_tokens: int | None = None
+    k: int | None = None  # at most this many passages (None: as many as fit)
+    count: Any = None  # a TokenCounter; None: the embedding model's tokenizer
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return self.context(query).documents
+
+    def context(self, query: str) -> Context:
+        """The whole assembly, with its token total and the passages the budget left out."""
+        passages = self.base.invoke(query)
+        if self.merge_threshold is not None and self.parent_store is not None:
+            passages = auto_merge(
+                passages, self.parent_store.mget, self._children, self.merge_threshold
+            )
+        if self.count is None:
+            self.count = token_counter()
+        context = fit_budget(passages, self.max_context_tokens, self.count)
+        if self.k is not None and len(context.documents) > self.k:
+            extra = context.documents[self.k :]
+            context.documents = context.documents[: self.k]
+            context.tokens -= sum(self.count(doc.page_content) for doc in extra)
+        return context
+
+    def _children(self, parent_id: str) -> int:
+        return len(self.store.get(where={"parent_id": parent_id}, include=[])["ids"])
+
+
+def retriever(
+    persist_dir: Any,
+    collection: str,
+    *,
+    max_context_tokens: int | None = None,
+    auto_merge: float | None = None,
+    tokenizer: str | TokenCounter | None = None,
+    **kwargs: Any,
+) -> BaseRetriever:
+    """``ragingest.retriever``: the ``ChunkRetriever`` of ``retrieval.retriever``, wrapped in
+    a ``ContextRetriever`` when a budget or auto-merging is asked for. Under a budget the
+    chunks themselves are the default (``parents=False``): at an equal budget whole parent
+    sections crowd out other hits (bench/README.md, "Context at an equal budget")."""
+    from ragingest.retrieval.retriever import retriever as chunk_retriever
+
+    if max_context_tokens is None and auto_merge is None:
+        return chunk_retriever(persist_dir, collection, **kwargs)
+    k = kwargs.pop("k", 4)
+    kwargs["parents"] = kwargs.get("parents", False) and auto_merge is None
+    base = chunk_retriever(persist_dir, collection, k=max(4 * k, 20), **kwargs)
+    return ContextRetriever(
+        base=base,
+        store=base.store,
+        parent_store=base.store.parent_store if auto_merge is not None else None,
+        merge_threshold=auto_merge,
+        max_context_tokens=max_context_tokens,
+        k=k,
+        count=token_counter(tokenizer),
+    )

@@ -1,0 +1,244 @@
+"""``ragingest.retriever``: a LangChain retriever over an ingested collection.
+
+Seeds 002/004: search the small chunks, give the model their parent section; never fill the
+top k with copies of the same text (overlap makes neighbours look alike).
+
+Contract of ``ChunkRetriever.invoke(query)`` (and ``ainvoke``): chunks are ranked by
+``search.rank_chunks`` (``search_type`` "similarity" or "mmr", ``hybrid`` adds BM25 by
+reciprocal rank fusion, ``where`` filters). With ``parents``, each is replaced by its parent
+section from the docstore beside Chroma (the chunk itself when the parent is missing). With
+``dedup``, a candidate that overlaps one already taken from the same file is merged into it
+(the union of the two spans, rebuilt exactly from their offsets), and one whose text a taken
+one already holds, or nearly repeats (another copy of the file), is dropped. The candidate
+pool starts at ``fetch_k`` and doubles until ``k`` passages remain or the collection has no
+more: exactly ``k`` Documents come back whenever the collection (under ``where``) has ``k``
+distinct passages, best first. Each has ``id`` = the Chroma id of its best chunk
+(``store.get_by_ids([doc.id])`` returns that chunk), ``start_index``/``end_index`` of the
+returned span, ``score`` (the best chunk's: cosine, or the fused score with ``hybrid``),
+``dense_rank``/``lexical_rank`` and ``dense_score``/``lexical_score`` where the passage was in
+that list, ``chunk_ids`` (Chroma ids of the chunks that matched) and ``expanded`` (a parent
+was returned). ``passages(query)`` returns the same as ``Span``s, for code that needs more.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypedDict
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict
+
+from ragingest.retrieval.filters import Where, chroma_where
+from ragingest.retrieval.passages import Span, select
+from ragingest.retrieval.search import RRF_K, ChunkHit, SearchType, rank_chunks
+from ragingest.vectorstore.gate import reading
+
+__all__ = ["ChunkRetriever", "Span", "retriever", "select"]
+
+_RETURN_ONLY = ("dense_rank", "lexical_rank", "dense_score", "lexical_score")
+
+
+class ChunkRetriever(BaseRetriever):
+    """Parent expansion, de-duplication, metadata filters, hybrid search and exactly ``k``
+    over a ``ChunkStore`` (see the module docstring)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    store: Any
+    parent_store: Any = None
+    k: int = 4
+    fetch_k: int = 20
+    parents: bool = True
+    dedup: bool = True
+    where: Where = None
+    search_type: SearchType = "similarity"
+    lambda_mult: float = 0.5
+    hybrid: bool = True
+    rrf_k: int = RRF_K
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return [_document(span) for span in self.passages(query)]
+
+    def passages(self, query: str) -> list[Span]:
+        """The ``k`` passages for ``query``, best first (see the module docstring)."""
+        if self.k <= 0:
+            return []
+        vector = self.store.embeddings.embed_query(query)
+        where = chroma_where(self.where)
+        n = max(self.k, self.fetch_k)
+        while True:
+            with reading(self.store):  # a write group is seen whole or not at all
+                ranking, candidates = self._rank(query, vector, where, n)
+            chosen = select(candidates, self.k, self.dedup)
+            if len(chosen) >= self.k or ranking.exhausted:
+                return chosen
+            n *= 2
+
+    def _rank(self, query: str, vector: list[float], where: Any, n: int) -> tuple[Any, list[Span]]:
+        ranking = rank_chunks(
+            self.store,
+            query,
+            n,
+            where=where,
+            hybrid=self.hybrid,
+            search_type=self.search_type,
+            fetch_k=self.fetch_k,
+            lambda_mult=self.lambda_mult,
+            rrf_k=self.rrf_k,
+            query_vector=vector,
+        )
+        candidates = [_span(hit) for hit in ranking.hits]
+        if self.parents and self.parent_store is not None:
+            candidates = self._expand(candidates)
+        return ranking, candidates
+
+    def _expand(self, candidates: list[Span]) -> list[Span]:
+        keys = [str(c.metadata.get("parent_id", "")) for c in candidates]
+        wanted = sorted({k for k in keys if k})
+        found = dict(zip(wanted, self.parent_store.mget(wanted), strict=True)) if wanted else {}
+        out: list[Span] = []
+        for candidate, key in zip(candidates, keys, strict=True):
+            parent = found.get(key)
+            start = candidate.metadata.get("parent_start")
+            end = candidate.metadata.get("parent_end")
+            if parent is None or start is None or end is None:
+                out.append(candidate)
+                continue
+            span = (int(start), int(end))
+            chunk = (candidate.metadata.get("start_index"), candidate.metadata.get("end_index"))
+            candidate.start, candidate.end = span
+            candidate.text = parent.page_content
+            candidate.expanded = span != chunk
+            out.append(candidate)
+        return out
+
+
+def _span(hit: ChunkHit) -> Span:
+    doc = hit.document
+    meta = dict(doc.metadata)
+    return Span(
+        source=str(meta.get("doc_id") or meta.get("source", "")),
+        start=int(meta.get("start_index", 0)),
+        end=int(meta.get("end_index", len(doc.page_content))),
+        text=doc.page_content,
+        metadata=meta,
+        score=float(hit.score),
+        chunk_ids=[str(doc.id)],
+        dense_rank=hit.dense_rank,
+        lexical_rank=hit.lexical_rank,
+        dense_score=hit.dense_score,
+        lexical_score=hit.lexical_score,
+    )
+
+
+def _document(span: Span) -> Document:
+    meta = {k: v for k, v in span.metadata.items() if not k.startswith("_")}
+    meta.update(
+        start_index=span.start,
+        end_index=span.end,
+        score=round(span.score, 4),
+        chunk_ids=list(span.chunk_ids),
+        expanded=span.expanded,
+    )
+    for key in _RETURN_ONLY:
+        value = getattr(span, key)
+        if value is not None:
+            meta[key] = round(value, 4) if isinstance(value, float) else value
+    if span.expanded:
+        for key in ("chunk_index", "token_count", "content_hash", "h3"):
+            meta.pop(key, None)
+    best = span.chunk_ids[0] if span.chunk_ids else None
+    return Document(id=best, page_content=span.text, metadata=meta)
+
+
+
+class RetrieverSettings(TypedDict, total=False):
+    """The keywords of ``retriever`` after the collection, by name (``ragingest.retriever``
+    passes them on); ``retriever``'s docstring says what each means and its default."""
+
+    k: int
+    parents: bool
+    dedup: bool
+    where: Where
+    search_type: SearchType
+    fetch_k: int | None
+    lambda_mult: float
+    hybrid: bool
+    model: str | None
+    records_url: str | None
+    chroma_host: str | None
+    chroma_port: int
+    chroma_token: str | None
+    chroma_token_header: str
+    chroma_ssl: bool
+
+
+def retriever(
+    persist_dir: str | Path | None,
+    collection: str,
+    *,
+    k: int = 4,
+    parents: bool = True,
+    dedup: bool = True,
+    where: Where = None,
+    search_type: SearchType = "similarity",
+    fetch_k: int | None = None,
+    lambda_mult: float = 0.5,
+    hybrid: bool = True,
+    model: str | None = None,
+    records_url: str | None = None,
+    chroma_host: str | None = None,
+    chroma_port: int = 8000,
+    chroma_token: str | None = None,
+    chroma_token_header: str = "Authorization",
+    chroma_ssl: bool = False,
+) -> ChunkRetriever:
+    """A LangChain ``BaseRetriever`` over an ingested collection.
+
+    ``where``: a Chroma filter (``{"source": "a.md"}``; several keys are joined by ``$and``),
+    Chroma's own syntax, or the CLI's conditions (``["source=a.md", "price<=5000"]``).
+    ``search_type``: "similarity" or "mmr" (``lambda_mult``: 1 relevance only, 0 diversity
+    only). ``fetch_k`` (default ``max(20, 4 * k)``): the first candidate pool, grown until
+    ``k`` passages remain. ``hybrid`` (default; ``False``: vectors only): fuse BM25 over
+    stemmed words with the dense ranking; it measured better on both eval sets.
+    ``records_url`` (default ``$RAGINGEST_RECORDS_URL``): the records database that resolves
+    the name and, when it is PostgreSQL, holds the lexical index and the parent sections;
+    ``chroma_host``/``chroma_port``/``chroma_token``/``chroma_token_header``/``chroma_ssl``: a
+    Chroma server, as ``ingest`` takes them (see ``open_store``). With both, ``persist_dir``
+    may be None: a reader on another machine needs none of the ingest machine's files.
+    """
+    from ragingest.vectorstore.store import open_store
+
+    if search_type not in ("similarity", "mmr"):
+        raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
+    store = open_store(
+        persist_dir,
+        collection,
+        model=model,
+        create=False,
+        records_url=records_url,
+        chroma_host=chroma_host,
+        chroma_port=chroma_port,
+        chroma_token=chroma_token,
+        chroma_token_header=chroma_token_header,
+        chroma_ssl=chroma_ssl,
+    )
+    with reading(store):  # counts apart only between a writer's steps: not while it waits
+        if hybrid and not store.lexical_in_step():
+            store.sync_lexical()  # built before the lexical index existed, or cut short
+    return ChunkRetriever(
+        store=store,
+        parent_store=store.parent_store if parents else None,
+        k=k,
+        fetch_k=fetch_k or max(20, 4 * k),
+        parents=parents,
+        dedup=dedup,
+        where=chroma_where(where),
+        search_type=search_type,
+        lambda_mult=lambda_mult,
+        hybrid=hybrid,
+    )

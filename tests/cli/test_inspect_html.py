@@ -1,0 +1,70 @@
+"""``inspect --html``: seed 004's boundary figure, rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ragingest.cli.inspect_html import render_html
+from ragingest.cli.main import main
+from tests.browser import assert_rendered, screenshot
+from tests.conftest import memo_path
+
+
+def test_memo_120_30_figure(tmp_path, capsys, golden):
+    sentences = golden["sentences"]
+    out = tmp_path / "memo.html"
+    args = ["inspect", str(memo_path()), "--strategy", "fixed", "--unit", "chars"]
+    args += ["--chunk-size", "120", "--chunk-overlap", "30", "--html", str(out)]
+    for name in "CD":  # seed 004: В whole in part 3, Г whole in part 4 (0-based: 2 and 3)
+        args += ["--contains", sentences[name]["text"]]
+    assert main(args) == 0
+    capsys.readouterr()
+    page = out.read_text(encoding="utf-8")
+    # the five windows of seed 004's 120/30 row, on a 0…430 scale
+    for i, (s, e) in enumerate([(0, 120), (90, 210), (180, 300), (270, 390), (360, 430)]):
+        assert f"chunk {i}: [{s}, {e})" in page
+    # overlaps hatched between neighbours
+    assert "shared by chunks 1 and 2: [180, 210)" in page
+    c, d = sentences["C"], sentences["D"]
+    assert f"[{c['start']}, {c['end']})" in page and f"[{d['start']}, {d['end']})" in page
+    rows = re.findall(r"<tr><td><b>(\w)</b></td>.*?</tr>", page)
+    assert rows == ["A", "B"]
+    assert "whole in chunk 2" in page and "whole in chunk 3" in page
+    # the document text is all there, escaped, with chunk marks
+    text = memo_path().read_text(encoding="utf-8")
+    visible = re.sub(r"<span class=\"(b|tag)\">[^<]*</span>", "", page.split('id="document">')[1])
+    assert html.unescape(re.sub(r"<[^>]+>", "", visible)).strip() == text.strip()
+    png = screenshot(out, tmp_path / "memo.png")
+    assert_rendered(png)
+
+
+def test_cut_sentence_is_reported():
+    text = "First part of the rule. The exception comes here. Tail."
+    chunks = [
+        {"start_index": 0, "end_index": 30, "tokens": 30},
+        {"start_index": 30, "end_index": len(text), "tokens": len(text) - 30},
+    ]
+    result = {
+        "source": "x.md",
+        "chunks": chunks,
+        "contains": [
+            {"text": "The exception comes here.", "chunks": []},
+            {"text": "missing", "chunks": []},
+        ],
+    }
+    page = render_html(result, text)
+    assert "cut across chunks 0, 1" in page
+    assert "not in the document" in page
+
+
+def test_many_chunks_use_two_lanes(tmp_path):
+    text = " ".join(f"word{i}" for i in range(400))
+    chunks = []
+    for i in range(0, len(text), 50):
+        chunks.append({"start_index": i, "end_index": min(len(text), i + 50), "tokens": 5})
+    page = render_html({"source": "x", "chunks": chunks, "contains": []}, text)
+    assert page.count('<div class="lane">') == 2
+    out = tmp_path / "many.html"
+    out.write_text(page, encoding="utf-8")
+    assert_rendered(screenshot(out, tmp_path / "many.png"))

@@ -1,0 +1,191 @@
+"""End to end on the real model, real Chroma (persistent, in a temp dir) and real files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragingest.cli.main import main
+from ragingest.loaders import loader_for
+from ragingest.loaders.source_map import indexed_text
+from ragingest.schema import validate
+from ragingest.vectorstore import open_store
+from ragingest.vectorstore.store import chroma_client
+from tests.conftest import EXAMPLES
+
+QUESTION = "На сколько дней выдают альбом с красной наклейкой?"
+THREE_DAYS = "Для альбомов с красной наклейкой срок выдачи составляет три дня."
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    for path in EXAMPLES.glob("*.md"):
+        shutil.copy(path, root / path.name)
+    (root / "binary.txt").write_bytes(bytes(range(256)) * 40)  # not text in any encoding
+    (root / "empty.md").write_text("  \n\n", encoding="utf-8")
+    (root / ".hidden.md").write_text("# secret\n", encoding="utf-8")
+    (root / "image.png").write_bytes(b"\x89PNG\r\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def ingested(corpus, tmp_path_factory) -> tuple[Path, dict, int]:
+    persist = tmp_path_factory.mktemp("chroma")
+    report_path = persist / "report.json"
+    code = main(
+        [
+            "ingest",
+            str(corpus),
+            "--persist-dir",
+            str(persist),
+            "--collection",
+            "examples",
+            "--report",
+            str(report_path),
+            "--no-progress",
+        ]
+    )
+    return persist, json.loads(report_path.read_text(encoding="utf-8")), code
+
+
+def test_bad_files_are_named_and_the_others_go_in(ingested, corpus):
+    _persist, report, code = ingested
+    assert code == 1
+    status = {f["path"]: f["status"] for f in report["files"]}
+    good = sorted(p.name for p in EXAMPLES.glob("*.md"))
+    assert [p for p, s in status.items() if s == "ok"] == good
+    assert status["binary.txt"] == "failed" and status["empty.md"] == "failed"
+    assert status["image.png"] == "unsupported"
+    assert ".hidden.md" not in status
+    errors = {f["path"]: f["error"] for f in report["files"]}
+    assert "not a text file" in errors["binary.txt"]
+    assert "no text" in errors["empty.md"]
+    assert report["failed"] == 2
+    assert report["added"] == sum(f["chunks"] for f in report["files"]) > 0
+
+
+def test_memo_question_ranks_three_days_first(ingested, capsys):
+    persist, _report, _code = ingested
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "query",
+                QUESTION,
+                "--persist-dir",
+                str(persist),
+                "--collection",
+                "examples",
+                "-k",
+                "3",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    hits = json.loads(capsys.readouterr().out)
+    assert THREE_DAYS in hits[0]["text"]
+    assert hits[0]["metadata"]["source"] == "library_memo.md"
+    assert hits[0]["score"] > hits[1]["score"]
+
+
+def test_where_filter_restricts_hits(ingested, capsys):
+    persist, _report, _code = ingested
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "query",
+                QUESTION,
+                "--persist-dir",
+                str(persist),
+                "--collection",
+                "examples",
+                "--where",
+                "source=faq_delivery.md",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    hits = json.loads(capsys.readouterr().out)
+    assert hits and {h["metadata"]["source"] for h in hits} == {"faq_delivery.md"}
+
+
+def test_stored_chunks_have_exact_offsets_and_valid_metadata(ingested, corpus):
+    persist, _report, _code = ingested
+    stored = (
+        chroma_client(persist).get_collection("examples").get(include=["documents", "metadatas"])
+    )
+    assert len(set(stored["ids"])) == len(stored["ids"])
+    texts = {}
+    for text, meta in zip(stored["documents"], stored["metadatas"], strict=True):
+        assert validate(meta) == [], meta
+        source = meta["source"]
+        if source not in texts:
+            document = next(loader_for(corpus / source, corpus).lazy_load())
+            texts[source] = indexed_text(document.page_content, document.metadata)
+        assert texts[source][meta["start_index"] : meta["end_index"]] == text
+    by_source = {}
+    for meta in stored["metadatas"]:
+        by_source.setdefault(meta["source"], []).append(meta)
+    regulation = by_source["regulation_returns.md"]
+    assert {m["title"] for m in regulation} == {"Регламент возврата и обмена товаров"}
+    assert {m["doc_date"] for m in regulation} == {"2026-03-01"}
+    assert {m["language"] for m in regulation} == {"ru"}
+    assert {m["language"] for m in by_source["note_english.md"]} == {"en"}
+    long_section = [m for m in by_source["instruction_crm.md"] if m["strategy"] == "recursive"]
+    assert len(long_section) >= 2  # the >1000-token section is cut
+    assert all(m["h2"] == "Настройка вебхуков и полей" for m in long_section)
+    assert max(m["token_count"] for m in stored["metadatas"]) <= 512
+
+
+def test_rerun_adds_nothing(ingested, corpus, tmp_path):
+    persist, _report, _code = ingested
+    report_path = tmp_path / "again.json"
+    main(
+        [
+            "ingest",
+            str(corpus),
+            "--persist-dir",
+            str(persist),
+            "--collection",
+            "examples",
+            "--report",
+            str(report_path),
+            "--no-progress",
+        ]
+    )
+    again = json.loads(report_path.read_text(encoding="utf-8"))
+    assert (again["added"], again["deleted"], again["embeddings_computed"]) == (0, 0, 0)
+    assert again["skipped"] > 0
+
+
+def test_other_model_is_refused(ingested, corpus, capsys):
+    persist, _report, _code = ingested
+    code = main(
+        [
+            "ingest",
+            str(corpus),
+            "--persist-dir",
+            str(persist),
+            "--collection",
+            "examples",
+            "--model",
+            "sentence-transformers/all-MiniLM-L6-v2",
+            "--no-progress",
+        ]
+    )
+    assert code == 2
+    assert "was built with model 'intfloat/multilingual-e5-small'" in capsys.readouterr().err
+
+
+def test_langchain_app_opens_the_collection_as_a_retriever(ingested):
+    persist, _report, _code = ingested
+    store = open_store(persist, "examples", create=False)
+    docs = store.as_retriever(search_kwargs={"k": 2}).invoke(QUESTION)
+    assert THREE_DAYS in docs[0].page_content
