@@ -2,9 +2,9 @@
 ``langchain_chroma.Chroma.similarity_search`` on the same collection, at 1, 8 and 32
 concurrent clients, embedded and against ``chroma run``.
 
-The collection: ``--chunks`` chunks (100 000 by default) cut from the shared eval corpora's
-paragraphs (cycled, each copy marked so texts stay distinct; 4 chunks to a parent section, 8 to
-a file), written through the public write path (``open_store`` → ``ChunkStore.add_documents``:
+The collection: ``--chunks`` chunks (100 000 by default) of three sentences each drawn at random
+from the shared eval corpora (distinct texts; 4 chunks to a parent section, 8 to a file),
+written through the public write path (``open_store`` → ``ChunkStore.add_documents``:
 Chroma, the lexical index and the parents) with precomputed vectors: a cheap deterministic
 stand-in for the model (seeded unit vectors), recorded under the real model's identity, so
 building does not embed 100 000 texts on a small machine. The QUERY embedding is the real
@@ -59,27 +59,32 @@ class StandInEmbeddings:
         raise RuntimeError("queries go through the real model")
 
 
-def paragraphs() -> list[str]:
+def sentences() -> list[str]:
     out = []
     for _stem, text in corpus_texts():
-        out.extend(p.strip() for p in re.split(r"\n\s*\n", text) if len(p.strip()) > 80)
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip()) > 40)
     return out
+
+
+def chunk_text(pool: list[str], rng: Any) -> str:
+    """Three sentences drawn from the corpus: distinct chunks (copies of one paragraph would
+    be near-duplicates, which the retriever drops and then searches deeper for)."""
+    return " ".join(pool[i] for i in rng.integers(0, len(pool), 3))
 
 
 def build(store: Any, chunks: int) -> None:
     """Write ``chunks`` chunks (module docstring) through ``store.add_documents``."""
     from langchain_core.documents import Document
 
-    source = paragraphs()
+    pool = sentences()
     rng = np.random.default_rng(21)
     for first in range(0, chunks, BATCH):
         docs, parents = [], []
         numbers = range(first, min(first + BATCH, chunks))
         for n in numbers:
             file, parent = n // 8, n // 4
-            group = [
-                f"{source[p % len(source)]} (копия {p})" for p in range(4 * parent, 4 * parent + 4)
-            ]
+            if n % 4 == 0:
+                group = [chunk_text(pool, rng) for _ in range(4)]
             parent_text = "\n\n".join(group)
             offset = sum(len(t) + 2 for t in group[: n % 4])
             text = group[n % 4]
