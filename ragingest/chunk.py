@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 Strategy = str  # "heading" | "paragraph" | "recursive" | "fixed" | "table" (+ content types)
-# the largest span parent expansion returns, in the splitter's units (seed 003's ~1000-token
+# the largest span parent expansion returns, in the splitter's units (a ~1000-token
 # section), unless a splitter is given another
 DEFAULT_PARENT_SIZE = 1000
 

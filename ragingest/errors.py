@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+# The command's exit codes (the CLI and ``RunReport.exit_code`` return these).
+EXIT_OK = 0
+EXIT_FILES_FAILED = 1  # some files failed or partly failed; the others are stored
+EXIT_USAGE = 2  # a usage error, a model or settings mismatch
+EXIT_LOCKED = 3  # another run is writing the collection
+EXIT_READ_ONLY = 4  # the store is read-only
+EXIT_CORRUPT = 5  # the store is damaged
+EXIT_DISK_FULL = 6  # the disk is full
+EXIT_UNREACHABLE = 7  # a server (Chroma, the records database) can't be reached
+EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C); the next run finishes the work
+
 
 class RagIngestError(Exception):
     """Base class of ragingest's own errors."""
@@ -62,5 +73,3 @@ class ServerUnreachableError(RagIngestError):
     """A server the command needs (the Chroma server, the records database) can't be reached;
     the message names it and what to check. The CLI exits with ``EXIT_UNREACHABLE``."""
 
-
-EXIT_UNREACHABLE = 7

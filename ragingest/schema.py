@@ -106,6 +106,15 @@ LOADER_HINTS = (
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
 
+def content_id(text: str, metadata: dict[str, Any]) -> str:
+    """The id scheme of every stored chunk: LangChain ``index()``'s key with
+    ``key_encoder="sha256"``, i.e. sha256 of (sha256 of ``text``) + (sha256 of ``metadata`` as
+    sorted JSON), 64 hex digits. Same text and metadata, same id, so re-adding replaces."""
+    content = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(json.dumps(metadata, sort_keys=True).encode("utf-8")).hexdigest()
+    return hashlib.sha256((content + digest).encode("utf-8")).hexdigest()
+
+
 def short_hash(*parts: object) -> str:
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8"))
     return digest.hexdigest()[:16]
@@ -215,10 +224,7 @@ class ChunkRecord:
         collections keep their ids."""
         hidden = {"_embed_text": self.embed_text, "_file": self.source}
         hidden["_parent_text"] = self.parent_text
-        content = hashlib.sha256(self.text.encode("utf-8")).hexdigest()
-        meta = json.dumps({**self.metadata, **hidden}, sort_keys=True)
-        digest = hashlib.sha256(meta.encode("utf-8")).hexdigest()
-        return hashlib.sha256((content + digest).encode("utf-8")).hexdigest()
+        return content_id(self.text, {**self.metadata, **hidden})
 
     def document(self) -> Document:
         """The stored part as a LangChain ``Document`` (id set)."""

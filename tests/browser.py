@@ -1,4 +1,5 @@
-"""Headless Chromium screenshots for the HTML tests (``scripts/setup.sh`` installs it)."""
+"""Headless Chromium screenshots for the HTML tests (``scripts/setup_test_system.sh``, the test
+command's setup, installs it)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def chromium() -> str:
         if path:
             return path
     pytest.skip(
-        "headless Chromium is not installed and scripts/setup.sh could not install it "
+        "headless Chromium is not installed and scripts/setup_test_system.sh could not "
+        "install it "
         "(needs apt-get: apt-get install -y chromium)"
     )
     raise AssertionError  # unreachable

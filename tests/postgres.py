@@ -3,7 +3,7 @@
 
 PostgreSQL refuses to run as root: as root the server runs as the ``postgres`` user (created
 when missing). Debian's server binaries live in ``/usr/lib/postgresql/N/bin`` (not on PATH);
-``scripts/setup.sh`` installs the ``postgresql`` package when they are missing.
+``scripts/setup_test_system.sh`` installs the ``postgresql`` package when they are missing.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragingest import defaults as d
 from ragingest.cli.args_evaluate import add_evaluate_parser
 from ragingest.cli.trace_cmd import add_parser as add_trace_parser
 
@@ -32,19 +33,20 @@ def _split_args(parser: argparse.ArgumentParser) -> None:
         "--chunk-size",
         type=_positive,
         default=None,
-        help="largest chunk (default: 200 tokens, capped at the model's limit)",
+        help=f"largest chunk (default: {d.CHUNK_SIZE} tokens, capped at the model's limit)",
     )
     group.add_argument(
         "--chunk-overlap",
         type=_positive,
         default=None,
-        help="overlap between pieces of one long section (default 0)",
+        help="overlap between pieces of one long section "
+        f"(default {round(d.CHUNK_SIZE * d.OVERLAP_RATIO)})",
     )
     group.add_argument(
         "--min-chunk-size",
         type=_positive,
         default=None,
-        help="merge smaller pieces into a neighbour (default 100; 0 = never)",
+        help=f"merge smaller pieces into a neighbour (default {d.MIN_CHUNK_SIZE}; 0 = never)",
     )
     group.add_argument(
         "--no-context-prefix",
@@ -54,7 +56,7 @@ def _split_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--model",
         default=None,
-        help="embedding model: intfloat/multilingual-e5-small (default), "
+        help=f"embedding model: {d.MODEL} (default), "
         "sentence-transformers/all-MiniLM-L6-v2, or a local path",
     )
 
@@ -111,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     qry = sub.add_parser("query", help="search a collection")
     qry.add_argument("text", help="the question")
     _store_args(qry, persist_required=False)
-    qry.add_argument("-k", type=int, default=4, help="number of hits (default 4)")
+    qry.add_argument("-k", type=int, default=d.TOP_K, help=f"number of hits (default {d.TOP_K})")
     qry.add_argument(
         "--where",
         action="append",
@@ -123,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     qry.add_argument(
         "--hybrid",
         action=argparse.BooleanOptionalAction,
-        default=True,
+        default=d.HYBRID,
         help="fuse BM25 over stemmed words with the vectors, which finds codes and numbers "
         "such as E-07 (default; --no-hybrid: vectors only)",
     )
@@ -133,12 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("file")
     ins.add_argument(
         "--strategy",
-        choices=("heading", "semantic", "fixed", "recursive"),
-        default="heading",
+        choices=d.STRATEGIES,
+        default=d.STRATEGY,
         help="heading-first (default); semantic: heading-first with topic-shift boundaries "
         "for text without structure (embeds sentences); fixed windows; LangChain recursive",
     )
-    ins.add_argument("--unit", choices=("tokens", "chars", "words"), default="tokens")
+    ins.add_argument("--unit", choices=d.UNITS, default=d.UNIT)
     _split_args(ins)
     _file_args(ins)
     ins.add_argument(
@@ -189,13 +191,19 @@ def _store_args(parser: argparse.ArgumentParser, persist_required: bool = True) 
 
 def _file_args(parser: argparse.ArgumentParser) -> None:
     """How files are read and cut: shared by ingest, watch and inspect (same cut)."""
-    parser.add_argument("--max-file-mb", type=float, default=32, help="refuse larger files")
+    parser.add_argument(
+        "--max-file-mb",
+        type=float,
+        default=d.MAX_FILE_MB,
+        help=f"refuse larger files (default {d.MAX_FILE_MB})",
+    )
     parser.add_argument(
         "--file-timeout",
         type=float,
-        default=120,
+        default=d.FILE_TIMEOUT,
         metavar="SECONDS",
-        help="stop parsing a file after this long and report it failed (default 120; 0: none)",
+        help="stop parsing a file after this long and report it failed "
+        f"(default {d.FILE_TIMEOUT:g}; 0: none)",
     )
     parser.add_argument(
         "--file-memory-mb",
@@ -272,9 +280,9 @@ def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     group.add_argument(
         "--batch-size",
         type=_positive,
-        default=256,
+        default=d.WRITE_BATCH_SIZE,
         metavar="N",
-        help="chunks written per batch, whole files (default 256)",
+        help=f"chunks written per batch, whole files (default {d.WRITE_BATCH_SIZE})",
     )
     group.add_argument(
         "--run-log",
@@ -285,8 +293,8 @@ def _ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     engine = parser.add_argument_group("engine")
     engine.add_argument(
         "--engine",
-        choices=("local", "ray"),
-        default="local",
+        choices=d.ENGINES,
+        default=d.ENGINE,
         help="local (default) or ray: load/split as Ray Data map tasks, embed in an actor pool",
     )
     engine.add_argument(

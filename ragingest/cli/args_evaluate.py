@@ -6,6 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ragingest import defaults as d
+
 
 def add_evaluate_parser(sub: Any, positive: Callable[[str], int]) -> None:
     """The ``evaluate`` subcommand's parser, on the subparsers ``sub``; ``positive`` is the
@@ -28,11 +30,13 @@ def add_evaluate_parser(sub: Any, positive: Callable[[str], int]) -> None:
         "corpus_id (file name without suffix)",
     )
     ev.add_argument("--model", default=None, help="embedding model (default: the product's)")
-    ev.add_argument("-k", type=int, default=5, help="hits per question (default 5)")
+    ev.add_argument(
+        "-k", type=int, default=d.EVALUATE_K, help=f"hits per question (default {d.EVALUATE_K})"
+    )
     ev.add_argument(
         "--search",
-        choices=("hybrid", "dense"),
-        default="hybrid",
+        choices=d.EVALUATE_SEARCHES,
+        default=d.EVALUATE_SEARCHES[0],
         help="how every configuration's chunks are ranked: hybrid (default, as ragingest's "
         "retriever: BM25 fused with the vectors by reciprocal rank fusion) or dense (vectors "
         "only, as Chroma's chunking report)",

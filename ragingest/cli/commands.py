@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ragingest.cli import faults
+from ragingest.errors import EXIT_INTERRUPTED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
 
 
 def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
@@ -74,8 +75,6 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
     )
 
 
-EXIT_LOCKED = 3  # another run is writing the collection
-
 
 def ingest_command(args: argparse.Namespace) -> int:
     from ragingest.cli.loader_specs import cli_sources
@@ -85,7 +84,7 @@ def ingest_command(args: argparse.Namespace) -> int:
 
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
     sources = cli_sources(args.paths, args.loaders)
     if not sources:
         print(
@@ -93,7 +92,7 @@ def ingest_command(args: argparse.Namespace) -> int:
             "./.ragingest.toml",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     report = RunReport()
     try:
         try:
@@ -122,7 +121,7 @@ def watch_command(args: argparse.Namespace) -> int:
     interval = parse_interval(args.interval)
     options = ingest_options(args)
     if options is None:
-        return 2
+        return EXIT_USAGE
 
     def show(report) -> None:
         print(report.summary(), flush=True)
@@ -131,7 +130,7 @@ def watch_command(args: argparse.Namespace) -> int:
         return watch(args.paths, options, interval, args.max_runs or None, on_report=show)
     except KeyboardInterrupt:
         print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED
 
 
 def status_command(args: argparse.Namespace) -> int:
@@ -146,7 +145,7 @@ def status_command(args: argparse.Namespace) -> int:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
         print(render(status))
-    return 0
+    return EXIT_OK
 
 
 def query_command(args: argparse.Namespace) -> int:
@@ -166,7 +165,7 @@ def query_command(args: argparse.Namespace) -> int:
         )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
-        return 0
+        return EXIT_OK
     for rank, hit in enumerate(hits, 1):
         meta = hit["metadata"]
         ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
@@ -178,7 +177,7 @@ def query_command(args: argparse.Namespace) -> int:
         print("   " + hit["text"][:300].replace("\n", "\n   "))
     if not hits:
         print("no hits")
-    return 0
+    return EXIT_OK
 
 
 def inspect_command(args: argparse.Namespace) -> int:
@@ -212,7 +211,7 @@ def inspect_command(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         print(render_text(result))
-    return 0
+    return EXIT_OK
 
 
 def evaluate_command(args: argparse.Namespace) -> int:

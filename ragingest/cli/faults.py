@@ -1,9 +1,7 @@
 """Store faults and interrupts as one line each, with what to do, and the exit code that says
 what happened (``cli.main`` turns any exception into ``Fault`` here).
 
-Exit codes: 0 ok; 1 some files failed or partly failed; 2 usage error or model/settings
-mismatch; 3 another run is writing the collection; 4 the store is read-only; 5 the store is
-damaged; 6 the disk is full; 130 interrupted (Ctrl-C).
+The exit codes are ``ragingest.errors.EXIT_*``.
 
 A damaged Chroma database is set aside by ``set_aside_chroma`` (renamed, never deleted) when
 the user asks for ``--rebuild``: the next ingest refills the index from the files.
@@ -20,14 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-EXIT_OK = 0
-EXIT_FILES_FAILED = 1
-EXIT_USAGE = 2
-EXIT_LOCKED = 3
-EXIT_READ_ONLY = 4
-EXIT_CORRUPT = 5
-EXIT_DISK_FULL = 6
-EXIT_INTERRUPTED = 130
+from ragingest.errors import EXIT_CORRUPT, EXIT_DISK_FULL, EXIT_READ_ONLY
 
 INTERRUPTED = "interrupted; the next run finishes the work"
 CHROMA_FILE = "chroma.sqlite3"

@@ -1,4 +1,5 @@
-"""``inspect FILE``: how ``ingest`` cuts a file, without embedding — seed 004's boundary check.
+"""``inspect FILE``: how ``ingest`` cuts a file, without embedding: which sentences a boundary keeps
+together.
 
 It is the run's own plan and split stage (``pipeline.plan``, ``pipeline.split``) on that one
 file with the same options (splitter settings, ``--content-type``, ``--no-clean``), so it shows

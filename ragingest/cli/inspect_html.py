@@ -1,9 +1,10 @@
-"""``inspect --html``: seed 004's boundary figure for any document and any settings.
+"""``inspect --html``: the boundary figure (docs/rules.md, "The offsets contract") for any
+document and any settings.
 
 ``render_html(result, text, title)`` takes ``inspect_file``'s result and the document text and
 returns one self-contained HTML page (no scripts, no external files):
 
-- a strip per chunk on a common 0…length scale (seed 004's bars), overlaps hatched, the given
+- a strip per chunk on a common 0…length scale (one bar per chunk), overlaps hatched, the given
   sentences drawn as lettered marks above (A, B, …) with their ``[start, end)``;
 - for each sentence, the chunks that hold it whole, or "—" and the chunks it is cut across;
 - the document itself with every chunk's span coloured, shared (overlap) text hatched, chunk

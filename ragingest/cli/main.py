@@ -10,7 +10,13 @@ import sys
 from ragingest.cli import faults
 from ragingest.cli.args import build_parser
 from ragingest.cli.commands import COMMANDS
-from ragingest.errors import EXIT_UNREACHABLE, RagIngestError, ServerUnreachableError
+from ragingest.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    RagIngestError,
+    ServerUnreachableError,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -28,13 +34,13 @@ def main(argv: list[str] | None = None) -> int:
             return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print(f"ragingest: {faults.INTERRUPTED}", file=sys.stderr)
-        return faults.EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED
     except ServerUnreachableError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_UNREACHABLE
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except Exception as exc:
         where, report = getattr(args, "persist_dir", None), vars(args).get("report")
         code = faults.report_fault(exc, where, report)

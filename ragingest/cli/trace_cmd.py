@@ -7,6 +7,9 @@ import argparse
 import json
 from typing import Any
 
+from ragingest import defaults as d
+from ragingest.errors import EXIT_FILES_FAILED, EXIT_OK
+
 HELP = "follow an expected text from the source to the answer: where was it lost?"
 EPILOG = """example:
   ragingest trace "На сколько дней выдают альбом с красной наклейкой?" \\
@@ -34,9 +37,11 @@ def add_parser(sub: Any, store_args: Any) -> None:
         help="a text the answer needs (repeatable): a rule, its exception",
     )
     store_args(trc)
-    trc.add_argument("-k", type=int, default=5, help="passages in the context (default 5)")
     trc.add_argument(
-        "--hybrid", action=argparse.BooleanOptionalAction, default=True,
+        "-k", type=int, default=d.TRACE_K, help=f"passages in the context (default {d.TRACE_K})"
+    )
+    trc.add_argument(
+        "--hybrid", action=argparse.BooleanOptionalAction, default=d.HYBRID,
         help="vectors + BM25 words, as the retriever does by default (--no-hybrid: vectors)",
     )
     trc.add_argument(
@@ -71,4 +76,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         print(report.render())
-    return 0 if report.ok else 1
+    return EXIT_OK if report.ok else EXIT_FILES_FAILED

@@ -25,8 +25,9 @@ def default_chunk_size(model: str | None) -> int:
     """The chunk size the default configuration ends up with for ``model`` (after the cap)."""
     from ragingest.models.resolve import load_model_info
     from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE
+    from ragingest.splitters.measure import capped_size
 
-    return min(DEFAULT_CHUNK_SIZE, load_model_info(model).max_embed_tokens)
+    return capped_size(DEFAULT_CHUNK_SIZE, "tokens", load_model_info(model).max_embed_tokens)
 
 
 def build_splitter(config: Config, model: str | None, embedder: Any = None) -> Any:
@@ -35,12 +36,15 @@ def build_splitter(config: Config, model: str | None, embedder: Any = None) -> A
     from ragingest.models.resolve import load_model_info
     from ragingest.splitters.factory import SplitSettings, base_splitter
     from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
+    from ragingest.splitters.measure import capped_size
 
     info = load_model_info(model)
     if config.strategy in ("semchunk", "chonkie"):
         from ragingest.evaluate.baselines import ChonkieBaseline, SemchunkBaseline
 
-        size = min(config.chunk_size or default_chunk_size(model), info.max_embed_tokens)
+        size = capped_size(
+            config.chunk_size or default_chunk_size(model), "tokens", info.max_embed_tokens
+        )
         baseline = SemchunkBaseline if config.strategy == "semchunk" else ChonkieBaseline
         return baseline(size, info.tokenizer)
     settings = SplitSettings(

@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 STRATEGIES = ("heading", "semantic", "recursive", "fixed", "semchunk", "chonkie")
-BASELINES = ("recursive", "semchunk", "chonkie")  # plain splitters, not ours
 RETRIEVALS = ("chunks", "dedup", "parents")
 BOOLEAN = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
 

@@ -1,11 +1,11 @@
 """``ragingest evaluate``: chunking configurations scored on a question set, the way Chroma's
-report does it (seed 002: a chunking is good if it returns the evidence on your test set).
+report does it: a chunking is good if it returns the evidence on your own test set.
 
 Contract: every corpus file is read as is (``data``) and cut by each configuration's splitter
 (``chunking``: ours, or a plain baseline); each question retrieves its top ``k`` over all
 chunks of all files by exact cosine to the model's query embedding (``retrieval``), or
 (``search="hybrid"``, the retriever's default) by that fused with BM25 over a fresh lexical
-index, both lists ``max(20, 4 k)`` deep as in ``ragingest.retriever``;
+index, both lists ``retrieval.search.candidate_depth(k)`` deep as in ``ragingest.retriever``;
 ``metrics`` scores every question and the table (``results``) shows mean ± std, and R@k per
 question kind where the set has kinds. Embeddings are cached by text hash (``cache``). Without
 a model (``embed=False``) only what needs none is computed: chunk
@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ragingest.defaults import EVALUATE_K
+from ragingest.defaults import EVALUATE_SEARCHES as SEARCHES
 from ragingest.evaluate import metrics as m
 from ragingest.evaluate.cache import EmbeddingCache
 from ragingest.evaluate.chunking import EvalChunk, build_splitter, default_chunk_size, split_corpus
@@ -30,10 +32,10 @@ from ragingest.evaluate.data import Question, load_corpus, load_questions
 from ragingest.evaluate.metrics import Hit
 from ragingest.evaluate.results import ConfigResult, Evaluation, format_table
 from ragingest.evaluate.retrieval import retrieve
+from ragingest.retrieval.search import candidate_depth
 
 __all__ = ["SEARCHES", "Config", "evaluate", "run_cli"]
 
-SEARCHES = ("hybrid", "dense")  # the retriever's default first
 
 
 def evaluate(
@@ -41,11 +43,11 @@ def evaluate(
     questions: Sequence[Question],
     configs: Iterable[Config],
     model: str | None = None,
-    k: int = 5,
+    k: int = EVALUATE_K,
     embed: bool = True,
     cache: EmbeddingCache | None = None,
     progress: Callable[[str], None] | None = None,
-    search: str = "hybrid",
+    search: str = SEARCHES[0],
 ) -> Evaluation:
     from ragingest.models.resolve import canonical_name
 
@@ -77,7 +79,7 @@ def evaluate(
             result.embed_seconds = cache.seconds - t1
             say(f"  embedded {result.embedded} new texts in {result.embed_seconds:.1f} s")
             plain = config.retrieval == "chunks" and search == "dense"
-            fetch = k if plain else max(20, 4 * k)
+            fetch = k if plain else candidate_depth(k)
             texts = [q.text for q in questions] if search == "hybrid" else None
             top = retrieve(chunks, vectors, query_vectors, fetch, texts)
             per_q: dict[str, list[float]] = {name: [] for name in m.METRICS}

@@ -1,6 +1,6 @@
 """``ragingest trace``: where a condition the answer lost went missing.
 
-Five checkpoints for each expected text, in pipeline order (seed 004):
+Five checkpoints for each expected text, in pipeline order (docs/rules.md, "Five checkpoints"):
 
 1. ``source`` — is it in the loaded source? With ``sources`` (files or folders) the files are
    loaded by ragingest's own loaders: found in a loaded document (its file and ``[start, end)``),
@@ -28,9 +28,11 @@ from typing import Any
 
 from langchain_core.documents import Document
 
+from ragingest.defaults import HYBRID, TRACE_K
 from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
 from ragingest.loaders.source_map import indexed_text
+from ragingest.retrieval.search import candidate_depth
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
@@ -42,8 +44,8 @@ def trace(
     *,
     persist_dir: str | Path,
     collection: str,
-    k: int = 5,
-    hybrid: bool = True,
+    k: int = TRACE_K,
+    hybrid: bool = HYBRID,
     sources: Sequence[str | Path] = (),
     answer: str | None = None,
     chat_model: Any = None,
@@ -56,7 +58,7 @@ def trace(
     store = open_store(persist_dir, collection, create=False, records_url=records_url)
     chunks = _stored_chunks(store)
     loaded = load_sources(sources) if sources else None
-    ranked = _ranked(store, question, max(_DEPTH, 4 * k), hybrid)
+    ranked = _ranked(store, question, max(_DEPTH, candidate_depth(k)), hybrid)
     context = _context(
         question, persist_dir, collection, k, hybrid, max_context_tokens, records_url
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-CHECKPOINTS = ("source", "chunks", "retrieval", "context", "answer")
 ADVICE = {
     "source": "the text is not in what the loader produced: check the file with "
     "`ragingest inspect FILE --no-clean all`, or the spelling of --expect",

@@ -21,11 +21,12 @@ from typing import Any, BinaryIO
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
+from ragingest.defaults import MAX_FILE_MB
 from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
 from ragingest.loaders.walk import file_type_name, printable, source_of
 from ragingest.schema import short_hash
 
-MAX_FILE_BYTES = 32 * 1024 * 1024  # larger files are refused: bounded time and memory
+MAX_FILE_BYTES = MAX_FILE_MB * 1024 * 1024  # larger files are refused: bounded time and memory
 
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")

@@ -43,11 +43,11 @@ from typing import Any, TypeVar
 
 from langchain_core.documents import Document
 
+from ragingest.defaults import FILE_TIMEOUT as DEFAULT_FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
 _START_TIMEOUT = 300.0  # the worker's interpreter and imports, on a loaded machine
 _MEMORY_POLL = 0.05  # seconds between looks at the worker's resident memory
 T = TypeVar("T")

@@ -1,6 +1,6 @@
-"""Cleaning before chunking (seed 003: «колонтитулы, повторяющиеся дисклеймеры, пустые
-страницы, содержание — всё это создаёт шум»). On by default; each rule can be switched off
-(``CleaningRules``) and every removal is counted (the run report sums the counts).
+"""Cleaning before chunking: running headers and footers, repeated disclaimers, empty pages and
+tables of contents are noise that lowers retrieval precision. On by default; each rule can be
+switched off (``CleaningRules``) and every removal is counted (the run report sums the counts).
 
 Rules, each in one place:
 
@@ -275,14 +275,6 @@ class CorpusCleaner:
         if lead:
             out, new_map = remove_spans(out, [(0, lead)], new_map)
         return out, new_map, len(spans)
-
-
-class ChunkList(list):
-    """The chunks of one file, with what cleaning removed from it (``cleaning``: counts)."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.cleaning: dict[str, int] = new_counts()
 
 
 def apply_corpus(document: Any, corpus: CorpusCleaner | None, counts: dict[str, int]) -> Any:

@@ -62,10 +62,6 @@ class SourceMap:
     src_size: array  # piece lengths in the source (== size for verbatim pieces)
     verbatim: bytes  # 1 for verbatim pieces
 
-    @classmethod
-    def identity(cls, text: str) -> SourceMap:
-        return _Builder(text).piece(0, len(text), 0, len(text), True).build()
-
     @property
     def length(self) -> int:
         """Length of the normalized text."""

@@ -7,13 +7,13 @@ cp1251, koi8-r and cp866 by letter case (Russian text is mostly lower case; a wr
 code page turns it upper case); else charset-normalizer's guess. Binary data raises
 ``ParseError``.
 
-Plain-text headings (``.txt``, seed 003 «регулярные выражения для обнаружения паттернов
-заголовков»): numbered lines («1.», «1.2», «1.2.3»), «Часть/Раздел/Глава/Статья N», ALL-CAPS
-lines and lines underlined with ``===``/``---``, each standing alone (a blank line or the start
-of the text before it, no sentence end after it). They are rewritten as ``#`` headings, ranked
-by kind (underlined ``===`` > Часть > Раздел > Глава > capitals > underlined ``---`` > Статья
-> numbering depth); a heading on the first line whose kind occurs nowhere else is the title
-(H1). A text with none is marked for the paragraph strategy. Form feeds are page breaks.
+Plain-text headings (``.txt``, found by patterns so heading-first can use them): numbered lines
+(«1.», «1.2», «1.2.3»), «Часть/Раздел/Глава/Статья N», ALL-CAPS lines and lines underlined with
+``===``/``---``, each standing alone (a blank line or the start of the text before it, no
+sentence end after it). They are rewritten as ``#`` headings, ranked by kind (underlined ``===``
+> Часть > Раздел > Глава > capitals > underlined ``---`` > Статья > numbering depth); a heading
+on the first line whose kind occurs nowhere else is the title (H1). A text with none is marked
+for the paragraph strategy. Form feeds are page breaks.
 
 Every step is a list of edits, so the document carries a ``source_map.SourceMap`` from its
 normalized Markdown back into the file as decoded (BOM kept): chunk offsets index the file.
@@ -242,26 +242,8 @@ def heading_edits(text: str) -> tuple[list[Edit], bool]:
 
 
 def page_edits(text: str) -> list[Edit]:
-    """``pages_of``'s text as edits: each form feed becomes a line end."""
+    """Form feeds are page breaks: as edits, each form feed becomes a line end."""
     return [(m.start(), m.end(), "\n") for m in re.finditer("\f", text)]
-
-
-def pages_of(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """Form feeds are page breaks: the text without them and its page map."""
-    if "\f" not in text:
-        return text, []
-    parts = text.split("\f")
-    page_map: list[tuple[int, int]] = []
-    out: list[str] = []
-    length = 0
-    for number, part in enumerate(parts, 1):
-        if out:
-            out.append("\n")
-            length += 1
-        page_map.append((length, number))
-        out.append(part)
-        length += len(part)
-    return "".join(out), page_map
 
 
 def _source_pages(mapping: SourceMap) -> list[tuple[int, int]]:

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ragingest.models.jitter import onnx_threads
+
 log = logging.getLogger(__name__)
 
 MODEL_FILE = "model_int8.onnx"  # fused (BERT-like), int8 per channel
@@ -219,7 +221,8 @@ class OnnxSentenceEncoder:
         # the threads torch was told to use (a Ray actor sets 1), else ONNX Runtime's default
         # (physical cores, as torch's); torch itself is not imported for this
         torch = sys.modules.get("torch")
-        options.intra_op_num_threads = torch.get_num_threads() if torch is not None else 0
+        threads = torch.get_num_threads() if torch is not None else 0
+        options.intra_op_num_threads = onnx_threads(threads)  # another count under the jitter
         options.enable_cpu_mem_arena = False  # the arena keeps the largest batch's memory
         self.session = ort.InferenceSession(
             str(onnx_file), options, providers=["CPUExecutionProvider"]

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import MODEL as DEFAULT_MODEL
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 ALIASES = {
     "e5": DEFAULT_MODEL,
@@ -334,6 +335,12 @@ def load_sentence_transformer(name: str | None = None, backend: str | None = Non
 
 @functools.cache
 def _load_sentence_transformer(name: str, backend: str) -> Any:
+    from ragingest.models.jitter import with_test_jitter  # a test hook: see jitter
+
+    return with_test_jitter(_load_model(name, backend))
+
+
+def _load_model(name: str, backend: str) -> Any:
     info = load_model_info(name, backend)
     if backend == "onnx":  # no torch, sentence-transformers nor transformers import
         from ragingest.models.onnx_backend import OnnxSentenceEncoder, export_int8

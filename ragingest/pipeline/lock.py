@@ -2,10 +2,11 @@
 
 Which lock depends on the records database (``ragingest.vectorstore.records``):
 
-- SQLite (the default): an exclusive ``flock`` on ``ragingest_<name>.lock`` in the Chroma
-  directory. The holder writes its pid, host and start time into the file for the message a
-  second run prints (and for ``ragingest status``). ``flock`` is local: on a network
-  filesystem, keep runs on one machine.
+- SQLite (the default): ``filelock.FileLock`` (an exclusive ``flock``) on
+  ``ragingest_<name>.lock`` in the Chroma directory, with no fallback to a lock file's mere
+  existence (that one would outlive a killed run). The holder writes its pid, host and start
+  time into the file for the message a second run prints (and for ``ragingest status``).
+  ``flock`` is local: on a network filesystem, keep runs on one machine.
 - PostgreSQL: a session-level advisory lock in that database, keyed from the collection name
   (``pg_try_advisory_lock``; ``pg_advisory_lock`` with ``wait``), held on a connection of its
   own for the whole run, so writers on different machines that share the records database
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import hashlib
 import json
 import logging
@@ -30,6 +30,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.engine import Connection, Engine
 
@@ -74,6 +75,10 @@ def _read(path: Path) -> dict[str, Any] | None:
         return json.loads(data) if data else None
     except (OSError, ValueError):
         return None
+
+
+def _write_holder(fd: int) -> None:
+    os.pwrite(fd, json.dumps(_holder_info()).encode(), 0)  # FileLock truncated it on taking it
 
 
 def _holder_info() -> dict[str, Any]:
@@ -143,7 +148,7 @@ class CollectionLock:
         self.collection = collection
         self.wait = wait
         self.records_url = records_url
-        self._fd: int | None = None
+        self._file_lock: FileLock | None = None
         self._connection: Connection | None = None
 
     def _refuse(self, where: object, holder: str) -> LockedError:
@@ -169,24 +174,22 @@ class CollectionLock:
 
     def _flock(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        lock = FileLock(
+            self.path,
+            mode=0o644,
+            thread_local=False,  # a run may leave the lock from another thread than took it
+            fallback_to_soft=False,
+            on_acquired=_write_holder,
+        )
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = _describe(_read(self.path))
-                if not self.wait:
-                    raise self._refuse(self.path.parent, holder) from None
-                log.warning(
-                    "waiting for %s to finish writing collection %r", holder, self.collection
-                )
-                fcntl.flock(fd, fcntl.LOCK_EX)
-        except BaseException:
-            os.close(fd)
-            raise
-        self._fd = fd
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(_holder_info()).encode(), 0)
+            lock.acquire(blocking=False)
+        except Timeout:
+            holder = _describe(_read(self.path))
+            if not self.wait:
+                raise self._refuse(self.path.parent, holder) from None
+            log.warning("waiting for %s to finish writing collection %r", holder, self.collection)
+            lock.acquire()
+        self._file_lock = lock
 
     def _advisory_lock(self, engine: Engine) -> None:
         ensure_schema(engine)
@@ -239,11 +242,10 @@ class CollectionLock:
                 with contextlib.suppress(Exception):
                     connection.invalidate()  # closes it: nothing it held survives
                 connection.close()
-        if self._fd is None:
+        if self._file_lock is None:
             return
+        lock, self._file_lock = self._file_lock, None
         try:
-            os.ftruncate(self._fd, 0)
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.truncate(self.path, 0)  # no holder named once it is free
         finally:
-            os.close(self._fd)
-            self._fd = None
+            lock.release()

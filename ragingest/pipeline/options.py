@@ -6,13 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragingest.defaults import ENGINE, WRITE_BATCH_SIZE
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
-
-ENGINES = ("local", "ray")
 
 
 @dataclass
@@ -27,7 +26,7 @@ class IngestOptions:
     batch_size: int = 64  # texts per model forward pass
     delete_missing: bool = True
     progress: bool = False
-    write_batch_size: int = 256  # chunks per write; whole files, a killed run redoes one batch
+    write_batch_size: int = WRITE_BATCH_SIZE  # chunks per write, whole files
     rebuild: bool = False  # on a model/settings change, rebuild and swap instead of refusing
     wait: bool = False  # wait for another run writing the collection instead of failing
     run_log: Path | None = None  # default: ragingest_runs.jsonl in persist_dir
@@ -36,7 +35,7 @@ class IngestOptions:
     records_url: str | None = None
     cleaning: CleaningRules = field(default_factory=CleaningRules)  # each rule switchable
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in each root
-    engine: str = "local"  # "ray": stages on Ray Data (ragingest.pipeline.engine_ray)
+    engine: str = ENGINE  # "ray": stages on Ray Data (ragingest.pipeline.engine_ray)
     ray_address: str | None = None  # None: a fresh local Ray runtime on 127.0.0.1
     ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
     # seconds a file may take to parse (in a worker process, killed past it); None: no bound

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragingest.errors import EXIT_FILES_FAILED, EXIT_OK
 from ragingest.loaders.walk import SkippedFile, printable
 
 
@@ -82,10 +82,7 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.failed or self.partial else 0
-
-    def add_skipped(self, entries: Iterable[SkippedFile]) -> None:
-        self.files.extend(FileResult.skipped(entry) for entry in entries)
+        return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import ENGINES
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
@@ -151,7 +152,7 @@ def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
         from ragingest.pipeline.engine_ray import RayEngine
 
         return RayEngine(options, embeddings)
-    raise ValueError(f"engine must be 'local' or 'ray', got {options.engine!r}")
+    raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {options.engine!r}")
 
 
 def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -> set[str]:

@@ -32,6 +32,8 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
+from ragingest.retrieval.search import candidate_depth
+
 TokenCounter = Callable[[str], int]
 
 
@@ -231,7 +233,7 @@ def retriever(
         return chunk_retriever(persist_dir, collection, **kwargs)
     k = kwargs.pop("k", 4)
     kwargs["parents"] = kwargs.get("parents", False) and auto_merge is None
-    base = chunk_retriever(persist_dir, collection, k=max(4 * k, 20), **kwargs)
+    base = chunk_retriever(persist_dir, collection, k=candidate_depth(k), **kwargs)
     return ContextRetriever(
         base=base,
         store=base.store,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval.filters import parse_where
-from ragingest.retrieval.search import rank_chunks
+from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.reader import open_reader
 
 __all__ = ["RANKS", "parse_where", "search"]
@@ -19,11 +20,11 @@ def search(
     text: str,
     persist_dir: str | Path | None,
     collection: str,
-    k: int = 4,
+    k: int = TOP_K,
     where: list[str] | None = None,
     model: str | None = None,
     records_url: str | None = None,
-    hybrid: bool = True,
+    hybrid: bool = HYBRID,
     *,
     chroma_host: str | None = None,
     chroma_port: int = 8000,
@@ -58,7 +59,7 @@ def search(
             )
         with reading(store):
             store.sync_lexical()
-    depth = max(k, 20) if hybrid else k  # fusion needs each list deeper than the top k
+    depth = candidate_depth(k)  # the retriever's depth, so both rank the same candidates
     vector = store.embeddings.embed_query(text)  # outside the gate: a writer waits less
     with reading(store):
         ranking = rank_chunks(

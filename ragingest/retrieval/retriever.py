@@ -30,9 +30,17 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
+from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval.filters import Where, chroma_where
 from ragingest.retrieval.passages import Span, select
-from ragingest.retrieval.search import RRF_K, ChunkHit, SearchType, rank_chunks
+from ragingest.retrieval.search import (
+    RRF_K,
+    SEARCH_TYPES,
+    ChunkHit,
+    SearchType,
+    candidate_depth,
+    rank_chunks,
+)
 from ragingest.vectorstore.gate import reading
 
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
@@ -48,14 +56,14 @@ class ChunkRetriever(BaseRetriever):
 
     store: Any
     parent_store: Any = None
-    k: int = 4
+    k: int = TOP_K
     fetch_k: int = 20
     parents: bool = True
     dedup: bool = True
     where: Where = None
     search_type: SearchType = "similarity"
     lambda_mult: float = 0.5
-    hybrid: bool = True
+    hybrid: bool = HYBRID
     rrf_k: int = RRF_K
 
     def _get_relevant_documents(
@@ -181,14 +189,14 @@ def retriever(
     persist_dir: str | Path | None,
     collection: str,
     *,
-    k: int = 4,
+    k: int = TOP_K,
     parents: bool = True,
     dedup: bool = True,
     where: Where = None,
     search_type: SearchType = "similarity",
     fetch_k: int | None = None,
     lambda_mult: float = 0.5,
-    hybrid: bool = True,
+    hybrid: bool = HYBRID,
     model: str | None = None,
     records_url: str | None = None,
     chroma_host: str | None = None,
@@ -202,7 +210,7 @@ def retriever(
     ``where``: a Chroma filter (``{"source": "a.md"}``; several keys are joined by ``$and``),
     Chroma's own syntax, or the CLI's conditions (``["source=a.md", "price<=5000"]``).
     ``search_type``: "similarity" or "mmr" (``lambda_mult``: 1 relevance only, 0 diversity
-    only). ``fetch_k`` (default ``max(20, 4 * k)``): the first candidate pool, grown until
+    only). ``fetch_k`` (default ``candidate_depth(k)``): the first candidate pool, grown until
     ``k`` passages remain. ``hybrid`` (default; ``False``: vectors only): fuse BM25 over
     stemmed words with the dense ranking; it measured better on both eval sets.
     ``records_url`` (default ``$RAGINGEST_RECORDS_URL``): the records database that resolves
@@ -213,7 +221,7 @@ def retriever(
     """
     from ragingest.vectorstore.store import open_store
 
-    if search_type not in ("similarity", "mmr"):
+    if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     store = open_store(
         persist_dir,
@@ -234,7 +242,7 @@ def retriever(
         store=store,
         parent_store=store.parent_store if parents else None,
         k=k,
-        fetch_k=fetch_k or max(20, 4 * k),
+        fetch_k=fetch_k or candidate_depth(k),
         parents=parents,
         dedup=dedup,
         where=chroma_where(where),

@@ -22,15 +22,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from langchain_core.documents import Document
 
+from ragingest.defaults import SEARCH_TYPES, SearchType
 from ragingest.retrieval.filters import Where, chroma_where
 
-SearchType = Literal["similarity", "mmr"]
 RRF_K = 60
+MIN_CANDIDATES = 20
+
+
+def candidate_depth(k: int) -> int:
+    """How deep each ranking is read for a top ``k``: ``max(20, 4 k)``. Deduplication, parent
+    expansion and fusion each need more candidates than the ``k`` kept; the CLI's ``query``,
+    ``ragingest.retriever``, the context retriever and ``evaluate`` all rank this deep, so
+    they agree for every ``k``."""
+    return max(MIN_CANDIDATES, 4 * k)
 
 
 @dataclass
@@ -63,7 +72,7 @@ def rank_chunks(
     query_vector: list[float] | None = None,
 ) -> Ranking:
     """The best chunks for ``query`` (see the module docstring)."""
-    if search_type not in ("similarity", "mmr"):
+    if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     flt = chroma_where(where)
     vector = query_vector if query_vector is not None else store.embeddings.embed_query(query)

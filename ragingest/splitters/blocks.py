@@ -1,6 +1,6 @@
 """Tables and fenced code over the model's input limit: the one exception to "never cut".
 
-Seed 003 keeps a table whole even when it exceeds the chunk size, and so do the splitters
+A table cut in half is useless, so the splitters keep a table whole even over the chunk size
 (such a chunk is flagged ``oversized``). But the model reads at most ``max_seq_length``
 tokens: a block beyond that would be embedded truncated and its tail could never be found.
 So a block whose embedded text is over the limit is cut at line boundaries (table rows, code

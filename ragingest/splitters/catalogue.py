@@ -1,4 +1,4 @@
-"""Catalogues (seed 003): one chunk per card (the loader makes one document per row, its
+"""Catalogues: one chunk per card (the loader makes one document per row, its
 ``field: value`` lines as text and its numeric columns as metadata); a card over the size
 limit is split between lines, each piece embedded after the card's title."""
 

@@ -1,5 +1,6 @@
-"""Content types (seed 003 «размер фрагмента должен определяться типом контента»): which
-splitter a document gets.
+"""Content types: which splitter a document gets, since the unit of a chunk follows the
+content (one FAQ pair, one message, one ticket, one card; docs/rules.md, "Chunk size by
+content type").
 
 ``detect`` decides, first rule that answers wins:
 

@@ -1,4 +1,4 @@
-"""E-mail (seed 003): one chunk per message (the loader already removed quotes and the
+"""E-mail: one chunk per message (the loader already removed quotes and the
 signature); a long message is split by paragraphs, with overlap, each piece embedded after the
 subject."""
 

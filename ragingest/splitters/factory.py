@@ -14,15 +14,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ragingest.defaults import STRATEGIES, STRATEGY, UNIT
 from ragingest.splitters.content_types import splitter_for
 from ragingest.splitters.heading_first import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_MIN_CHUNK_SIZE,
     HeadingFirstSplitter,
 )
-
-STRATEGIES = ("heading", "semantic", "fixed", "recursive")
-UNITS = ("tokens", "chars", "words")
+from ragingest.splitters.measure import UNITS, capped_size
 
 
 @dataclass
@@ -32,10 +31,10 @@ class SplitSettings:
     chunk_size: int | None = None  # None: DEFAULT_CHUNK_SIZE, capped at the model's limit
     chunk_overlap: int | None = None  # None: the strategy's default
     min_chunk_size: int = DEFAULT_MIN_CHUNK_SIZE
-    unit: str = "tokens"
+    unit: str = UNIT
     context_prefix: bool = True
     split_levels: tuple[int, ...] = (2, 3)
-    strategy: str = "heading"
+    strategy: str = STRATEGY
     parent_chunk_size: int | None = None  # None: the heading-first default
 
     def __post_init__(self) -> None:
@@ -83,9 +82,7 @@ def base_splitter(
         from ragingest.splitters import FixedSizeSplitter
         from ragingest.splitters.recursive import RecursiveBaseline
 
-        size = settings.chunk_size or DEFAULT_CHUNK_SIZE
-        if settings.unit == "tokens" and max_embed:
-            size = min(size, max_embed)
+        size = capped_size(settings.chunk_size or DEFAULT_CHUNK_SIZE, settings.unit, max_embed)
         overlap = settings.chunk_overlap or 0
         if settings.strategy == "recursive":
             wrapper = info.tokenizer if info is not None else None  # LangChain's needs it

@@ -1,4 +1,4 @@
-"""FAQ (seed 003): one chunk per question–answer pair, whatever its length; a long answer is
+"""FAQ: one chunk per question–answer pair, whatever its length; a long answer is
 split and every piece's embedded text starts with the question.
 
 Pairs are found as Markdown headings that are questions (the heading level with the most

@@ -1,4 +1,4 @@
-"""Heading-first splitting (seed 003): structure → sections → size normalization.
+"""Heading-first splitting (the rules: docs/rules.md): structure → sections → size normalization.
 
 Contract, for ``split_chunks(text)``:
 
@@ -38,6 +38,9 @@ from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
+from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
+from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
+from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.conventions import (
     LangChainConventions,
@@ -45,7 +48,13 @@ from ragingest.splitters.conventions import (
     levels,
     measures,
 )
-from ragingest.splitters.measure import SpanCounter, Unit
+from ragingest.splitters.measure import (
+    MIN_BUDGET,
+    SpanCounter,
+    Unit,
+    capped_size,
+    section_budget,
+)
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (
     Piece,
@@ -58,17 +67,10 @@ from ragingest.splitters.structure import Heading, Structure, analyze
 
 log = logging.getLogger(__name__)
 
-# Tuned with `ragingest evaluate` (bench/README.md, "Retrieval quality"): seed 003 said
-# 1000-token chunks with 15 % overlap; 200 tokens without overlap retrieve better at k = 5 and
-# the ~1000-token section comes back through parent expansion instead.
-DEFAULT_CHUNK_SIZE = 200  # tokens; capped at the model's limit
-DEFAULT_MIN_CHUNK_SIZE = 100  # seed 003: merge pieces under ~100 tokens
-DEFAULT_OVERLAP_RATIO = 0.0  # overlap filled the top k with copies (seed 002's warning)
-_MIN_BUDGET = 8
 
 
 class HeadingFirstSplitter(LangChainConventions, TextSplitter):
-    """LangChain ``TextSplitter`` for seed 003's heading-first strategy (see module docstring)."""
+    """LangChain ``TextSplitter`` for the heading-first strategy (see module docstring)."""
 
     def __init__(
         self,
@@ -107,16 +109,14 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             info = load_model_info(model)
             tokenizer = info.splitter_tokenizer
             max_embed_tokens = max_embed_tokens or info.max_embed_tokens
-        size = chunk_size or DEFAULT_CHUNK_SIZE
-        if unit == "tokens" and max_embed_tokens and size > max_embed_tokens:
-            if chunk_size is not None:
-                log.warning(
-                    "chunk_size %d is over the model's limit; capped at %d tokens so no "
-                    "embedded text is truncated",
-                    size,
-                    max_embed_tokens,
-                )
-            size = max_embed_tokens
+        size = capped_size(chunk_size or DEFAULT_CHUNK_SIZE, unit, max_embed_tokens)
+        if chunk_size is not None and size < chunk_size:
+            log.warning(
+                "chunk_size %d is over the model's limit; capped at %d tokens so no "
+                "embedded text is truncated",
+                chunk_size,
+                size,
+            )
         overlap = round(size * DEFAULT_OVERLAP_RATIO) if chunk_overlap is None else chunk_overlap
         if not 0 <= overlap < size:
             raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
@@ -242,9 +242,8 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
             return self._chunk_size
         prefix = self._prefix(doc_title, headings, "", sections)
         cost = self.token_measure.cost(prefix) if prefix else 0
-        limit = self.max_embed_tokens - cost
         if self.measure.unit == "tokens":
-            return max(_MIN_BUDGET, min(self._chunk_size, limit))
+            return section_budget(self._chunk_size, self.max_embed_tokens, cost)
         return self._chunk_size
 
     def _cut_section(
@@ -362,7 +361,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         budget = counter.count(chunk.start_index, chunk.end_index) - (
             embedded - self.max_embed_tokens  # type: ignore[operator]
         )
-        budget = max(_MIN_BUDGET, budget - 4)
+        budget = max(MIN_BUDGET, budget - 4)
         span = (chunk.start_index, chunk.end_index)
         spans = pack(text, *span, budget, 0, counter, structure)
         if spans != [span]:
@@ -376,7 +375,7 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         block = block_of(structure, *span)
         header = table_header(text, block) if block else ""
         if header:
-            budget = max(_MIN_BUDGET, budget - self.token_measure.cost(header) - 1)  # type: ignore[union-attr]
+            budget = max(MIN_BUDGET, budget - self.token_measure.cost(header) - 1)  # type: ignore[union-attr]
         spans = cut_block(text, *span, budget, counter, structure)
         if spans == [span]:  # one unbreakable token run: nothing more to cut
             return [replace(chunk, oversized=True)]

@@ -17,12 +17,26 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from ragingest.defaults import UNITS, Unit
 from ragingest.splitters.word_tokens import WordTokens, is_word_local
 
-Unit = Literal["tokens", "chars", "words"]
-UNITS: tuple[Unit, ...] = ("tokens", "chars", "words")
+MIN_BUDGET = 8  # tokens: a section's text budget never drops below this, whatever its breadcrumb
+
+
+def capped_size(size: int, unit: str, max_embed_tokens: int | None) -> int:
+    """The chunk size a splitter uses for ``size``: in tokens never over the model's
+    ``max_embed_tokens`` (a longer embedded text would be truncated), else ``size``."""
+    if unit == "tokens" and max_embed_tokens:
+        return min(size, max_embed_tokens)
+    return size
+
+
+def section_budget(chunk_size: int, max_embed_tokens: int, prefix_cost: int) -> int:
+    """Tokens of text a chunk may hold when ``prefix_cost`` tokens of breadcrumb are embedded
+    with it: ``chunk_size``, less what the model limit leaves, at least ``MIN_BUDGET``."""
+    return max(MIN_BUDGET, min(chunk_size, max_embed_tokens - prefix_cost))
 
 _WORD = re.compile(r"\S+")
 # Tokenize long documents in blocks cut at newlines, so memory stays bounded.

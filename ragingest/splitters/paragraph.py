@@ -1,4 +1,4 @@
-"""Paragraph strategy for text without headings (seed 003 «Разбиение по абзацам»): blank-line
+"""Paragraph strategy for text without headings (docs/rules.md): blank-line
 paragraphs; a paragraph under ``min_chars`` (50) merges with the next; one over ``max_chars``
 (1500) is split by sentences (Russian-aware: «т. е.», «г.», «ст.» end no sentence), and only
 here consecutive pieces overlap, by whole sentences up to ``overlap_chars`` (15 %).

@@ -1,6 +1,6 @@
 """LangChain's ``RecursiveCharacterTextSplitter`` as a baseline, with exact offsets recovered.
 
-Seed 002's "good baseline for ordinary text": separators ``\\n\\n``, ``\\n``, space, character,
+The usual baseline for ordinary text: separators ``\\n\\n``, ``\\n``, space, character,
 sizes measured with the same unit (and the same tokenizer) as our own splitters, so a
 comparison differs only in where the boundaries go. With ``unit="tokens"`` this is
 ``RecursiveCharacterTextSplitter.from_huggingface_tokenizer``.

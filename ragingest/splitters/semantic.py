@@ -1,6 +1,6 @@
 """Semantic boundaries: where the topic changes in text that has no structure to cut by.
 
-Seed 002/004's fourth family of boundaries, for transcripts, chats and mail bodies: no
+Boundaries from meaning rather than layout, for transcripts, chats and mail bodies: no
 headings, few paragraphs. Used by ``HeadingFirstSplitter(fallback=SemanticBoundaries(...))``
 at the paragraph stage: a section (or heading-less text) over the size budget is first cut at
 topic shifts, then each part is packed as usual, so sizes are still held in the model's tokens

@@ -1,4 +1,4 @@
-"""Russian-aware sentence boundaries (seed 003's paragraph fallback splits long text by sentences).
+"""Russian-aware sentence boundaries (the paragraph fallback cuts a long paragraph at them).
 
 Contract: ``sentence_starts(text, start, end)`` returns the offsets inside ``(start, end)`` where
 a new sentence begins. A sentence ends at ``.``, ``!``, ``?`` or ``…`` (with closing quotes or

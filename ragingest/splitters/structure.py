@@ -1,4 +1,4 @@
-"""Stage 1 of heading-first (seed 003): find the structure of a Markdown text.
+"""Stage 1 of heading-first (docs/rules.md): find the structure of a Markdown text.
 
 Written by hand because LangChain's ``MarkdownHeaderTextSplitter`` rewrites whitespace and
 returns no offsets, and the splitters promise exact ``[start, end)`` spans.

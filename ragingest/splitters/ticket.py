@@ -1,4 +1,4 @@
-"""Support tickets (seed 003): one chunk per ticket (the loader makes one document per ticket
+"""Support tickets: one chunk per ticket (the loader makes one document per ticket
 with its id, status and dates as metadata); a ticket over the model's limit is split between
 messages, each piece embedded after the ticket's heading."""
 

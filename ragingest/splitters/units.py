@@ -15,11 +15,9 @@ from typing import Any
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
-from ragingest.splitters.measure import SpanCounter
+from ragingest.splitters.measure import MIN_BUDGET, SpanCounter, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Structure, analyze
-
-_MIN_BUDGET = 8
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class UnitSplitter:
             return self.chunk_size
         cost = self.token_measure.cost(lead) + 1 if lead else 0
         if self.measure.unit == "tokens":
-            return max(_MIN_BUDGET, min(self.chunk_size, self.max_embed_tokens - cost))
+            return section_budget(self.chunk_size, self.max_embed_tokens, cost)
         return self.chunk_size
 
     def _cut(
@@ -129,7 +127,7 @@ class UnitSplitter:
                 out.append(chunk)
                 continue
             have = index.count(chunk.start_index, chunk.end_index)
-            smaller = max(_MIN_BUDGET, have - (n - self.max_embed_tokens) - 4)
+            smaller = max(MIN_BUDGET, have - (n - self.max_embed_tokens) - 4)
             piece = Unit(chunk.start_index, chunk.end_index, unit.headings, unit.lead)
             block = block_of(structure, chunk.start_index, chunk.end_index)
             if not (chunk.oversized and block):
@@ -140,7 +138,7 @@ class UnitSplitter:
             # a table or code block over the model's limit (``blocks``): by rows/lines
             header = table_header(text, block)
             if header:
-                smaller = max(_MIN_BUDGET, smaller - self.token_measure.cost(header) - 1)
+                smaller = max(MIN_BUDGET, smaller - self.token_measure.cost(header) - 1)
             if cut_block(text, chunk.start_index, chunk.end_index, smaller, index, structure) == [
                 (chunk.start_index, chunk.end_index)
             ]:  # one unbreakable token run: nothing more to cut

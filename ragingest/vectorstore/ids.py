@@ -2,34 +2,21 @@
 
 The ingest writer's ids are ``schema.ChunkRecord.id`` (known from the split stage on:
 ``ChunkRecord.document()`` has it as ``Document.id``). A Document added to a ``ChunkStore``
-without an id (an app adding its own) gets ``chroma_id(document)``: LangChain's ``index()``
-key with ``key_encoder="sha256"`` (sha256 of the sha256 of the text and of the metadata as
-sorted JSON, 64 hex digits), so re-adding the same Document replaces it. Every Document
+without an id (an app adding its own) gets ``chroma_id(document)``: ``schema.content_id`` of its
+text and metadata, the same scheme as ``ChunkRecord.id``, so re-adding the same Document
+replaces it. Every Document
 ragingest returns from the store has ``Document.id`` set, ``store.get_by_ids([id])`` finds
 it, and a retriever result's ``metadata["chunk_ids"]`` lists Chroma ids as well.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Iterable
-
 from langchain_core.documents import Document
 
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+from ragingest.schema import content_id
 
 
 def chroma_id(document: Document) -> str:
     """The Chroma id of ``document`` as the ingest writer stores it (see the module doc)."""
-    metadata = json.dumps(dict(document.metadata or {}), sort_keys=True)
-    return _sha256(_sha256(document.page_content) + _sha256(metadata))
+    return content_id(document.page_content, dict(document.metadata or {}))
 
-
-def with_ids(documents: Iterable[Document]) -> list[Document]:
-    """The Documents with ``id`` set to their ``chroma_id`` where they had none."""
-    return [
-        doc if doc.id else doc.model_copy(update={"id": chroma_id(doc)}) for doc in documents
-    ]

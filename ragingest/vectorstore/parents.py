@@ -1,6 +1,6 @@
 """The parent docstore: the sections that parent expansion returns.
 
-Seed 002's parent-child scheme: search goes over the small chunks, the context gets their
+The parent-child scheme: search goes over the small chunks, the context gets their
 larger parent block. A chunk's metadata names its parent (``parent_id``, ``parent_start``,
 ``parent_end``, see ``schema``); the parent's text lives here, one entry per (physical
 collection, parent_id), written when its chunks are written (``ChunkStore.add_documents``).

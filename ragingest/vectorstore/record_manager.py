@@ -78,9 +78,6 @@ class IndexRecords(RecordManager):
                 .where(t.namespace == self.namespace)
             ).scalar_one()
 
-    def all_keys(self) -> list[str]:
-        return self.list_keys()
-
     def update(
         self,
         keys: Sequence[str],

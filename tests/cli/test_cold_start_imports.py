@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import EXAMPLES, ROOT
 
+pytestmark = pytest.mark.slow
+
 HEAVY = ("torch", "sentence_transformers", "transformers", "sklearn", "scipy")
 READ_ONLY = ("langchain_chroma", "sqlalchemy", "langchain_core.runnables")  # a query needs none
 PROBE = """

@@ -1,9 +1,11 @@
-"""``inspect --html``: seed 004's boundary figure, rendered in headless Chromium."""
+"""``inspect --html``: the boundary figure, rendered in headless Chromium."""
 
 from __future__ import annotations
 
 import html
 import re
+
+import pytest
 
 from ragingest.cli.inspect_html import render_html
 from ragingest.cli.main import main
@@ -11,17 +13,18 @@ from tests.browser import assert_rendered, screenshot
 from tests.conftest import memo_path
 
 
+@pytest.mark.slow
 def test_memo_120_30_figure(tmp_path, capsys, golden):
     sentences = golden["sentences"]
     out = tmp_path / "memo.html"
     args = ["inspect", str(memo_path()), "--strategy", "fixed", "--unit", "chars"]
     args += ["--chunk-size", "120", "--chunk-overlap", "30", "--html", str(out)]
-    for name in "CD":  # seed 004: В whole in part 3, Г whole in part 4 (0-based: 2 and 3)
+    for name in "CD":  # the memo: В whole in part 3, Г whole in part 4 (0-based: 2 and 3)
         args += ["--contains", sentences[name]["text"]]
     assert main(args) == 0
     capsys.readouterr()
     page = out.read_text(encoding="utf-8")
-    # the five windows of seed 004's 120/30 row, on a 0…430 scale
+    # the five windows of 120 characters with 30 of overlap, on a 0…430 scale
     for i, (s, e) in enumerate([(0, 120), (90, 210), (180, 300), (270, 390), (360, 430)]):
         assert f"chunk {i}: [{s}, {e})" in page
     # overlaps hatched between neighbours
@@ -58,6 +61,7 @@ def test_cut_sentence_is_reported():
     assert "not in the document" in page
 
 
+@pytest.mark.slow
 def test_many_chunks_use_two_lanes(tmp_path):
     text = " ".join(f"word{i}" for i in range(400))
     chunks = []

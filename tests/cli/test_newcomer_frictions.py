@@ -15,6 +15,8 @@ from ragingest.loaders.records import catalogue_documents, faq_document
 from ragingest.vectorstore.names import chroma_name, is_chroma_safe
 from tests.conftest import EXAMPLES, ROOT
 
+pytestmark = pytest.mark.slow
+
 CLI = [sys.executable, "-m", "ragingest.cli.main"]
 
 

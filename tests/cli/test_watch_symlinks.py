@@ -11,6 +11,8 @@ import pytest
 from ragingest.cli.watch import snapshot, watch
 from ragingest.pipeline.options import IngestOptions
 
+pytestmark = pytest.mark.slow
+
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 

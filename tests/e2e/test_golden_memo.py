@@ -1,4 +1,4 @@
-"""Seed 004's coordinates on the 430-code-point library memo, via the `inspect` command."""
+"""The published coordinates on the 430-code-point library memo, via the `inspect` command."""
 
 from __future__ import annotations
 

@@ -12,10 +12,14 @@ import os
 import shutil
 from pathlib import Path
 
-from ragingest.cli.main import main
+import pytest
+
 from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import DATA, EXAMPLES
+from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 SNAPSHOT = DATA / "examples_snapshot.json"
 VARYING = ("doc_date",)
@@ -31,17 +35,7 @@ def stored_examples(tmp_path: Path) -> list[dict]:
     for path in corpus.rglob("*"):
         os.utime(path, (FIXED_MTIME, FIXED_MTIME))
     persist = tmp_path / "chroma"
-    code = main(
-        [
-            "ingest",
-            str(corpus),
-            "--persist-dir",
-            str(persist),
-            "--collection",
-            "snap",
-            "--no-progress",
-        ]
-    )
+    code = ingest_cli(corpus, persist, "snap")
     assert code == 0
     got = chroma_client(persist).get_collection("snap").get(include=["documents", "metadatas"])
     rows = [

@@ -13,6 +13,8 @@ from ragingest.cli.main import main
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.slow
+
 FILES = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*") if p.is_file())
 
 

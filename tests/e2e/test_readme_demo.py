@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def test_demo_script_answers_with_the_three_days_chunk_first():

@@ -31,6 +31,8 @@ import pytest
 
 from tests.conftest import EXAMPLES, ROOT
 
+pytestmark = pytest.mark.slow
+
 CLI = Path(sys.executable).with_name("ragingest")
 _PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]*(\.\.\.|\.[a-z]+)?$|\.\.\.$|\|")
 _SHELL_OPS = {"&&", ">>", ">", "2>&1", "|", ";"}

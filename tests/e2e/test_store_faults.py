@@ -17,6 +17,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow
+
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # these runs are about stores, not ranking
 CLI = [sys.executable, "-m", "ragingest.cli.main"]
 ROOT_USER = os.geteuid() == 0

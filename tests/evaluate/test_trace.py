@@ -11,6 +11,7 @@ import pytest
 from ragingest.cli.main import main
 from ragingest.evaluate.trace import load_sources, locate, source_check, trace
 from tests.conftest import memo_path
+from tests.helpers import ingest_cli
 
 QUESTION = "На сколько дней выдают альбом с красной наклейкой?"
 # the condition and its rule: [66, 189) of the memo, cut at 120 by fixed 120/0 windows
@@ -33,10 +34,7 @@ def collections(tmp_path_factory):
     source.mkdir()
     shutil.copy(memo_path(), source / "library_memo.md")
     persist = root / "db"
-    assert main(
-        ["ingest", str(source), "--persist-dir", str(persist), "--collection", "memo",
-         "--no-progress"]
-    ) == 0
+    assert ingest_cli(source, persist, "memo") == 0
     text = (source / "library_memo.md").read_text(encoding="utf-8")
     documents = FixedSizeSplitter(120, 0, unit="chars").create_documents(
         [text], [{"source": "library_memo.md"}]
@@ -59,6 +57,7 @@ def test_the_source_checkpoint_gives_offsets_into_the_file_itself(tmp_path):
     assert point.data == {"source": "memo.md", "start": start, "end": start + 20}
 
 
+@pytest.mark.slow
 def test_default_chunking_keeps_the_rule_through_every_checkpoint(collections):
     source, persist = collections
     report = trace(
@@ -72,10 +71,11 @@ def test_default_chunking_keeps_the_rule_through_every_checkpoint(collections):
                                                "end": 189}
     assert expectation.checkpoints[1].data["heading"] == "Выдача книг"
     assert "embedded with its heading «Выдача книг»" in expectation.checkpoints[1].detail
-    assert expectation.checkpoints[2].data["ranks"][0] == 1
+    assert expectation.checkpoints[2].data["ranks"][0] == 1  # by default the memo is one chunk
     assert report.ok
 
 
+@pytest.mark.slow
 def test_fixed_windows_cut_the_rule_and_trace_names_the_chunks(collections):
     _source, persist = collections
     report = trace(QUESTION, [RULE], persist_dir=persist, collection="fixed", k=3)
@@ -89,6 +89,7 @@ def test_fixed_windows_cut_the_rule_and_trace_names_the_chunks(collections):
     assert expectation.checkpoints[4].ok is None  # no answer given
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_and_json(collections, capsys):
     _source, persist = collections
     base = [QUESTION, "--expect", RULE, "--persist-dir", str(persist), "-k", "3", "--json"]
@@ -100,6 +101,7 @@ def test_cli_exit_codes_and_json(collections, capsys):
     assert out["expectations"][0]["advice"].startswith("the chunking cuts the text")
 
 
+@pytest.mark.slow
 def test_an_answer_that_drops_the_condition_fails_at_the_answer(collections):
     _source, persist = collections
     report = trace(

@@ -147,6 +147,7 @@ def test_csv_rows_stay_separate_documents_with_own_ids(tmp_path):
     assert {d.metadata["source"] for d in documents} == {str(path)}
 
 
+@pytest.mark.slow
 def test_html_loaders(tmp_path):
     path = b.build_html(tmp_path / "page.html")
     (plain,) = normalize_documents(

@@ -88,6 +88,7 @@ PDF_HEADINGS = [
 CROSS_PAGE = "Линия поддержки — группа сотрудников с одинаковыми полномочиями."
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["regulation.pdf", "no_outline.pdf", "owner_only.pdf"])
 def test_pdf_structure_pages_and_cleaning(corpus, fine, default, name):
     document = load(corpus / name)
@@ -214,6 +215,7 @@ def test_html_headings_without_script_style_nav(corpus, fine):
     assert holding(chunks, table)["h2"] == "Способы оплаты"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", ["odt", "rtf", "epub"])
 def test_pandoc_formats(corpus, fine, suffix):
     document = load(corpus / f"memo.{suffix}")

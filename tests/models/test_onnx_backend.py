@@ -10,6 +10,8 @@ import pytest
 from ragingest.models import resolve as models
 from ragingest.models.onnx_backend import pooling_config
 
+pytestmark = pytest.mark.slow
+
 
 def test_backend_name_from_argument_then_environment(monkeypatch):
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)

@@ -39,6 +39,7 @@ def _texts() -> list[str]:
     return lines + noise + specials
 
 
+@pytest.mark.slow
 def test_model_inputs_equal_the_full_tokenizers(tokenizers):
     subset, full = tokenizers
     texts = _texts()

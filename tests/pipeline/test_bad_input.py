@@ -17,6 +17,9 @@ from ragingest.cli.main import main
 from ragingest.errors import ParseError
 from ragingest.vectorstore.store import chroma_client
 from tests import docbuilders as b
+from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. Ёлка стоит в углу."
 ROOT_USER = os.geteuid() == 0
@@ -103,21 +106,9 @@ def corpus(tmp_path_factory) -> Path:
 def run(corpus, tmp_path_factory) -> tuple[int, dict, Path]:
     persist = tmp_path_factory.mktemp("chroma_bad")
     report = persist / "report.json"
-    code = main(
-        [
-            "ingest",
-            str(corpus),
-            "--persist-dir",
-            str(persist),
-            "--collection",
-            "bad",
-            "--report",
-            str(report),
-            "--no-progress",
-            "--model",  # the smaller model: this run is about files, not ranking
-            "sentence-transformers/all-MiniLM-L6-v2",
-        ]
-    )
+    # the smaller model: this run is about files, not ranking
+    minilm = ("--model", "sentence-transformers/all-MiniLM-L6-v2")
+    code = ingest_cli(corpus, persist, "bad", "--report", report, *minilm)
     yield code, json.loads(report.read_text(encoding="utf-8")), persist
     os.chmod(corpus / "bad" / "locked.md", 0o644)
 

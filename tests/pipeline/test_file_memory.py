@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 
-from ragingest.cli.main import main
+import pytest
+
 from ragingest.vectorstore.store import chroma_client
+from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 LINE = "Строка обычного текста про выдачу альбомов на три дня.\n"
@@ -20,9 +24,8 @@ def test_a_parse_past_the_memory_limit_is_stopped_and_the_run_goes_on(tmp_path):
     (corpus / "big.txt").write_text(LINE * (30 * 2**20 // len(LINE.encode())), "utf-8")
     (corpus / "note.md").write_text("# Заметка\n\nКороткий файл рядом с большим.\n", "utf-8")
     persist, report = tmp_path / "db", tmp_path / "report.json"
-    args = ["ingest", str(corpus), "--persist-dir", str(persist), "--collection", "kbase"]
-    args += ["--no-progress", "--model", MODEL, "--report", str(report)]
-    assert main([*args, "--file-memory-mb", "120"]) == 1
+    args = ["--model", MODEL, "--report", str(report)]
+    assert ingest_cli(corpus, persist, "kbase", *args, "--file-memory-mb", "120") == 1
     files = {f["path"]: f for f in json.loads(report.read_text("utf-8"))["files"]}
     assert (files["big.txt"]["status"], files["big.txt"]["kind"]) == ("failed", "memory")
     assert files["big.txt"]["error"] == (

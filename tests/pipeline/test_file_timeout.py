@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ragingest.cli.main import main
+import pytest
+
 from ragingest.vectorstore.store import chroma_client
+from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -25,13 +29,12 @@ def test_a_parse_past_the_file_timeout_is_stopped_and_the_run_goes_on(tmp_path):
     big_page(corpus / "big.html")  # ~2.5 MB: parses for many seconds
     (corpus / "note.md").write_text("# Заметка\n\nКороткий файл после большого.\n", "utf-8")
     persist, report = tmp_path / "db", tmp_path / "report.json"
-    args = ["ingest", str(corpus), "--persist-dir", str(persist), "--collection", "kbase"]
-    args += ["--no-progress", "--model", MODEL, "--report", str(report)]
-    assert main([*args, "--file-timeout", "1"]) == 1
+    args = ["--model", MODEL, "--report", str(report)]
+    assert ingest_cli(corpus, persist, "kbase", *args, "--file-timeout", "1") == 1
     files = {f["path"]: f for f in json.loads(report.read_text("utf-8"))["files"]}
     assert (files["big.html"]["status"], files["big.html"]["kind"]) == ("failed", "timeout")
     assert files["big.html"]["error"] == ("parsing took longer than 1 s (--file-timeout): stopped")
     assert (files["note.md"]["status"], files["note.md"]["chunks"]) == ("ok", 1)
     stored = chroma_client(persist).get_collection("kbase").get(include=["metadatas"])
     assert [m["source"] for m in stored["metadatas"]] == ["note.md"]
-    assert main([*args, "--file-timeout", "1"]) == 1  # the lock was released
+    assert ingest_cli(corpus, persist, "kbase", *args, "--file-timeout", "1") == 1  # lock freed

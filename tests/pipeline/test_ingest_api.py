@@ -19,6 +19,8 @@ from ragingest.retrieval.retriever import RetrieverSettings
 from ragingest.retrieval.retriever import retriever as chunk_retriever
 from ragingest.splitters.factory import SplitSettings
 
+pytestmark = pytest.mark.slow
+
 
 def test_ingest_and_retriever_are_functions_after_every_package_is_imported():
     code = (

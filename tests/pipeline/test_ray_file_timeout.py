@@ -13,6 +13,8 @@ import pytest
 from ragingest.cli.main import main
 from ragingest.vectorstore.store import chroma_client
 
+pytestmark = pytest.mark.slow
+
 if importlib.util.find_spec("ray") is None:  # not imported here: ray_runtime sets its env first
     pytest.skip("ray is not installed", allow_module_level=True)
 

@@ -6,6 +6,7 @@ import hashlib
 import pickle
 
 import numpy as np
+import pytest
 
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
 from ragingest.models.resolve import DEFAULT_MODEL, load_model_info
@@ -14,6 +15,8 @@ from ragingest.pipeline.ray_tasks import digests_of, in_sorted, scan_batch, spli
 from ragingest.pipeline.split import split_file
 from ragingest.schema import ChunkRecord
 from ragingest.splitters.factory import SplitSettings, base_splitter
+
+pytestmark = pytest.mark.slow
 
 TEXT = (
     "# Правила\n\n## Выдача\n\nАльбомы выдают на три дня.\n\n## Продление\n\nПродление по заявке.\n"

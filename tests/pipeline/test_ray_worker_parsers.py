@@ -14,6 +14,8 @@ from ragingest.models.resolve import DEFAULT_MODEL
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.ray_tasks import split_batch, worker_parsers
 
+pytestmark = pytest.mark.slow
+
 REASON = "parsing took longer than 1 s (--file-timeout): stopped"
 
 

@@ -1,4 +1,4 @@
-"""Issue 7: the records database behind a SQLAlchemy URL (``--records-url``).
+"""The records database behind a SQLAlchemy URL (``--records-url``).
 
 The default is the SQLite file in the Chroma directory, as before. With a real PostgreSQL
 server (``tests/postgres.py``: initdb in a temp folder, 127.0.0.1, a free port, stopped by pid)
@@ -44,6 +44,8 @@ from tests.pipeline.test_reindex import ingest_args, make_corpus, run_ingest, sn
 from tests.pipeline.test_reindex_processes import read_until, start
 from tests.postgres import postgres_server, server_bin
 
+pytestmark = pytest.mark.slow
+
 CLI = [sys.executable, "-m", "ragingest.cli.main"]
 CACHE = "ragingest_embeddings.sqlite"
 
@@ -51,7 +53,9 @@ CACHE = "ragingest_embeddings.sqlite"
 @pytest.fixture(scope="module")
 def pg():
     if server_bin() is None:
-        pytest.skip("PostgreSQL server binaries not installed (scripts/setup.sh installs them)")
+        pytest.skip(
+            "PostgreSQL server binaries not installed (scripts/setup_test_system.sh installs them)"
+        )
     with postgres_server() as server:
         yield server
 

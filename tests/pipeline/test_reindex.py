@@ -1,4 +1,4 @@
-"""Scheduled re-indexing (issue 4), in process: real model, real Chroma in temp dirs.
+"""Scheduled re-indexing, in process: real model, real Chroma in temp dirs.
 
 Unchanged files are not parsed, identical text is embedded once, a changed file gets only its
 changed texts embedded and its stale chunks deleted, a deleted file's chunks go, a model change
@@ -29,6 +29,8 @@ from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.record_manager import IndexRecords, record_manager
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
+
+pytestmark = pytest.mark.slow
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 

@@ -1,4 +1,4 @@
-"""Scheduled re-indexing (issue 4) across processes: ``ragingest ingest`` subprocesses killed
+"""Scheduled re-indexing across processes: ``ragingest ingest`` subprocesses killed
 with SIGKILL at random moments, and two concurrent runs on one collection."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from ragingest.pipeline import runlog
 from ragingest.pipeline.state import FileStates
@@ -28,6 +29,8 @@ from tests.pipeline.test_reindex import (
     run_ingest,
     snapshot,
 )
+
+pytestmark = pytest.mark.slow
 
 CLI = [sys.executable, "-m", "ragingest.cli.main"]
 

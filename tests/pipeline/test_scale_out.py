@@ -1,4 +1,4 @@
-"""Issue 7: a real Chroma server (``chroma run``) and a real Ray cluster (``ray start --head``),
+"""A real Chroma server (``chroma run``) and a real Ray cluster (``ray start --head``),
 both on 127.0.0.1, free ports, temp paths, stopped by pid. Ray into the server must equal the
 local engine into an embedded store (ids, texts, metadata); a killed worker converges."""
 
@@ -23,6 +23,8 @@ from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime, r
 from ragingest.pipeline.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server
 from ragingest.vectorstore.store import chroma_client
+
+pytestmark = pytest.mark.slow
 
 if importlib.util.find_spec("ray") is None:  # not imported here: ray_runtime sets its env first
     pytest.skip("ray is not installed", allow_module_level=True)

@@ -10,9 +10,10 @@ import pytest
 from langchain_core.documents import Document
 
 import ragingest
-from ragingest.cli.main import main
 from ragingest.retrieval.context import auto_merge, fit_budget, token_counter
 from tests.conftest import memo_path
+from tests.helpers import ingest_cli
+from tests.margins import assert_best_by_margin
 
 
 def chunk(cid: str, start: int, end: int, parent: str = "p1", text: str | None = None) -> Document:
@@ -55,33 +56,49 @@ def memo_db(tmp_path_factory):
     root = tmp_path_factory.mktemp("context")
     (root / "src").mkdir()
     shutil.copy(memo_path(), root / "src" / "library_memo.md")
-    args = ["ingest", str(root / "src"), "--persist-dir", str(root / "db"), "--collection",
-            "memo", "--no-progress", "--chunk-size", "40", "--min-chunk-size", "10"]
-    assert main(args) == 0
+    sizes = ("--chunk-size", "40", "--min-chunk-size", "10")
+    assert ingest_cli(root / "src", root / "db", "memo", *sizes) == 0
     return root / "db"
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_retriever_with_a_budget_stays_within_it_in_model_tokens(memo_db, e5_info):
     count = token_counter()
     found = ragingest.retriever(
         memo_db, "memo", k=4, parents=False, hybrid=False, max_context_tokens=60
     )
-    docs = found.invoke("На сколько дней выдают альбом с красной наклейкой?")
+    query = "На сколько дней выдают альбом с красной наклейкой?"
+    docs = found.invoke(query)
     assert docs, "the best chunk fits the budget"
     assert sum(count(d.page_content) for d in docs) <= 60
     assert "три дня" in docs[0].page_content
+    # on any CPU: the rule's chunk is first by a margin, without a budget too
+    ranked = ragingest.retriever(memo_db, "memo", k=4, parents=False, hybrid=False).invoke(query)
+    assert ranked[0].page_content == docs[0].page_content
+    assert_best_by_margin([d.metadata["dense_score"] for d in ranked], 0)
 
 
+SECTION = (0, 189)  # «Выдача книг» in the memo: three chunks at --chunk-size 40
+SECTION_CHUNKS = {(66, 124), (125, 189)}  # the two that hold the rule and its renewal
+
+
+@pytest.mark.slow
+@pytest.mark.model
 def test_retriever_auto_merge_gives_the_section_when_its_chunks_are_hit(memo_db):
     query = "Альбомы с красной наклейкой: срок выдачи и продление"
     chunks = ragingest.retriever(memo_db, "memo", k=4, parents=False).invoke(query)
-    assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in chunks] == [
-        (125, 189), (190, 321), (66, 124), (322, 429)
-    ]
+    spans = [(d.metadata["start_index"], d.metadata["end_index"]) for d in chunks]
+    # membership, not order: the model's scores of these chunks are near-tied on some CPUs
+    assert set(spans) >= SECTION_CHUNKS
     merged = ragingest.retriever(memo_db, "memo", k=4, auto_merge=0.5).invoke(query)
-    # two of the three chunks of «Выдача книг» were hits: the section takes the best one's rank
-    assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in merged] == [
-        (0, 189), (190, 321), (322, 429)
-    ]
-    assert merged[0].metadata["merged"] is True
-    assert merged[0].page_content.startswith("## Выдача книг\n")
+    merged_spans = [(d.metadata["start_index"], d.metadata["end_index"]) for d in merged]
+    # two (or three) of the three chunks of «Выдача книг» were hits: the section replaces them,
+    # at its best chunk's place: every chunk ranked below that one and kept comes after it
+    section = merged[merged_spans.index(SECTION)]
+    assert section.metadata["merged"] is True
+    assert section.page_content.startswith("## Выдача книг\n")
+    assert not SECTION_CHUNKS & set(merged_spans)
+    best = min(spans.index(s) for s in SECTION_CHUNKS)
+    below = [s for s in spans[best + 1 :] if s in merged_spans]
+    assert all(merged_spans.index(SECTION) < merged_spans.index(s) for s in below)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from ragingest.cli.main import main
 from ragingest.errors import CollectionMismatchError
 from ragingest.retrieval.query import search
 from ragingest.retrieval.search import rank_chunks
@@ -14,6 +13,9 @@ from ragingest.vectorstore.reader import open_reader
 from ragingest.vectorstore.records_location import resolve_in_default_file
 from ragingest.vectorstore.store import open_store
 from tests.conftest import EXAMPLES
+from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 QUERIES = [
     "На сколько дней выдают альбом с красной наклейкой?",
@@ -27,8 +29,7 @@ QUERIES = [
 @pytest.fixture(scope="module")
 def examples_store(tmp_path_factory):
     persist = tmp_path_factory.mktemp("reader") / "chroma_db"
-    argv = ["ingest", str(EXAMPLES), "--persist-dir", str(persist), "--collection", "examples"]
-    assert main([*argv, "--no-progress"]) == 0
+    assert ingest_cli(EXAMPLES, persist, "examples") == 0
     return persist
 
 

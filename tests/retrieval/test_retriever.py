@@ -11,8 +11,10 @@ from langchain_core.retrievers import BaseRetriever
 import ragingest
 from ragingest.cli.main import main
 from ragingest.retrieval.retriever import Span, select
+from ragingest.retrieval.search import candidate_depth
 from ragingest.vectorstore.parents import ParentStore
 from ragingest.vectorstore.store import chroma_client
+from tests.helpers import ingest_cli
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 FILLER = [
@@ -45,9 +47,8 @@ def ingested(tmp_path_factory) -> tuple[Path, str]:
         "# Garden\n\n## Plants\nTomatoes need sun and water every day.\n", encoding="utf-8"
     )
     persist = tmp_path_factory.mktemp("chroma")
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "rules"]
     opts = ["--model", MINILM, "--chunk-size", "40", "--chunk-overlap", "12"]
-    assert main([*argv, *opts, "--min-chunk-size", "0", "--no-progress"]) == 0
+    assert ingest_cli(docs, persist, "rules", *opts, "--min-chunk-size", "0") == 0
     return persist, section
 
 
@@ -57,6 +58,7 @@ def stored(persist: Path) -> list[tuple[str, dict]]:
     return sorted(pairs, key=lambda p: (p[1]["source"], p[1]["start_index"]))
 
 
+@pytest.mark.slow
 def test_the_evidence_spans_two_overlapping_chunks(ingested):
     persist, _ = ingested
     loans = [(t, m) for t, m in stored(persist) if m.get("h2") == "Loans"]
@@ -68,6 +70,8 @@ def test_the_evidence_spans_two_overlapping_chunks(ingested):
     assert meta_a["parent_id"] == meta_b["parent_id"]  # one parent: the "Loans" section
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_retriever_returns_the_parent_section_once(ingested):
     persist, section = ingested
     retriever = ragingest.retriever(persist, "rules", k=3)
@@ -89,6 +93,8 @@ def test_retriever_returns_the_parent_section_once(ingested):
     assert all(joined.count(sentence) == 1 for sentence in EVIDENCE)
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_without_parents_overlapping_hits_are_merged(ingested):
     persist, section = ingested
     plain = ragingest.retriever(persist, "rules", k=4, parents=False, dedup=False).invoke(QUESTION)
@@ -104,6 +110,7 @@ def test_without_parents_overlapping_hits_are_merged(ingested):
     assert all(joined.count(sentence) <= 1 for sentence in EVIDENCE)
 
 
+@pytest.mark.slow
 def test_metadata_filter_and_k(ingested):
     persist, _ = ingested
     docs = ragingest.retriever(persist, "rules", k=1, where=["source=other.md"]).invoke(QUESTION)
@@ -115,6 +122,7 @@ def test_metadata_filter_and_k(ingested):
     assert len(docs) <= 2
 
 
+@pytest.mark.slow
 def test_parents_live_beside_chroma(ingested):
     persist, section = ingested
     meta = next(m for _, m in stored(persist) if m.get("h2") == "Loans")
@@ -151,3 +159,31 @@ def test_select_merges_overlaps_and_drops_copies():
         ("d", 14),
         ("e", 0),
     ]
+
+
+def test_candidate_depth_is_max_20_or_four_k():
+    assert [candidate_depth(k) for k in (0, 1, 4, 5, 6, 8, 25)] == [20, 20, 20, 20, 24, 32, 100]
+
+
+@pytest.mark.parametrize("hybrid", [True, False])
+def test_cli_query_and_retriever_rank_equally_deep_for_k_8(ingested, monkeypatch, hybrid):
+    from ragingest.retrieval import query, retriever
+
+    depths: dict[str, int] = {}
+
+    def recording(name, real):
+        def rank(store, text, n, **kwargs):
+            depths.setdefault(name, n)  # the first ranking's depth
+            return real(store, text, n, **kwargs)
+
+        return rank
+
+    monkeypatch.setattr(query, "rank_chunks", recording("cli", query.rank_chunks))
+    monkeypatch.setattr(retriever, "rank_chunks", recording("api", retriever.rank_chunks))
+    persist, _ = ingested
+    flags = [] if hybrid else ["--no-hybrid"]
+    argv = ["query", QUESTION, "--persist-dir", str(persist), "--collection", "rules", "-k", "8"]
+    assert main([*argv, "--model", MINILM, *flags]) == 0
+    chunks = ragingest.retriever(persist, "rules", k=8, model=MINILM, hybrid=hybrid)
+    chunks.invoke(QUESTION)
+    assert depths == {"cli": 32, "api": 32}

@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.cli.main import main
 from ragingest.retrieval.query import search
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.store import open_store
+from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 TOPICS = {  # one section each: distinct passages
@@ -40,9 +42,8 @@ def rentals(tmp_path_factory) -> Path:
         encoding="utf-8",
     )
     persist = tmp_path_factory.mktemp("chroma")
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "rentals"]
     opts = ["--model", MINILM, "--chunk-size", "40", "--chunk-overlap", "0"]
-    assert main([*argv, *opts, "--min-chunk-size", "0", "--no-progress"]) == 0
+    assert ingest_cli(docs, persist, "rentals", *opts, "--min-chunk-size", "0") == 0
     return persist
 
 
@@ -64,6 +65,7 @@ def test_exactly_k_when_the_collection_has_k_distinct_passages(rentals):
     assert len(more.invoke(QUESTION)) == distinct  # all there is, each once
 
 
+@pytest.mark.model
 def test_mmr_trades_repeats_for_variety(rentals):
     plain = ragingest.retriever(rentals, "rentals", k=3, parents=False, dedup=False, hybrid=False)
     top = plain.invoke(QUESTION)

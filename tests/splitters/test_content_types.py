@@ -1,5 +1,5 @@
-"""Content types (seed 003): FAQ, e-mail, tickets, catalogue, plain text (headings found, or the
-paragraph strategy), config overrides, tables never cut, and the cleaning rules."""
+"""Content types (docs/rules.md): FAQ, e-mail, tickets, catalogue, plain text (headings found,
+or the paragraph strategy), config overrides, tables never cut, and the cleaning rules."""
 
 from __future__ import annotations
 

@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.cli.faults import EXIT_INTERRUPTED
 from ragingest.cli.main import main
+from ragingest.errors import EXIT_INTERRUPTED
 from ragingest.retrieval.query import search
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
 from ragingest.vectorstore.store import open_store
+from tests.helpers import ingest_cli
+from tests.margins import assert_first_on_any_cpu
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 E5 = "intfloat/multilingual-e5-small"
@@ -44,8 +46,7 @@ def test_index_upserts_deletes_and_drops(tmp_path):
 
 
 def ingest(docs: Path, persist: Path, *extra: str) -> int:
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "notes"]
-    return main([*argv, "--model", MINILM, "--min-chunk-size", "0", "--no-progress", *extra])
+    return ingest_cli(docs, persist, "notes", "--model", MINILM, "--min-chunk-size", "0", *extra)
 
 
 def in_step(persist: Path) -> set[str]:
@@ -73,6 +74,7 @@ def notes(tmp_path) -> tuple[Path, Path]:
     return docs, persist
 
 
+@pytest.mark.slow
 def test_in_step_after_edit_delete_and_rebuild(notes):
     docs, persist = notes
     assert len(in_step(persist)) == 4
@@ -102,6 +104,7 @@ def test_in_step_after_edit_delete_and_rebuild(notes):
     assert lexical_collections(persist) == [rebuilt]  # the old collection's index went with it
 
 
+@pytest.mark.slow
 def test_a_run_killed_between_chroma_and_the_lexical_index_converges(notes, monkeypatch):
     docs, persist = notes
     (docs / "valves.md").write_text(
@@ -155,11 +158,12 @@ def codes(tmp_path_factory) -> Path:
     for number, (heading, text) in enumerate(CODES):
         (docs / f"note{number:02}.md").write_text(f"# {heading}\n\n{text}\n", encoding="utf-8")
     persist = tmp_path_factory.mktemp("chroma")
-    argv = ["ingest", str(docs), "--persist-dir", str(persist), "--collection", "codes"]
-    assert main([*argv, "--model", E5, "--no-progress"]) == 0
+    assert ingest_cli(docs, persist, "codes", "--model", E5) == 0
     return persist
 
 
+@pytest.mark.slow
+@pytest.mark.model
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
@@ -169,12 +173,17 @@ def codes(tmp_path_factory) -> Path:
     ],
 )
 def test_hybrid_finds_codes_and_numbers(codes, question, expected):
-    (top,) = ragingest.retriever(codes, "codes", k=1, hybrid=True).invoke(question)
+    hits = ragingest.retriever(codes, "codes", k=4, hybrid=True, parents=False).invoke(question)
+    top = hits[0]
     assert expected in top.page_content
-    assert top.metadata["lexical_rank"] == 1 and top.metadata["dense_rank"] >= 1
+    # first by BM25 and by cosine (e5 ranks these rightly, by 0.014 to 0.04): first anywhere
+    assert_first_on_any_cpu(hits)
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_query_cli_is_hybrid_by_default(codes, capsys):
+    """The E-07 question's top hit is first on any CPU (``test_hybrid_finds_codes_and_numbers``)."""
     argv = ["query", "Что означает ошибка E-07?", "--persist-dir", str(codes)]
     assert main([*argv, "--collection", "codes", "-k", "1"]) == 0
     out = capsys.readouterr().out
@@ -200,18 +209,30 @@ FAULTS = {
 }
 
 
+@pytest.mark.slow
+@pytest.mark.model
 def test_hybrid_puts_the_asked_code_first_where_vectors_blur_it(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     for number, (code, reason) in enumerate(FAULTS.items()):
         text = f"# Коды ошибок\n\n{FILLER}Код {code}: {reason}.\n"
         (docs / f"code{number:02}.md").write_text(text, encoding="utf-8")
-    argv = ["ingest", str(docs), "--persist-dir", str(tmp_path / "c"), "--collection", "faults"]
-    assert main([*argv, "--model", E5, "--no-progress"]) == 0
+    assert ingest_cli(docs, tmp_path / "c", "faults", "--model", E5) == 0
+    dense = ragingest.retriever(tmp_path / "c", "faults", k=1, hybrid=False, parents=False)
+    hybrid = ragingest.retriever(tmp_path / "c", "faults", k=4, hybrid=True, parents=False)
     first = {False: 0, True: 0}
-    for hybrid in first:
-        retriever = ragingest.retriever(tmp_path / "c", "faults", k=1, hybrid=hybrid)
-        for code in FAULTS:
-            (top,) = retriever.invoke(f"Что означает код {code}?")
-            first[hybrid] += f"Код {code}:" in top.page_content
-    assert first[True] == len(FAULTS) and first[True] >= first[False]  # e5-small: 7 of 8 alone
+    for code in FAULTS:
+        question, own = f"Что означает код {code}?", f"Код {code}:"
+        (top,) = dense.invoke(question)
+        hits = hybrid.invoke(question)
+        mine = [h for h in hits if own in h.page_content]
+        # BM25 ranks the asked code's chunk first (words: the same on any CPU): fused, it stays
+        # in the top 4 unless e5 ranks it below chunks that BM25 ranks high too (here e5 has
+        # it first or second), and it is first wherever the vectors put it first
+        assert mine and mine[0].metadata["lexical_rank"] == 1, code
+        first[False] += own in top.page_content
+        first[True] += own in hits[0].page_content
+        assert own in hits[0].page_content or own not in top.page_content, code
+    # e5-small alone puts 7 of 8 first and hybrid all 8 here, but which code e5 misses, and
+    # whether its rival's BM25 rank lets fusion recover it, is decided by cosines 0.007 apart
+    assert first[True] >= first[False] >= 1

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ragingest.cli.main import main
 from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.store import chroma_client
+
+pytestmark = pytest.mark.slow
 
 SECTION = "Правило {n}: читальный зал открыт с {h}:00, книги выдают на {d} дней под подпись. "
 

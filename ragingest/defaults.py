@@ -1,0 +1,44 @@
+"""The defaults and names the Python API and the command line share: one home each.
+
+Bottom layer, imports nothing of ours and nothing heavy, so ``ragingest --help`` reads it
+without loading a model, Chroma or LangChain. ``SplitSettings``, ``HeadingFirstSplitter``,
+``IngestOptions``, the loaders' bounds, ``ragingest.retriever``, ``retrieval.query.search``,
+``evaluate`` and ``trace`` take their defaults and choices from here, and ``cli.args`` states
+these same values in ``--help`` (tests/cli/test_help_defaults.py holds them equal).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+MODEL = "intfloat/multilingual-e5-small"  # the embedding model of a new collection
+
+# Splitting. Tuned with `ragingest evaluate` (bench/README.md, "Retrieval quality"): against
+# 1000-token chunks with 15 % overlap, 200 tokens without overlap retrieve better at k = 5 and
+# the ~1000-token section comes back through parent expansion instead.
+CHUNK_SIZE = 200  # tokens; capped at the model's limit
+MIN_CHUNK_SIZE = 100  # pieces under ~100 tokens say too little alone: merged
+OVERLAP_RATIO = 0.0  # overlap filled the top k with near-copies (measured)
+Unit = Literal["tokens", "chars", "words"]
+UNITS: tuple[Unit, ...] = get_args(Unit)
+UNIT: Unit = "tokens"
+STRATEGIES = ("heading", "semantic", "fixed", "recursive")  # SplitSettings.strategy
+STRATEGY = "heading"
+
+# One ingest run.
+ENGINES = ("local", "ray")  # IngestOptions.engine
+ENGINE = "local"
+WRITE_BATCH_SIZE = 256  # chunks per write; whole files, a killed run redoes one batch
+MAX_FILE_MB = 32  # larger files are refused: bounded time and memory
+FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
+
+# Searching a collection.
+SearchType = Literal["similarity", "mmr"]
+SEARCH_TYPES: tuple[SearchType, ...] = get_args(SearchType)
+TOP_K = 4  # passages a query or the retriever returns
+HYBRID = True  # BM25 fused with the vectors: it measured better on both eval sets
+
+# Evaluation and trace.
+EVALUATE_K = 5  # hits per question
+EVALUATE_SEARCHES = ("hybrid", "dense")  # the retriever's default first
+TRACE_K = 5  # passages in the context a trace checks

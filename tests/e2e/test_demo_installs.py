@@ -1,0 +1,76 @@
+"""The demo installs what the demo runs: ``scripts/demo.sh`` (with ``scripts/setup.sh``) runs no
+``apt-get`` and names no chromium nor postgres; the test command's setup installs those.
+
+The scripts run as written, traced (``SHELLOPTS=xtrace``: the scripts they call too), in a
+copy of ``scripts/`` whose ``.venv`` holds stubs (a Python, a ragingest, a ruff that log their
+arguments and succeed) and whose PATH holds only the few tools the scripts call plus a logging
+``apt-get``/``sudo``: the run costs well under a second and installs nothing."""
+
+from __future__ import annotations
+
+import glob
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+TOOLS = ("bash", "dirname", "ls", "id", "grep", "cat")  # what the scripts call besides the stubs
+TEST_ONLY = re.compile(r"apt-get|chromium|postgres", re.IGNORECASE)
+STUB = '#!/bin/bash\necho "{name} $*" >> "{log}"\n'
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    """(root holding scripts/ and a stub .venv, the environment, the stubs' call log)."""
+    root, tools, log = tmp_path / "clone", tmp_path / "bin", tmp_path / "calls.log"
+    shutil.copytree(ROOT / "scripts", root / "scripts")
+    (root / ".venv" / "bin").mkdir(parents=True)
+    tools.mkdir()
+    stubs = {root / ".venv" / "bin" / n: n for n in ("python", "ragingest", "ruff")}
+    stubs |= {tools / n: n for n in ("apt-get", "sudo", "python3")}
+    for path, name in stubs.items():
+        path.write_text(STUB.format(name=name, log=log), encoding="utf-8")
+        path.chmod(0o755)
+    for name in TOOLS:
+        found = shutil.which(name)
+        assert found, f"{name} is needed to run the scripts"
+        (tools / name).symlink_to(found)
+    env = {"PATH": str(tools), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    return root, env, log
+
+
+def traced(root: Path, env: dict[str, str], script: str) -> str:
+    done = subprocess.run(
+        ["bash", f"scripts/{script}"], cwd=root, env={**env, "SHELLOPTS": "xtrace"},
+        executable=shutil.which("bash"), capture_output=True,
+        text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stderr  # the trace: every command the scripts ran, with its arguments
+
+
+def test_the_demo_runs_no_test_only_system_package(sandbox):
+    root, env, log = sandbox
+    trace = traced(root, env, "demo.sh")
+    named = [line for line in trace.splitlines() if TEST_ONLY.search(line)]
+    assert named == [], "the demo path names a test-only package"
+    calls = log.read_text(encoding="utf-8").splitlines()
+    assert not [c for c in calls if c.split()[0] in ("apt-get", "sudo")]
+    # it still installs ragingest, ingests examples/ and asks the memo's question
+    assert any(c.startswith("python -m pip install") and "-r requirements.lock" in c for c in calls)
+    assert [c.split()[1] for c in calls if c.startswith("ragingest ")] == ["ingest", "query"]
+
+
+def test_the_test_command_installs_chromium_and_postgresql_when_missing(sandbox):
+    root, env, log = sandbox
+    assert "bash scripts/setup_test_system.sh" in (root / "scripts" / "test.sh").read_text()
+    traced(root, env, "setup_test_system.sh")
+    calls = log.read_text(encoding="utf-8").splitlines()
+    installs = [c.split()[-1] for c in calls if "apt-get" in c and " install " in c]
+    # chromium is not on the sandbox's PATH; the PostgreSQL check looks at the real /usr/lib
+    server_here = bool(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
+    assert installs == ["chromium"] + ([] if server_here else ["postgresql"])

@@ -1,0 +1,67 @@
+"""The ``RAGINGEST_TEST_JITTER`` test hook, over a stand-in model (no real model here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragingest.models.jitter import JITTER_ENV, onnx_threads, with_test_jitter
+
+DIMENSIONS = 384
+
+
+class UnitRows:
+    """A stand-in model: ``encode`` gives one fixed unit vector per text (seeded by its index
+    in ``TEXTS``), as ``SentenceTransformer.encode`` would with ``normalize_embeddings``."""
+
+    max_seq_length = 512
+
+    def __init__(self, texts: list[str]) -> None:
+        rows = np.random.default_rng(7).standard_normal((len(texts), DIMENSIONS))
+        unit = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+        self.rows = dict(zip(texts, unit, strict=True))
+
+    def encode(self, sentences, prompt=None, **_):
+        texts = [sentences] if isinstance(sentences, str) else sentences
+        out = np.stack([self.rows[t] for t in texts])
+        return out[0] if isinstance(sentences, str) else out
+
+
+TEXTS = [f"text {i}" for i in range(200)]
+
+
+def test_unset_costs_nothing(monkeypatch):
+    monkeypatch.delenv(JITTER_ENV, raising=False)
+    model = UnitRows(TEXTS)
+    assert with_test_jitter(model) is model
+    assert (onnx_threads(0), onnx_threads(3)) == (0, 3)
+
+
+def test_set_moves_every_score_by_about_the_size_the_same_way_for_the_same_text(monkeypatch):
+    monkeypatch.setenv(JITTER_ENV, "1e-3")
+    model = UnitRows(TEXTS)
+    jittered = with_test_jitter(model)
+    assert jittered is not model and jittered.max_seq_length == 512  # the model's own
+    moved = jittered.encode(TEXTS, normalize_embeddings=True)
+    assert np.array_equal(moved, jittered.encode(TEXTS))  # one text, one vector
+    assert np.array_equal(moved[3], jittered.encode(TEXTS[3]))  # alone or in a batch
+    assert np.allclose(np.linalg.norm(moved, axis=1), 1.0, atol=1e-6)
+    base = model.encode(TEXTS)
+    shifts = (moved[:100] * moved[100:]).sum(axis=1) - (base[:100] * base[100:]).sum(axis=1)
+    # every score q·d moves by about size × √2 (both vectors carry noise): 1.4e-3 here
+    assert 0.7e-3 < float(np.std(shifts)) < 2.8e-3
+    prompted = jittered.encode(TEXTS[:1], prompt="query: ")
+    assert not np.array_equal(prompted[0], moved[0])  # the prompt is part of the seed
+
+
+def test_set_runs_onnx_runtime_on_another_thread_count(monkeypatch):
+    monkeypatch.setenv(JITTER_ENV, "1e-3")
+    assert onnx_threads(1) == 2
+    assert onnx_threads(4) == 1
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "-1e-3"])
+def test_a_size_outside_zero_to_one_is_refused(monkeypatch, value):
+    monkeypatch.setenv(JITTER_ENV, value)
+    with pytest.raises(ValueError, match="RAGINGEST_TEST_JITTER must be a relative size"):
+        with_test_jitter(UnitRows(TEXTS))
