@@ -36,14 +36,17 @@ class Chunk:
 
     @property
     def parent_span(self) -> tuple[int, int]:
+        """``[start, end)`` of the chunk's parent section (its own span when it has none)."""
         return self.parent or (self.start_index, self.end_index)
 
     @property
     def breadcrumb(self) -> tuple[str, ...]:
+        """The title and headings above the chunk, in order."""
         return breadcrumb(self.title, self.headings)
 
     @property
     def section_path(self) -> str:
+        """The breadcrumb as one string: 'Title > Section > Subsection'."""
         return " > ".join(self.breadcrumb)
 
     @property

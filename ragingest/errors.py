@@ -30,18 +30,22 @@ class FileError(RagIngestError):
 
 
 class UnreadableFileError(FileError):
+    """The file could not be read (permissions, not a regular file, an I/O error)."""
     kind = "unreadable"
 
 
 class UnsupportedFormatError(FileError):
+    """No loader reads this file's format."""
     kind = "unsupported"
 
 
 class FileTooLargeError(FileError):
+    """The file is over the size limit (``--max-file-mb``)."""
     kind = "too_large"
 
 
 class ParseError(FileError):
+    """The file's parser failed on it (a broken or hostile file)."""
     kind = "parse_failed"
 
 
@@ -58,6 +62,7 @@ class FileMemoryError(FileError):
 
 
 class EmptyDocumentError(FileError):
+    """The file holds no text to ingest."""
     kind = "empty"
 
 

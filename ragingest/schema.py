@@ -24,10 +24,13 @@ from langchain_core.documents import Document
 from ragingest.chunk import Chunk
 
 Scalar = str | int | float | bool
+MetadataValue = Scalar | list[str]  # Chroma stores scalars and non-empty lists of str
 
 
 @dataclass(frozen=True)
 class Field:
+    """One metadata key of ``SCHEMA``: its type, the stage that fills it, what it holds, whether
+    every chunk has it."""
     type: type
     stage: str  # "loader" | "splitter" | "ingest"
     description: str
@@ -116,6 +119,7 @@ def content_id(text: str, metadata: dict[str, Any]) -> str:
 
 
 def short_hash(*parts: object) -> str:
+    """The first 16 hex digits of the sha256 of ``parts`` joined by U+001F."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8"))
     return digest.hexdigest()[:16]
 
@@ -139,9 +143,11 @@ def page_range(page_map: list[tuple[int, int]], start: int, end: int) -> tuple[i
     return first, last
 
 
-def chunk_metadata(document: dict[str, Any], chunk: Chunk, index: int, total: int) -> dict:
+def chunk_metadata(
+    document: dict[str, Any], chunk: Chunk, index: int, total: int
+) -> dict[str, MetadataValue]:
     """Metadata of one chunk: the document's scalar keys, then the chunk's own."""
-    metadata: dict[str, Scalar] = {
+    metadata: dict[str, MetadataValue] = {
         k: v for k, v in document.items() if isinstance(v, Scalar) and not k.startswith("_")
     }
     source = str(document.get("source", ""))
@@ -211,7 +217,7 @@ class ChunkRecord:
 
     source: str
     text: str
-    metadata: dict[str, Scalar]
+    metadata: dict[str, MetadataValue]
     embed_text: str
     parent_text: str
     vector: list[float] | None = None

@@ -9,5 +9,6 @@ bash scripts/setup_test_system.sh
 export HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 ANONYMIZED_TELEMETRY=False
 .venv/bin/ruff check .
 .venv/bin/lint-imports  # the layers contract in pyproject.toml
+.venv/bin/mypy  # the types of ragingest/ ([tool.mypy] in pyproject.toml)
 .venv/bin/python -m pytest -q --durations=15 "$@"
 RAGINGEST_TEST_JITTER=1e-2 .venv/bin/python -m pytest -q -m model "$@"

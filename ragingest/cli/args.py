@@ -62,6 +62,7 @@ def _split_args(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``ragingest`` argument parser with all its subcommands (what ``--help`` shows)."""
     parser = argparse.ArgumentParser(
         prog="ragingest",
         description="Ingest documents into a Chroma collection for RAG: heading-first chunks, "

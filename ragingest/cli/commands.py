@@ -6,12 +6,22 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragingest.cli import faults
 from ragingest.errors import EXIT_INTERRUPTED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
 
+if TYPE_CHECKING:  # the types only: each command imports what it runs, so --help stays fast
+    from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.pipeline.options import IngestOptions
+    from ragingest.pipeline.report import RunReport
+    from ragingest.splitters.content_types import ContentTypeConfig
+    from ragingest.splitters.factory import SplitSettings
 
-def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"):
+
+def split_settings(
+    args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"
+) -> SplitSettings:
     """``SplitSettings`` from the splitting arguments (ingest, watch and inspect)."""
     from ragingest.splitters.factory import SplitSettings
     from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
@@ -28,19 +38,21 @@ def split_settings(args: argparse.Namespace, strategy: str = "heading", unit: st
     )
 
 
-def cleaning_rules(args: argparse.Namespace):  # -> CleaningRules (imported when run: --help)
+def cleaning_rules(args: argparse.Namespace) -> CleaningRules:
+    """The cleaning rules of ``--no-clean`` (all on unless turned off)."""
     from ragingest.loaders.cleaning import CleaningRules
 
     return CleaningRules.parse(args.no_clean)
 
 
-def content_types(args: argparse.Namespace):  # -> ContentTypeConfig | None
+def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:
+    """The ``--content-type`` routing rules, ``None`` when none are given."""
     from ragingest.splitters.content_types import ContentTypeConfig
 
     return ContentTypeConfig.parse(args.content_type) if args.content_type else None
 
 
-def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
+def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
     from ragingest.pipeline.options import IngestOptions
@@ -77,6 +89,8 @@ def ingest_options(args: argparse.Namespace):  # -> IngestOptions | None
 
 
 def ingest_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest ingest``; returns the exit status (0 ok, 1 a file failed or went in
+    partly, 2 bad arguments, 3 the collection is locked by another run)."""
     from ragingest.cli.loader_specs import cli_sources
     from ragingest.errors import LockedError
     from ragingest.pipeline.api import run
@@ -116,6 +130,7 @@ def ingest_command(args: argparse.Namespace) -> int:
 
 
 def watch_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest watch`` until interrupted; returns the exit status (2 for bad arguments)."""
     from ragingest.cli.watch import parse_interval, watch
 
     interval = parse_interval(args.interval)
@@ -123,7 +138,7 @@ def watch_command(args: argparse.Namespace) -> int:
     if options is None:
         return EXIT_USAGE
 
-    def show(report) -> None:
+    def show(report: RunReport) -> None:
         print(report.summary(), flush=True)
 
     try:
@@ -134,6 +149,7 @@ def watch_command(args: argparse.Namespace) -> int:
 
 
 def status_command(args: argparse.Namespace) -> int:
+    """Print ``ragingest status``; returns the exit status."""
     from ragingest.cli.readonly import readable_store
     from ragingest.cli.status import collection_status, render
 
@@ -149,6 +165,7 @@ def status_command(args: argparse.Namespace) -> int:
 
 
 def query_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest query`` and print the hits; returns the exit status."""
     from ragingest.cli.readonly import readable_store
     from ragingest.retrieval.query import RANKS, search
 
@@ -181,6 +198,8 @@ def query_command(args: argparse.Namespace) -> int:
 
 
 def inspect_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest inspect`` (the split of one file, nothing stored); returns the exit
+    status."""
     from ragingest.cli.inspect import file_splitting, inspect_document, render_text
 
     splitting = file_splitting(
@@ -215,12 +234,14 @@ def inspect_command(args: argparse.Namespace) -> int:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest evaluate``; returns its exit status."""
     from ragingest.evaluate.runner import run_cli
 
     return run_cli(args)
 
 
 def trace_command(args: argparse.Namespace) -> int:
+    """Run ``ragingest trace``; returns its exit status."""
     from ragingest.cli.trace_cmd import run
 
     return run(args)

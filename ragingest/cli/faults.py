@@ -35,6 +35,8 @@ _DISK_FULL = ("database or disk is full", "no space left on device", "disk is fu
 
 @dataclass(frozen=True)
 class Fault:
+    """A storage fault in words: its kind, the one-line message saying what to do, the exit
+    status."""
     kind: str  # "read_only" | "corrupt" | "disk_full"
     message: str  # one line: what happened and what to do
     exit_code: int
@@ -64,6 +66,8 @@ def _errnos(exc: BaseException) -> set[int]:
 
 
 def free_mb(path: Path) -> float | None:
+    """Free MiB on the disk holding ``path`` (or its nearest existing parent); ``None`` when it
+    cannot be read."""
     for candidate in (path, *path.parents):
         if candidate.exists():
             try:

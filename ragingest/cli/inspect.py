@@ -25,6 +25,7 @@ from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.source_map import indexed_text, source_map_of
 from ragingest.pipeline.plan import make_plan
 from ragingest.pipeline.split import Splitting, split_documents
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import STRATEGIES, SplitSettings, base_splitter
 
@@ -42,7 +43,7 @@ def file_splitting(
     """The ``Splitting`` an ingest run with these options uses (the model's tokenizer and
     limit, loaded without its weights)."""
 
-    def make_base() -> Any:
+    def make_base() -> ChunkSplitter:
         from ragingest.models.resolve import load_model_info
 
         return base_splitter(settings, info=load_model_info(model), model=model)
@@ -51,6 +52,8 @@ def file_splitting(
 
 
 def inspect_file(path: str | Path, splitting: Splitting, contains: list[str] | None = None) -> dict:
+    """What ``inspect`` shows for the first document of ``path``: its chunks as ingest would
+    store them."""
     return inspect_document(path, splitting, contains)[0]
 
 
@@ -68,7 +71,7 @@ def inspect_document(
     assert item.task is not None
     documents, _counts = split_documents(item.task, splitting)
     rows: list[dict[str, Any]] = []
-    described = []
+    described: list[dict[str, Any]] = []
     for number, (document, records) in enumerate(documents):
         mapped = source_map_of(document.metadata) is not None
         described.append(
@@ -113,6 +116,7 @@ def inspect_document(
 
 
 def render_text(result: dict) -> str:
+    """An ``inspect`` result as the text the command prints."""
     documents = result.get("documents", [])
     many = "" if len(documents) == 1 else "s"
     lines = [

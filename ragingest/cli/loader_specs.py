@@ -39,6 +39,8 @@ class LoaderSpecError(RagIngestError):
 
 @dataclass
 class LoaderSpec:
+    """A LangChain loader named on the command line or in ``[[sources]]``: its class and keyword
+    arguments."""
     target: str  # "MODULE:CLASS" or "CLASS" (in langchain_community.document_loaders)
     args: dict[str, Any] = field(default_factory=dict)
 
@@ -55,6 +57,8 @@ class LoaderSpec:
 
 
 def import_loader(target: str) -> type:
+    """The ``BaseLoader`` class ``target`` names ('MODULE:CLASS', or a class of
+    ``langchain_community.document_loaders``); ``LoaderSpecError`` saying why otherwise."""
     from langchain_core.document_loaders import BaseLoader
 
     module_name, _, class_name = target.rpartition(":")
@@ -82,6 +86,7 @@ def import_loader(target: str) -> type:
 
 
 def parse_value(text: str) -> Any:
+    """``text`` as JSON where it parses, else the string itself."""
     try:
         return json.loads(text)
     except ValueError:
@@ -89,6 +94,8 @@ def parse_value(text: str) -> Any:
 
 
 def parse_arg(text: str) -> tuple[str, Any]:
+    """``(key, value)`` of one ``--loader-arg KEY=VALUE``; ``LoaderSpecError`` for a malformed
+    one."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip().isidentifier():
         raise LoaderSpecError(f"--loader-arg {text!r}: write KEY=VALUE, e.g. file_path=notes.txt")
@@ -119,6 +126,7 @@ class LoaderArgAction(argparse.Action):
 
 
 def add_loader_args(parser: argparse.ArgumentParser) -> None:
+    """Add ``--loader`` and ``--loader-arg`` to ``parser``."""
     parser.add_argument(
         "--loader",
         dest="loaders",

@@ -22,6 +22,8 @@ __all__ = ["build_parser", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``ragingest`` command: parse ``argv`` (default: ``sys.argv``), run the subcommand;
+    returns its exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

@@ -32,9 +32,10 @@ def collection_status(
     run_log: str | Path | None = None,
     records_url: str | None = None,
 ) -> dict[str, Any]:
-    """The status of ``collection``; ``persist_dir`` may be None with a Chroma server (inside
-    ``use_server``) and a PostgreSQL records database (then the run log is read only from
-    ``run_log``)."""
+    """What ``ragingest status`` reports about ``collection`` (counts, model, settings, the last
+    runs), read without writing to the store; ``persist_dir`` may be None with a Chroma server
+    (inside ``use_server``) and a PostgreSQL records database (then the run log is read only
+    from ``run_log``)."""
     from ragingest.vectorstore.server import active_server
 
     server = active_server()
@@ -93,6 +94,7 @@ def _last_run(persist: Path | None, run_log: str | Path | None, collection: str)
 
 
 def render(status: dict[str, Any]) -> str:
+    """A status as the text the command prints."""
     physical = status["physical"]
     name = status["collection"] + (
         f" (Chroma collection {physical})" if physical != status["collection"] else ""

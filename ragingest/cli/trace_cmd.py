@@ -58,6 +58,8 @@ def add_parser(sub: Any, store_args: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``ragingest trace`` (where expected texts are lost between the file and the answer);
+    returns the exit status."""
     from ragingest.evaluate.trace import trace
 
     report = trace(

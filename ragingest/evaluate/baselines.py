@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ragingest.chunk import Chunk
+from ragingest.splitters.base import ChunkSplitter
 
 
 def token_counter(tokenizer: Any) -> Callable[[str], int]:
+    """A function counting the tokens of a text with ``tokenizer`` (special tokens left out)."""
     def count(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
@@ -49,30 +51,36 @@ def _with_sizes(chunks: list[Chunk], count: Callable[[str], int]) -> list[Chunk]
     return [replace(c, token_count=count(c.text)) for c in chunks]
 
 
-class SemchunkBaseline:
+class SemchunkBaseline(ChunkSplitter):
     """``semchunk.chunkerify(counter, chunk_size)`` with ``offsets=True``."""
 
     def __init__(self, chunk_size: int, tokenizer: Any) -> None:
         import semchunk
 
+        super().__init__(chunk_size=chunk_size, chunk_overlap=0)
         self.count = token_counter(tokenizer)
         self.chunker = semchunk.chunkerify(self.count, chunk_size)
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """``semchunk``'s chunks of ``text``, located in it, sized in tokens."""
         pieces, offsets = self.chunker(text, offsets=True)
         spans = [(p, start) for p, (start, _) in zip(pieces, offsets, strict=True)]
-        return _with_sizes(located(text, spans, "semchunk"), self.count)
+        # semchunk types its pieces as Sequence[str] and offsets as object: they are str, int
+        return _with_sizes(located(text, spans, "semchunk"), self.count)  # type: ignore[arg-type]
 
 
-class ChonkieBaseline:
+class ChonkieBaseline(ChunkSplitter):
     """``chonkie.RecursiveChunker(tokenizer=counter, chunk_size)`` with its default rules."""
 
     def __init__(self, chunk_size: int, tokenizer: Any) -> None:
         from chonkie import RecursiveChunker
 
+        super().__init__(chunk_size=chunk_size, chunk_overlap=0)
         self.count = token_counter(tokenizer)
-        self.chunker = RecursiveChunker(tokenizer=self.count, chunk_size=chunk_size)
+        # chonkie accepts any callable str -> int; its annotation names only its protocol
+        self.chunker = RecursiveChunker(tokenizer=self.count, chunk_size=chunk_size)  # type: ignore[arg-type]
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """``chonkie``'s chunks of ``text``, located in it, sized in tokens."""
         spans = [(c.text, c.start_index) for c in self.chunker.chunk(text)]
         return _with_sizes(located(text, spans, "chonkie"), self.count)

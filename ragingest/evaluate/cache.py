@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from ragingest.models.resolve import load_model_info
+
 
 class EmbeddingCache:
     """Embeddings by (model, role, text) hash: in memory, and in SQLite at ``path`` if given."""
 
     def __init__(self, model: str | None, path: str | Path | None = None) -> None:
-        from ragingest.models.resolve import load_model_info
-
         self.model = model
         self.info = load_model_info(model)
         self._memory: dict[str, np.ndarray] = {}

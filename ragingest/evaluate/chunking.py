@@ -4,13 +4,22 @@ chunks it gives, with exact offsets into each corpus file."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from ragingest.evaluate.baselines import ChonkieBaseline, SemchunkBaseline
 from ragingest.evaluate.configs import Config
+from ragingest.models.resolve import load_model_info
+from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.factory import SplitSettings, base_splitter
+from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHUNK_SIZE
+from ragingest.splitters.measure import capped_size
+from ragingest.splitters.semantic import Embed
 
 
 @dataclass(frozen=True)
 class EvalChunk:
+    """One chunk of an evaluation corpus file: its span, text, embedded text, size in tokens and
+    parent span."""
+
     corpus_id: str
     start: int
     end: int
@@ -23,25 +32,16 @@ class EvalChunk:
 
 def default_chunk_size(model: str | None) -> int:
     """The chunk size the default configuration ends up with for ``model`` (after the cap)."""
-    from ragingest.models.resolve import load_model_info
-    from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE
-    from ragingest.splitters.measure import capped_size
-
     return capped_size(DEFAULT_CHUNK_SIZE, "tokens", load_model_info(model).max_embed_tokens)
 
 
-def build_splitter(config: Config, model: str | None, embedder: Any = None) -> Any:
-    """The splitter for ``config`` (anything with ``split_chunks(text)``), sizes in
-    ``model``'s tokens: the product's through its one factory, or a plain baseline."""
-    from ragingest.models.resolve import load_model_info
-    from ragingest.splitters.factory import SplitSettings, base_splitter
-    from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
-    from ragingest.splitters.measure import capped_size
-
+def build_splitter(
+    config: Config, model: str | None, embedder: Embed | None = None
+) -> ChunkSplitter:
+    """The splitter for ``config``, sizes in ``model``'s tokens: the product's through its one
+    factory, or a plain baseline."""
     info = load_model_info(model)
     if config.strategy in ("semchunk", "chonkie"):
-        from ragingest.evaluate.baselines import ChonkieBaseline, SemchunkBaseline
-
         size = capped_size(
             config.chunk_size or default_chunk_size(model), "tokens", info.max_embed_tokens
         )
@@ -60,7 +60,7 @@ def build_splitter(config: Config, model: str | None, embedder: Any = None) -> A
     return base_splitter(settings, info=info, model=model, embedder=embedder)
 
 
-def split_corpus(splitter: Any, corpus: dict[str, str]) -> list[EvalChunk]:
+def split_corpus(splitter: ChunkSplitter, corpus: dict[str, str]) -> list[EvalChunk]:
     """Every chunk of every file; raises if a chunk's text is not ``text[start:end]``."""
     chunks = []
     for corpus_id, text in corpus.items():

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,6 +28,8 @@ class Config:
 
     @property
     def name(self) -> str:
+        """The configuration's name in tables: its label, else the strategy and the settings that
+        differ from the defaults."""
         if self.label:
             return self.label
         parts = [self.strategy]
@@ -55,7 +57,7 @@ class Config:
 
 DEFAULT = Config(label="default")
 
-_AXES = {
+_AXES: dict[str, Callable[[str], Any]] = {
     "strategy": str,
     "chunk_size": int,
     "chunk_overlap": int,
@@ -90,8 +92,8 @@ def parse_sweep(axes: Sequence[str]) -> list[Config]:
             raise ValueError(f"unknown retrieval {sorted(bad)}: use {', '.join(RETRIEVALS)}")
     keys = list(grid)
     configs: list[Config] = []
-    for values in itertools.product(*(grid[k] for k in keys)):
-        config = Config(**dict(zip(keys, values, strict=True))).normalized()
+    for combination in itertools.product(*(grid[k] for k in keys)):
+        config = Config(**dict(zip(keys, combination, strict=True))).normalized()
         if config not in configs:
             configs.append(config)
     return configs

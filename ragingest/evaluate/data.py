@@ -19,6 +19,8 @@ CORPUS_SUFFIXES = (".md", ".txt", ".markdown")
 
 @dataclass(frozen=True)
 class Question:
+    """One evaluation question: its text, the corpus file it is about and the excerpts that
+    answer it."""
     text: str
     corpus_id: str
     references: tuple[Reference, ...]

@@ -32,4 +32,5 @@ def locate(needle: str, haystack: str) -> tuple[int, int] | None:
 
 
 def contains(haystack: str, needle: str) -> bool:
+    """Whether ``needle`` is found in ``haystack`` (as ``locate`` matches)."""
     return locate(needle, haystack) is not None

@@ -48,6 +48,7 @@ METRICS = (
 
 @dataclass(frozen=True)
 class Reference:
+    """One relevant excerpt of a question: ``[start, end)`` in the corpus file ``corpus_id``."""
     corpus_id: str
     start: int
     end: int
@@ -66,10 +67,12 @@ class Hit:
 
 # -- Chroma's range helpers, as written there ------------------------------------------------
 def sum_of_ranges(ranges: Iterable[Range]) -> int:
+    """The total length of ``ranges`` (overlaps counted twice)."""
     return sum(end - start for start, end in ranges)
 
 
 def union_ranges(ranges: Sequence[Range]) -> list[Range]:
+    """``ranges`` merged where they overlap or touch, sorted by start."""
     if not ranges:
         return []
     ordered = sorted(ranges, key=lambda r: r[0])
@@ -84,6 +87,7 @@ def union_ranges(ranges: Sequence[Range]) -> list[Range]:
 
 
 def intersect_two_ranges(a: Range, b: Range) -> Range | None:
+    """The overlap of ``a`` and ``b``, ``None`` when they are disjoint."""
     start, end = max(a[0], b[0]), min(a[1], b[1])
     return (start, end) if start <= end else None
 
@@ -134,17 +138,21 @@ def _coverage(references: Sequence[Reference], chunks: Iterable[Hit]) -> tuple[i
 
 
 def recall(references: Sequence[Reference], hits: Sequence[Hit]) -> float:
+    """The share of the references' characters the hits cover (in 0..1)."""
     covered, _ = _coverage(references, hits)
     return covered / sum_of_ranges((r.start, r.end) for r in references)
 
 
 def precision(references: Sequence[Reference], hits: Sequence[Hit]) -> float:
+    """The share of the hits' characters inside a reference (0.0 for no hits)."""
     covered, _ = _coverage(references, hits)
     retrieved = sum_of_ranges((h.start, h.end) for h in hits)
     return covered / retrieved if retrieved else 0.0
 
 
 def iou(references: Sequence[Reference], hits: Sequence[Hit]) -> float:
+    """Covered characters over the hits' characters plus the uncovered reference characters (0.0
+    when both are empty)."""
     covered, unused = _coverage(references, hits)
     denominator = sum_of_ranges((h.start, h.end) for h in hits) + sum_of_ranges(unused)
     return covered / denominator if denominator else 0.0
@@ -160,12 +168,14 @@ def precision_omega(references: Sequence[Reference], chunks: Sequence[Hit]) -> f
 
 
 def recall_at_k(references: Sequence[Reference], hits: Sequence[Hit]) -> float:
+    """1.0 when every reference lies wholly inside the union of the hits in its file, else 0.0."""
     spans = union_ranges([(h.start, h.end) for h in hits if h.corpus_id == references[0].corpus_id])
     inside = all(any(s <= r.start and r.end <= e for s, e in spans) for r in references)
     return 1.0 if inside else 0.0
 
 
 def mrr(references: Sequence[Reference], hits: Sequence[Hit]) -> float:
+    """1 / the rank of the first hit overlapping a reference, 0.0 when none does."""
     for rank, hit in enumerate(hits, 1):
         for ref in references:
             if hit.corpus_id == ref.corpus_id and min(hit.end, ref.end) > max(hit.start, ref.start):
@@ -190,6 +200,7 @@ def duplicate_rate(hits: Sequence[Hit]) -> float:
 
 
 def context_tokens(hits: Sequence[Hit]) -> int:
+    """The hits' total size in tokens."""
     return sum(h.tokens for h in hits)
 
 

@@ -144,6 +144,7 @@ def _table(evaluation: Evaluation) -> str:
 
 
 def render_report(evaluation: Evaluation) -> str:
+    """The evaluation as one self-contained HTML page (tables, plots inlined)."""
     images = "".join(
         f'<h2>{html.escape(title)}</h2><img alt="{html.escape(title)}" '
         f'src="data:image/png;base64,{data}">'
@@ -174,6 +175,7 @@ def render_report(evaluation: Evaluation) -> str:
 
 
 def write_report(evaluation: Evaluation, path: str | Path) -> Path:
+    """Write the HTML report to ``path`` (folders created); returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_report(evaluation), encoding="utf-8")

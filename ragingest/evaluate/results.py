@@ -12,6 +12,8 @@ from ragingest.evaluate.configs import Config
 
 @dataclass
 class ConfigResult:
+    """The measures of one chunking configuration: chunk statistics and each metric's mean and
+    standard deviation."""
     config: Config
     chunks: int
     mean_tokens: float
@@ -27,6 +29,7 @@ class ConfigResult:
     recall_at_k_by_kind: dict[str, float] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
+        """The result as one flat table row (configuration fields, then the measures)."""
         out: dict[str, Any] = {"name": self.config.name, **asdict(self.config)}
         out.pop("label")
         out |= {
@@ -51,6 +54,7 @@ class ConfigResult:
 
 @dataclass
 class Evaluation:
+    """One evaluation run: the model, k, the corpus size, and a result per configuration."""
     model: str
     k: int
     questions: int
@@ -62,9 +66,11 @@ class Evaluation:
     search: str = "hybrid"  # dense | hybrid (BM25 fused with the vectors)
 
     def rows(self) -> list[dict[str, Any]]:
+        """One table row per configuration, in run order."""
         return [r.row() for r in self.results]
 
     def to_json(self) -> dict[str, Any]:
+        """The evaluation as JSON-ready data (what ``--json`` writes)."""
         return {
             "model": self.model,
             "k": self.k,
@@ -91,6 +97,7 @@ COLUMNS = (
 
 
 def format_table(evaluation: Evaluation) -> str:
+    """The evaluation as a text table, one line per configuration."""
     rows = evaluation.rows()
     width = max([len("configuration"), *(len(r["name"]) for r in rows)])
     shown = [(key, title) for key, title in COLUMNS if f"{key}_mean" in rows[0]]

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ragingest.evaluate.chunking import EvalChunk
+from ragingest.retrieval.search import reciprocal_rank_fusion
+from ragingest.vectorstore.lexical import LexicalIndex
 
 # Exact search instead of a Chroma collection: an HNSW graph built anew per configuration
 # moved whole rows of the table by up to 0.9 R@5 points between identical runs.
@@ -62,16 +64,12 @@ def _lexical(
     chunks: Sequence[EvalChunk], query_texts: Sequence[str], k: int, folder: str
 ) -> list[list[int]]:
     """The ``k`` best chunk indices per query by BM25, from a lexical index in ``folder``."""
-    from ragingest.vectorstore.lexical import LexicalIndex
-
     index = LexicalIndex(folder, "evaluate")
     index.add([str(j) for j in range(len(chunks))], [c.embed_text for c in chunks])
     return [[int(i) for i, _ in index.search(text, k)] for text in query_texts]
 
 
 def _fuse(dense: list[list[int]], lexical: list[list[int]]) -> list[list[int]]:
-    from ragingest.retrieval.search import reciprocal_rank_fusion
-
     fused = []
     for by_vector, by_words in zip(dense, lexical, strict=True):
         ranking = reciprocal_rank_fusion([list(map(str, by_vector)), list(map(str, by_words))])

@@ -32,6 +32,8 @@ from ragingest.evaluate.data import Question, load_corpus, load_questions
 from ragingest.evaluate.metrics import Hit
 from ragingest.evaluate.results import ConfigResult, Evaluation, format_table
 from ragingest.evaluate.retrieval import retrieve
+from ragingest.models.resolve import canonical_name, load_model_info
+from ragingest.retrieval.retriever import Span, select
 from ragingest.retrieval.search import candidate_depth
 
 __all__ = ["SEARCHES", "Config", "evaluate", "run_cli"]
@@ -49,8 +51,8 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     search: str = SEARCHES[0],
 ) -> Evaluation:
-    from ragingest.models.resolve import canonical_name
-
+    """Chunk the corpus with each configuration, retrieve ``k`` chunks per question and score
+    them; ``ValueError`` for an unknown ``search``."""
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {', '.join(SEARCHES)}, not {search!r}")
     started = time.perf_counter()
@@ -116,8 +118,6 @@ def _retrieved(
     ``ragingest.retriever``: the chunks, or with ``dedup``/``parents`` the merged spans."""
     if config.retrieval == "chunks":
         return [_hit(c) for c in found[:k]]
-    from ragingest.models.resolve import load_model_info
-    from ragingest.retrieval.retriever import Span, select
 
     spans = []
     for c in found:
@@ -179,8 +179,6 @@ def matched_baseline_size(
 ) -> int:
     """The chunk size at which LangChain's recursive splitter (no overlap, the model's
     tokenizer, at most the model's limit) gives mean chunk sizes closest to ``target``."""
-    from ragingest.models.resolve import load_model_info
-
     def mean_at(size: int) -> float:
         chunks = split_corpus(build_splitter(Config("recursive", size, 0), model), corpus)
         return float(np.mean([c.tokens for c in chunks])) if chunks else 0.0

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
 
@@ -33,6 +33,9 @@ from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
 from ragingest.loaders.source_map import indexed_text
 from ragingest.retrieval.search import candidate_depth
+
+if TYPE_CHECKING:  # the type only: Chroma is imported when a trace opens the store
+    from ragingest.vectorstore.store import ChunkStore
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
@@ -76,7 +79,7 @@ def trace(
     return TraceReport(question, expectations)
 
 
-def _stored_chunks(store: Any) -> list[Document]:
+def _stored_chunks(store: ChunkStore) -> list[Document]:
     got = store.get(include=["documents", "metadatas"])
     return [
         Document(page_content=text or "", metadata=meta or {}, id=i)
@@ -102,6 +105,8 @@ def load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Docum
 def source_check(
     text: str, chunks: list[Document], loaded: list[tuple[str, str, list[Document]]] | None
 ) -> Checkpoint:
+    """The 'source' checkpoint: whether ``text`` is in the loaded documents (or, without them, in
+    the documents the chunks came from)."""
     if loaded is None:
         for doc in _documents_from_chunks(chunks):
             span = locate(text, doc.page_content)
@@ -224,7 +229,7 @@ def _chunk_check(holders: dict[str, Any]) -> Checkpoint:
     return Checkpoint("chunks", False, "no stored chunk holds any of it")
 
 
-def _ranked(store: Any, question: str, depth: int, hybrid: bool) -> list[str]:
+def _ranked(store: ChunkStore, question: str, depth: int, hybrid: bool) -> list[str]:
     """Chunk ids in the order search returns them, best first."""
     from ragingest.retrieval.search import rank_chunks
 

@@ -22,6 +22,8 @@ ADVICE = {
 
 @dataclass
 class Checkpoint:
+    """One stage of a trace for one expected text: passed (True), failed (False) or not checked
+    (None), with what it saw."""
     name: str
     ok: bool | None  # None: not checked (no answer given)
     detail: str
@@ -30,6 +32,7 @@ class Checkpoint:
 
 @dataclass
 class Expectation:
+    """One text the answer should contain, and the checkpoints it went through."""
     text: str
     checkpoints: list[Checkpoint]
 
@@ -41,14 +44,18 @@ class Expectation:
 
 @dataclass
 class TraceReport:
+    """A question's trace: for each expected text, where along the pipeline it was lost."""
     question: str
     expectations: list[Expectation]
 
     @property
     def ok(self) -> bool:
+        """Whether no expected text failed a checkpoint."""
         return all(e.failed is None for e in self.expectations)
 
     def to_json(self) -> dict[str, Any]:
+        """The report as JSON-ready data, each expectation with its first failure and the advice
+        for it."""
         out = []
         for e in self.expectations:
             item = asdict(e)
@@ -58,6 +65,7 @@ class TraceReport:
         return {"question": self.question, "ok": self.ok, "expectations": out}
 
     def render(self) -> str:
+        """The report as the lines ``ragingest trace`` prints."""
         lines = [f"question: {self.question}"]
         for e in self.expectations:
             lines.append(f"expect: {e.text!r}")

@@ -48,7 +48,7 @@ def loader_for(
         if suffix in loader_class.suffixes:
             loader = loader_class(path, root, max_bytes)
             if cleaning is not None and hasattr(loader, "cleaning"):
-                loader.cleaning = cleaning  # type: ignore[attr-defined]
+                loader.cleaning = cleaning
             return loader
     known = ", ".join(sorted(s for loader in LOADERS for s in loader.suffixes))
     raise UnsupportedFormatError(
@@ -57,6 +57,7 @@ def loader_for(
 
 
 def supported_suffixes() -> set[str]:
+    """Every file suffix a built-in loader reads (lower case, with the dot)."""
     return {s for loader in LOADERS for s in loader.suffixes}
 
 

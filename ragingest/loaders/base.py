@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import io
 import os
 import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
@@ -24,7 +25,7 @@ from langchain_core.documents import Document
 from ragingest.defaults import MAX_FILE_MB
 from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
 from ragingest.loaders.walk import file_type_name, printable, source_of
-from ragingest.schema import short_hash
+from ragingest.schema import TITLE_FROM_NAME_HINT, short_hash
 
 MAX_FILE_BYTES = MAX_FILE_MB * 1024 * 1024  # larger files are refused: bounded time and memory
 
@@ -33,6 +34,8 @@ _LATIN = re.compile(r"[A-Za-z]")
 
 
 def detect_language(text: str, sample: int = 20_000) -> str:
+    """'ru', 'en' or 'und' for ``text``, from the share of Cyrillic letters in its first
+    ``sample`` characters."""
     head = text[:sample]
     cyrillic, latin = len(_CYRILLIC.findall(head)), len(_LATIN.findall(head))
     if cyrillic + latin == 0:
@@ -72,7 +75,7 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path) -> io.BufferedReader:
     """``path`` opened for reading only if it is a regular file (non-blocking open, checked
     on the descriptor): a FIFO or device raises ``OSError`` instead of blocking a hash."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -110,7 +113,7 @@ def file_metadata(path: Path, root: Path | None, text: str, **extra: Any) -> dic
         "doc_id": short_hash(source),
     }
     metadata.update({k: v for k, v in extra.items() if v not in (None, "")})
-    metadata["_title_from_name"] = not extra.get("title")
+    metadata[TITLE_FROM_NAME_HINT] = not extra.get("title")
     return metadata
 
 
@@ -128,6 +131,7 @@ class FileLoader(BaseLoader):
         self.max_bytes = max_bytes
 
     def lazy_load(self) -> Iterator[Document]:
+        """The file's non-empty documents; ``EmptyDocumentError`` when it has none."""
         produced = False
         for document in self._documents():
             if document.page_content.strip():

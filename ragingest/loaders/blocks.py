@@ -34,6 +34,8 @@ _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
 
 @dataclass
 class Block:
+    """One block of a loaded document (heading, paragraph, list item, table, code, page
+    furniture) before it is rendered to Markdown."""
     kind: str
     text: str = ""
     level: int = 0  # heading level 1-6; list nesting depth
@@ -45,6 +47,7 @@ class Block:
     page_marks: list[tuple[int, int]] = field(default_factory=list)
 
     def fingerprint(self) -> str:
+        """The fingerprint of the block's text (what boilerplate detection compares)."""
         return fingerprint(self.text)
 
 
@@ -68,6 +71,7 @@ def clean_multiline(text: str) -> str:
 
 
 def table_cell(text: str) -> str:
+    """``text`` as one Markdown table cell: on one line, '|' escaped."""
     return clean_inline(text).replace("|", "\\|")
 
 
@@ -116,6 +120,8 @@ def _block_text(block: Block) -> str:
 
 
 def render(blocks: Iterable[Block]) -> tuple[str, list[tuple[int, int]]]:
+    """The Markdown of ``blocks`` (page furniture left out) and its page map: sorted ``(offset,
+    page)`` where each page starts."""
     parts: list[str] = []
     page_map: list[tuple[int, int]] = []
     length = 0
@@ -185,4 +191,5 @@ def _extra_newlines(text: str) -> list[re.Match[str]]:
 
 
 def strip_html(text: str) -> str:
+    """``text`` with HTML tags turned into spaces and entities unescaped."""
     return html.unescape(re.sub(r"<[^>]+>", " ", text))

@@ -39,12 +39,15 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.documents import Document
 
 from ragingest.defaults import FILE_TIMEOUT as DEFAULT_FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
+
+if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
+    from ragingest.loaders.cleaning import CleaningRules
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +57,7 @@ T = TypeVar("T")
 
 
 def load_documents(
-    path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
+    path: Path, root: Path | None, max_bytes: int, cleaning: CleaningRules | None = None
 ) -> list[Document]:
     """Every document of one file (``loader_for(...).lazy_load()``), as a list."""
     from ragingest.loaders import loader_for
@@ -72,6 +75,7 @@ def resident_bytes(pid: int) -> int | None:
 
 
 def memory_reason(memory_mb: int) -> str:
+    """The error reason for a parse stopped at the ``--file-memory-mb`` limit."""
     mb = memory_mb
     return f"parsing needs more than {mb} MB of memory (--file-memory-mb {mb}): stopped"
 
@@ -191,6 +195,8 @@ class ParserPool:
                 raise FileMemoryError(path, memory_reason(self.memory_mb))
 
     def call(self, path: object, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` for the file ``path``, in the worker process when bounded (time
+        and memory limits), else here."""
         if not self.bounded:
             return function(*args)
         reused = self._served > 0
@@ -228,7 +234,7 @@ class ParserPool:
         raise ParseError(path, "out of memory" if answer[0] == "memory" else answer[1])
 
     def load(
-        self, path: Path, root: Path | None, max_bytes: int, cleaning: Any = None
+        self, path: Path, root: Path | None, max_bytes: int, cleaning: CleaningRules | None = None
     ) -> list[Document]:
         """``load_documents`` under the bound. A file that ran past a bound fails again at
         once while it is unchanged (the boilerplate scan and the split both load each file:

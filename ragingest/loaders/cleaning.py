@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.loaders.blocks import (
     FOOTER,
@@ -37,6 +37,10 @@ from ragingest.loaders.blocks import (
     remove_spans,
 )
 from ragingest.loaders.source_map import SOURCE_MAP_KEY, diff_map, source_map_of
+from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
+
+if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
+    from langchain_core.documents import Document
 
 EDGE_BLOCKS = 2  # header/footer lines are among the first/last two blocks of a page
 REPEAT_SHARE = 0.6  # ... and repeat on at least 60 % of the pages (at least two)
@@ -62,6 +66,7 @@ _TOC_TITLE = re.compile(r"^(?:содержание|оглавление|contents
 
 @dataclass(frozen=True)
 class CleaningRules:
+    """Which cleaning steps run (all by default); ``--no-clean`` turns steps off."""
     headers_footers: bool = True
     page_numbers: bool = True
     toc: bool = True
@@ -84,10 +89,12 @@ class CleaningRules:
 
 
 def new_counts() -> dict[str, int]:
+    """A zero count for each cleaning counter."""
     return dict.fromkeys(COUNTERS, 0)
 
 
 def add_counts(total: dict[str, int], more: dict[str, Any] | None) -> dict[str, int]:
+    """``total`` with the integer counts of ``more`` added (``total`` is updated and returned)."""
     for key, value in (more or {}).items():
         if isinstance(value, int):
             total[key] = total.get(key, 0) + value
@@ -95,10 +102,12 @@ def add_counts(total: dict[str, int], more: dict[str, Any] | None) -> dict[str, 
 
 
 def is_page_number(text: str) -> bool:
+    """Whether ``text`` is only a page number ("12", "- 12 -", "стр. 12", ...)."""
     return bool(_PAGE_NUMBER.match(clean_inline(text)))
 
 
 def is_toc_line(text: str) -> bool:
+    """Whether ``text`` is a table-of-contents line (a title, a dot leader, a page number)."""
     return bool(_TOC_LINE.match(clean_inline(text)))
 
 
@@ -228,6 +237,8 @@ class CorpusCleaner:
             self._cache_left -= size
 
     def take(self, key: str) -> list[Any] | None:
+        """The documents cached for ``key`` during the scan, removed from the cache; ``None``
+        when they were not kept."""
         documents = self._cache.pop(key, None)
         if documents is not None:
             self._cache_left += sum(len(d.page_content) for d in documents)
@@ -252,6 +263,8 @@ class CorpusCleaner:
 
     @property
     def boilerplate(self) -> set[bytes]:
+        """Fingerprints of the blocks seen in enough files to count as boilerplate (computed once
+        per scan)."""
         if self._boilerplate is None:  # once per scan, not once per cleaned file
             need = max(BOILERPLATE_MIN_FILES, math.ceil(BOILERPLATE_MIN_SHARE * self.files))
             self._boilerplate = {fp for fp, n in self._seen.items() if n >= need}
@@ -277,20 +290,22 @@ class CorpusCleaner:
         return out, new_map, len(spans)
 
 
-def apply_corpus(document: Any, corpus: CorpusCleaner | None, counts: dict[str, int]) -> Any:
+def apply_corpus(
+    document: Document, corpus: CorpusCleaner | None, counts: dict[str, int]
+) -> Document:
     """``document`` with the run's boilerplate paragraphs removed (counted into ``counts``,
     with the loader's own counts)."""
     metadata = document.metadata
-    add_counts(counts, metadata.get("_cleaning"))
+    add_counts(counts, metadata.get(CLEANING_HINT))
     if corpus is None:
         return document
-    text, page_map, removed = corpus.clean(document.page_content, metadata.get("_page_map", ()))
+    text, page_map, removed = corpus.clean(document.page_content, metadata.get(PAGE_MAP_HINT, ()))
     if removed:
         mapping = source_map_of(metadata)
         if mapping is not None:  # keep source offsets exact through the removal
             metadata[SOURCE_MAP_KEY] = mapping.compose(diff_map(document.page_content, text))
         document.page_content = text
         if page_map:
-            metadata["_page_map"] = page_map
+            metadata[PAGE_MAP_HINT] = page_map
         counts["boilerplate_paragraphs"] += removed
     return document

@@ -7,6 +7,7 @@ from ragingest.loaders.partition import PartitionedArchiveLoader
 
 
 class EpubLoader(PartitionedArchiveLoader):
+    """EPUB books (unstructured's partitioner): chapters in reading order."""
     suffixes = (".epub",)
     format_name = "EPUB"
     kind = "epub"

@@ -48,6 +48,8 @@ def nesting_depth(markup: str) -> int:
 
 
 def flatten_deep(markup: str) -> tuple[str, str]:
+    """``(markup, note)``: the markup as it is when it nests less than the parser's limit, else
+    flattened so its text is kept, with a note saying what was lost."""
     depth = nesting_depth(markup)
     if depth < MAX_DEPTH:
         return markup, ""

@@ -15,7 +15,7 @@ import email.policy
 import mailbox
 import re
 from collections.abc import Iterator
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -26,7 +26,7 @@ from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.blocks import clean_inline, clean_multiline, render
 from ragingest.loaders.cleaning import CleaningRules, new_counts
 from ragingest.loaders.notes import add_note
-from ragingest.schema import short_hash
+from ragingest.schema import CLEANING_HINT, CONTENT_TYPE_HINT, short_hash
 
 _ATTRIBUTION = re.compile(
     r"^(?:on\b.{0,200}\bwrote:|.{0,200}\b(?:пишет|написал[аи]?|написал\(а\)):)\s*$",
@@ -108,7 +108,7 @@ def _body(message: EmailMessage, notes: list[str]) -> str:
     return content
 
 
-def _part_text(part: EmailMessage, notes: list[str]) -> str:
+def _part_text(part: MIMEPart, notes: list[str]) -> str:
     payload = part.get_payload(decode=True) or b""
     if not isinstance(payload, bytes):
         return str(payload)
@@ -144,6 +144,8 @@ def message_document(
     rules: CleaningRules,
     index: int = 0,
 ) -> Document:
+    """The document of one e-mail: a '# subject' heading, the header lines, the body with quotes
+    and signatures cleaned as ``rules`` say; the headers as metadata."""
     counts = new_counts()
     notes: list[str] = []
     subject = clean_inline(str(message.get("Subject", "") or ""))
@@ -182,8 +184,8 @@ def message_document(
             del metadata[key]
     if index:
         metadata["doc_id"] = short_hash(metadata["source"], message_id or index)
-    metadata["_cleaning"] = counts
-    metadata["_content_type"] = "email"
+    metadata[CLEANING_HINT] = counts
+    metadata[CONTENT_TYPE_HINT] = "email"
     for note in notes:
         add_note(metadata, f"message {index}: {note}" if index else note)
     return Document(page_content=text, metadata=metadata)
@@ -194,6 +196,7 @@ def _is_message(message: EmailMessage) -> bool:
 
 
 class EmailLoader(FileLoader):
+    """``.eml`` files: one document per message."""
     suffixes = (".eml",)
     cleaning: CleaningRules = CleaningRules()
 
@@ -212,6 +215,7 @@ class EmailLoader(FileLoader):
 
 
 class MboxLoader(FileLoader):
+    """``.mbox`` files: one document per message of the mailbox."""
     suffixes = (".mbox",)
     cleaning: CleaningRules = CleaningRules()
 

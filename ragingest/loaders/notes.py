@@ -18,6 +18,7 @@ LOST_KEY = "_partly_failed"  # True: some of the file's content is not in its do
 
 
 def add_note(metadata: dict[str, Any], note: str, lost: bool = False) -> None:
+    """Add ``note`` to the document's notes; ``lost`` marks it as having lost content."""
     metadata.setdefault(NOTES_KEY, []).append(note)
     if lost:
         metadata[LOST_KEY] = True

@@ -47,6 +47,7 @@ def _core_metadata(props: Any) -> dict[str, Any]:
 
 
 class DocxLoader(RichLoader):
+    """DOCX files (``python-docx``): headings, paragraphs, lists and tables in document order."""
     suffixes = (".docx",)
     format_name = "DOCX"
     archive = True
@@ -239,6 +240,7 @@ def _runs_text(paragraph: Any) -> str:
 
 
 class OdtLoader(PartitionedArchiveLoader):
+    """ODT files (unstructured's partitioner)."""
     suffixes = (".odt",)
     format_name = "ODT"
     kind = "odt"
@@ -246,6 +248,7 @@ class OdtLoader(PartitionedArchiveLoader):
 
 
 class RtfLoader(RichLoader):
+    """RTF files (unstructured's partitioner, through pandoc)."""
     suffixes = (".rtf",)
     format_name = "RTF"
 
@@ -256,6 +259,8 @@ class RtfLoader(RichLoader):
         return Parsed(element_blocks(elements))
 
     def has_text(self, data: bytes) -> bool:
+        """Whether the RTF bytes hold readable text outside their font, colour, style and info
+        tables."""
         tables = rb"\{\\\*?\\(?:fonttbl|colortbl|stylesheet|info)[^{}]*(?:\{[^{}]*\}[^{}]*)*\}"
         body = re.sub(tables, b" ", data)
         escaped = len(re.findall(rb"\\u-?\d+", body))  # non-ASCII letters as \uNNNN

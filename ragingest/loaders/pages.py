@@ -43,9 +43,16 @@ from ragingest.loaders.blocks import HEADING, PARAGRAPH, Block, clean_inline, re
 from ragingest.loaders.cleaning import CleaningRules, clean_blocks
 from ragingest.loaders.partition import element_blocks
 from ragingest.loaders.text import split_front_matter, text_headings
-from ragingest.schema import DOCUMENT_KEYS, SCHEMA, short_hash
+from ragingest.schema import (
+    CLEANING_HINT,
+    CONTENT_TYPE_HINT,
+    DOCUMENT_KEYS,
+    PAGE_MAP_HINT,
+    SCHEMA,
+    TITLE_FROM_NAME_HINT,
+    short_hash,
+)
 
-NORMALIZED_KEY = "_title_from_name"  # set on every document our loaders produce
 _PAGE_KEYS = ("page", "page_number")
 _PER_PAGE = {
     "page",
@@ -81,10 +88,12 @@ class PageLine(Block):
 
 
 def is_paged(document: Document) -> bool:
+    """Whether ``document`` is one page of a paged loader's output (it has a page key)."""
     return any(key in document.metadata for key in _PAGE_KEYS)
 
 
 def is_element(document: Document) -> bool:
+    """Whether ``document`` is one element of an unstructured loader's output."""
     return "category" in document.metadata and "element_id" in document.metadata
 
 
@@ -107,7 +116,7 @@ def normalize_documents(
 
 def normalize_source(source: str, group: list[Document], rules: CleaningRules) -> list[Document]:
     """The normalized documents of one source's loader output."""
-    if all(NORMALIZED_KEY in d.metadata for d in group):
+    if all(TITLE_FROM_NAME_HINT in d.metadata for d in group):
         return list(group)
     if len(group) > 1 and all(is_paged(d) or is_element(d) for d in group):
         return [_joined(source, group, rules)]
@@ -131,7 +140,7 @@ def _single(source: str, document: Document, doc_id: str) -> Document:
         content_type = content_type or (None if found else "paragraph")
     metadata.update(document_keys(source, body, doc_id=doc_id, **extra))
     if content_type:
-        metadata["_content_type"] = content_type
+        metadata[CONTENT_TYPE_HINT] = content_type
     return Document(page_content=body, metadata=metadata, id=document.id)
 
 
@@ -156,9 +165,9 @@ def _joined(source: str, group: list[Document], rules: CleaningRules) -> Documen
             source, text, title=title, doc_date=_date_of(common), doc_id=short_hash(source)
         )
     )
-    metadata["_cleaning"] = counts
+    metadata[CLEANING_HINT] = counts
     if len(page_map) > 1:
-        metadata["_page_map"] = page_map
+        metadata[PAGE_MAP_HINT] = page_map
     if pages > 1:
         metadata["pages"] = pages
     return Document(page_content=text, metadata=metadata)
@@ -177,7 +186,7 @@ def document_keys(source: str, text: str, *, doc_id: str, **extra: Any) -> dict[
         "doc_id": doc_id,
     }
     metadata.update({k: str(v) for k, v in extra.items() if v not in (None, "")})
-    metadata[NORMALIZED_KEY] = not extra.get("title")
+    metadata[TITLE_FROM_NAME_HINT] = not extra.get("title")
     return metadata
 
 

@@ -54,6 +54,8 @@ class _ModelAlias:
 
 @lru_cache(maxsize=1)
 def setup() -> None:
+    """Prepare unstructured once per process: telemetry and notices off, its spaCy model from the
+    local wheel."""
     for key in ("DO_NOT_TRACK", "SCARF_NO_ANALYTICS", "UNSTRUCTURED_DISABLE_NOTICE"):
         if not os.environ.get(key):
             os.environ[key] = "1"
@@ -140,4 +142,5 @@ class PartitionedArchiveLoader(RichLoader):
         return Parsed(element_blocks(partition(self.kind, file=io.BytesIO(data))))
 
     def has_text(self, data: bytes) -> bool:
+        """Whether the archive's text member holds readable text."""
         return archive_has_text(data, self.text_member)

@@ -33,6 +33,8 @@ _HYPHENATED = re.compile(r"[A-Za-zА-Яа-яЁё]-$")
 
 @dataclass
 class Line(Block):
+    """One text line of a PDF page with what heading detection reads: font size, boldness,
+    vertical position."""
     size: float = 0.0
     bold: bool = False
     y: float = 0.0
@@ -40,6 +42,7 @@ class Line(Block):
 
 @dataclass
 class OutlineEntry:
+    """One entry of a PDF's outline (bookmarks): depth, title, page."""
     depth: int
     title: str
     page: int
@@ -92,6 +95,7 @@ def page_lines(page: Any, number: int) -> list[Line]:
 
 
 def read_outline(reader: Any) -> list[OutlineEntry]:
+    """The outline of a ``pypdf`` reader, flattened in order (entries without a page left out)."""
     entries: list[OutlineEntry] = []
 
     def walk(items: list, depth: int) -> None:
@@ -119,6 +123,8 @@ def _norm(text: str) -> str:
 
 
 class PdfLoader(RichLoader):
+    """PDF files (``pypdf``): text per page, headings from the outline or font sizes, page
+    furniture cleaned."""
     suffixes = (".pdf",)
     format_name = "PDF"
 
@@ -235,9 +241,10 @@ def _find_heading(lines: list[Line], entry: OutlineEntry, start: int) -> int | N
     want = _norm(entry.title)
     for i in range(start, len(lines)):
         line = lines[i]
-        if line.page < entry.page:
+        page = line.page or 0  # every PDF line has its page
+        if page < entry.page:
             continue
-        if line.page > entry.page:
+        if page > entry.page:
             return None
         if _norm(line.text) == want:
             return i

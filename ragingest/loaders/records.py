@@ -22,7 +22,7 @@ from langchain_core.documents import Document
 
 from ragingest.loaders.base import file_metadata
 from ragingest.loaders.blocks import clean_inline, clean_multiline
-from ragingest.schema import SCHEMA, short_hash
+from ragingest.schema import CONTENT_TYPE_HINT, SCHEMA, short_hash
 
 QUESTION_KEYS = ("вопрос", "question", "q", "faq_question")
 ANSWER_KEYS = ("ответ", "answer", "a", "faq_answer")
@@ -34,6 +34,8 @@ _NUMBER = re.compile(r"^[-+]?(?:\d+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+)(?:[.,]\d+)
 
 
 def metadata_key(header: str) -> str:
+    """The metadata key of a column header: lower case, non-word runs as '_', a ``field_`` prefix
+    where it would collide with a schema key or starts with a digit."""
     key = re.sub(r"[^\w]+", "_", clean_inline(str(header)).lower()).strip("_") or "field"
     return f"field_{key}" if key in _RESERVED or key[0].isdigit() else key
 
@@ -53,6 +55,7 @@ def parse_number(value: Any) -> int | float | None:
 
 
 def cell_text(value: Any) -> str:
+    """A cell's value as text ("" for empty, да/нет for booleans, whole floats without '.0')."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -70,12 +73,15 @@ def _find(header: Sequence[str], names: Sequence[str]) -> int | None:
 
 
 def is_faq(header: Sequence[str]) -> bool:
+    """Whether the header has both a question and an answer column."""
     return _find(header, QUESTION_KEYS) is not None and _find(header, ANSWER_KEYS) is not None
 
 
 def faq_document(
     path: Path, root: Path | None, header: Sequence[str], rows: Sequence[Sequence[Any]]
 ) -> Document:
+    """The FAQ document of a table: one '## question' section per row with a question (its
+    answer, then the other columns as 'label: value' lines)."""
     q, a = _find(header, QUESTION_KEYS), _find(header, ANSWER_KEYS)
     others = [(i, clean_inline(str(h)) or f"column {i + 1}") for i, h in enumerate(header)]
     others = [(i, label) for i, label in others if i not in (q, a)]
@@ -90,7 +96,7 @@ def faq_document(
             parts.append(pair + ("\n" + lines if lines else ""))
     text = "\n\n".join(parts) + "\n" if parts else ""
     metadata = file_metadata(path, root, text)
-    metadata["_content_type"] = "faq"
+    metadata[CONTENT_TYPE_HINT] = "faq"
     return Document(page_content=text, metadata=metadata)
 
 
@@ -109,7 +115,8 @@ def catalogue_documents(
         numeric.append(bool(values) and all(parse_number(v) is not None for v in values))
     name_column = _find(labels, NAME_KEYS)
     for index, row in enumerate(rows, 1):
-        lines, extra = [], {}
+        lines: list[str] = []
+        extra: dict[str, Any] = {}
         for i, label in enumerate(labels):
             value = row[i] if i < len(row) else None
             text = cell_text(value)
@@ -140,7 +147,7 @@ def catalogue_documents(
         metadata["doc_id"] = short_hash(metadata["source"], sheet, index)
         if sheet:
             metadata["sheet"] = sheet
-        metadata["_content_type"] = "catalogue"
+        metadata[CONTENT_TYPE_HINT] = "catalogue"
         yield Document(page_content=text, metadata=metadata)
 
 
@@ -166,12 +173,15 @@ def _pick(record: dict[str, Any], names: Sequence[str]) -> Any:
 
 
 def is_ticket(record: Any) -> bool:
+    """Whether ``record`` is a ticket export (a dict with a list of messages)."""
     return isinstance(record, dict) and isinstance(_pick(record, MESSAGE_LISTS), list)
 
 
 def ticket_document(
     path: Path, root: Path | None, record: dict[str, Any], index: int
 ) -> Document | None:
+    """The document of one exported ticket (a heading, its messages in order, its fields as
+    metadata); ``None`` when no message has text."""
     fields = {key: _pick(record, names) for key, names in _TICKET_FIELDS.items()}
     ticket_id = cell_text(fields["ticket_id"]) or str(index)
     subject = clean_inline(cell_text(fields["subject"]))
@@ -198,5 +208,5 @@ def ticket_document(
     )
     metadata.update({k: v for k, v in extra.items() if k != "subject"})
     metadata["doc_id"] = short_hash(metadata["source"], "ticket", ticket_id)
-    metadata["_content_type"] = "ticket"
+    metadata[CONTENT_TYPE_HINT] = "ticket"
     return Document(page_content=text, metadata=metadata)

@@ -20,6 +20,7 @@ from ragingest.errors import FileError, FileTooLargeError, ParseError
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
 from ragingest.loaders.blocks import HEADING, Block, clean_inline, render
 from ragingest.loaders.cleaning import CleaningRules, clean_blocks
+from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
 
 MAX_UNPACKED_BYTES = 256 * 2**20
 MAX_COMPRESSION_RATIO = 200  # a real office file compresses 3-20x; a bomb, 1000x
@@ -27,6 +28,8 @@ MAX_COMPRESSION_RATIO = 200  # a real office file compresses 3-20x; a bomb, 1000
 
 @dataclass
 class Parsed:
+    """What a format's parser gives: the blocks, the page count, the file's metadata, and the
+    cleaning counts when it cleaned itself."""
     blocks: list[Block]
     pages: int = 0  # the number of pages (0: the format has none)
     metadata: dict[str, Any] = field(default_factory=dict)  # title, doc_date, author, ...
@@ -93,9 +96,9 @@ class RichLoader(FileLoader):
                 (clean_inline(b.text) for b in kept if b.kind == HEADING and b.level == 1), None
             )
         metadata = file_metadata(self.path, self.root, text, **extra)
-        metadata["_cleaning"] = counts
+        metadata[CLEANING_HINT] = counts
         if page_map:
-            metadata["_page_map"] = page_map
+            metadata[PAGE_MAP_HINT] = page_map
         if pages:
             metadata["pages"] = pages
         return Document(page_content=text, metadata=metadata)

@@ -68,6 +68,7 @@ class SourceMap:
         return self.norm[-1] + self.size[-1] if self.norm else 0
 
     def start(self, offset: int) -> int:
+        """The source offset of a span that starts at normalized ``offset``."""
         if not self.norm:
             return 0
         if offset >= self.length:
@@ -76,6 +77,7 @@ class SourceMap:
         return self.src[i] + (offset - self.norm[i] if self.verbatim[i] else 0)
 
     def end(self, offset: int) -> int:
+        """The source offset (exclusive) of a span that ends at normalized ``offset``."""
         if not self.norm:
             return 0
         if offset <= 0:
@@ -266,6 +268,7 @@ def _starts(lines: Sequence[str]) -> list[int]:
 
 
 def source_map_of(metadata: Mapping[str, Any]) -> SourceMap | None:
+    """The ``SourceMap`` a loader put in ``metadata``, ``None`` when there is none."""
     found = metadata.get(SOURCE_MAP_KEY)
     return found if isinstance(found, SourceMap) else None
 

@@ -60,10 +60,12 @@ class SourceTask:
 
     @property
     def group(self) -> str:
+        """The record group of this source's documents."""
         return GROUP_PREFIX + self.key
 
     @property
     def size(self) -> int:
+        """The total length of the source's documents, in characters."""
         return sum(len(d.page_content) for d in self.documents)
 
 
@@ -175,7 +177,7 @@ def split_sources(
             found.append(DocumentSource(loader_name(item), item.lazy_load))
         elif isinstance(item, Iterable) and not isinstance(item, bytes | dict):
             items = _materialize(item)
-            found.append(DocumentSource("documents", lambda i=items: i, given=True))
+            found.append(DocumentSource("documents", items.copy, given=True))
         else:
             raise TypeError(
                 f"cannot ingest {type(item).__name__} {item!r:.80}: give paths, LangChain "

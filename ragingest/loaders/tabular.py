@@ -42,6 +42,8 @@ def _rows_documents(
 
 
 class CsvLoader(FileLoader):
+    """CSV and TSV files: a table with question and answer columns as one FAQ document, any other
+    as one catalogue card per row; malformed rows skipped with a note."""
     suffixes = (".csv", ".tsv")
 
     def _documents(self) -> Iterator[Document]:

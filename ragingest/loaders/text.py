@@ -38,6 +38,7 @@ from ragingest.loaders.source_map import (
     form_feed_pages,
     normalize_mapped,
 )
+from ragingest.schema import CONTENT_TYPE_HINT, PAGE_MAP_HINT
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
 _KEY_VALUE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$", re.MULTILINE)
@@ -285,9 +286,9 @@ class TextLoader(FileLoader):
         metadata = file_metadata(self.path, self.root, body, **extra)
         metadata[SOURCE_MAP_KEY] = mapping
         if front.get("content_type"):
-            metadata["_content_type"] = front["content_type"]
+            metadata[CONTENT_TYPE_HINT] = front["content_type"]
         elif plain and not found:
-            metadata["_content_type"] = "paragraph"
+            metadata[CONTENT_TYPE_HINT] = "paragraph"
         if len(page_map) > 1:
-            metadata["_page_map"] = page_map
+            metadata[PAGE_MAP_HINT] = page_map
         yield Document(page_content=body, metadata=metadata)

@@ -50,11 +50,13 @@ def source_of(path: Path, root: Path | None) -> str:
 
 @dataclass(frozen=True)
 class FoundFile:
+    """A file the walk found under an ingested root."""
     path: Path
     root: Path  # the ingested root ``source`` is relative to
 
     @property
     def source(self) -> str:
+        """The file's ``source`` key: its path relative to the root."""
         return source_of(self.path, self.root)
 
 
@@ -69,6 +71,7 @@ class SkippedFile:
 
     @property
     def source(self) -> str:
+        """The file's ``source`` key: its path relative to the root."""
         return source_of(self.path, self.root)
 
 
@@ -82,6 +85,7 @@ _TYPES = (
 
 
 def file_type_name(mode: int) -> str:
+    """What a file of stat ``mode`` is, in words ('a FIFO (named pipe)', 'a folder', ...)."""
     return next((name for test, name in _TYPES if test(mode)), "not a regular file")
 
 

@@ -34,6 +34,8 @@ def decode_html(data: bytes, path: object) -> str:
 
 
 class HtmlLoader(RichLoader):
+    """HTML files (unstructured's partitioner): the title, headings, paragraphs, lists and
+    tables; scripts and styles dropped."""
     suffixes = (".html", ".htm", ".xhtml")
     format_name = "HTML"
 
@@ -52,6 +54,7 @@ class HtmlLoader(RichLoader):
         return Parsed(element_blocks(elements), metadata=metadata)
 
     def has_text(self, data: bytes) -> bool:
+        """Whether the HTML has at least 20 characters of visible text."""
         markup = _DROP.sub(" ", decode_html(data, self.path))
         markup = re.sub(r"<(head|title)\b.*?</\1\s*>", " ", markup, flags=re.I | re.S)
         return len(clean_inline(strip_html(markup))) >= 20

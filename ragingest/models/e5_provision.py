@@ -161,7 +161,7 @@ def _charsmap(norm: dict[int, tuple[int, ...]]) -> bytes:
     import sentencepiece as spm
     from sentencepiece import sentencepiece_model_pb2
 
-    rules = {(cp,): out for cp, out in norm.items()}
+    rules: dict[tuple[int, ...], tuple[int, ...]] = {(cp,): out for cp, out in norm.items()}
     for cp in range(0x110000):  # the multi-codepoint half of nmt_nfkc: compose decompositions
         if 0xD800 <= cp < 0xE000 or len(nfkd := unicodedata.normalize("NFKD", chr(cp))) < 2:
             continue
@@ -178,8 +178,9 @@ def _charsmap(norm: dict[int, tuple[int, ...]]) -> bytes:
             vocab_size=5, hard_vocab_limit=False, normalization_rule_tsv=str(tsv),
             minloglevel=2,
         )  # fmt: skip
-    model = sentencepiece_model_pb2.ModelProto.FromString(proto.getvalue())
-    return model.normalizer_spec.precompiled_charsmap
+    # protobuf-generated module: its classes are made at import time, invisible to mypy
+    model = sentencepiece_model_pb2.ModelProto.FromString(proto.getvalue())  # type: ignore[attr-defined]
+    return bytes(model.normalizer_spec.precompiled_charsmap)
 
 
 def _save_tokenizer(m: dict[str, Any], out: Path) -> None:

@@ -13,6 +13,8 @@ pass would cost ~800 MB more peak memory than 16, for no speed on a CPU.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ragingest.models.resolve import load_model_info, load_sentence_transformer
@@ -39,7 +41,8 @@ class ModelEncoder:
         self.computed = 0  # texts embedded by this instance
 
     @property
-    def model(self):
+    def model(self) -> Any:  # a SentenceTransformer or the ONNX encoder (library objects)
+        """The loaded sentence-transformers model (loaded once per name and backend)."""
         return load_sentence_transformer(self.info.name, self.info.backend)
 
     def _encode(self, texts: list[str], prompt: str) -> list[list[float]]:
@@ -85,7 +88,9 @@ class ModelEncoder:
         return batches
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, embedded with the model's document prompt."""
         return self._encode(list(texts), self.info.document_prompt)
 
     def embed_query(self, text: str) -> list[float]:
+        """The vector of ``text``, embedded with the model's query prompt."""
         return self._encode([text], self.info.query_prompt)[0]

@@ -83,6 +83,7 @@ class JitteredModel:
     def encode(
         self, sentences: str | Sequence[str], prompt: str | None = None, **kwargs: Any
     ) -> Any:
+        """The inner model's vectors of ``sentences`` with ``jitter_vector`` applied to each row."""
         rows = self.inner.encode(sentences, prompt=prompt, **kwargs)
         texts = [sentences] if isinstance(sentences, str) else list(sentences)
         array = np.asarray(rows)

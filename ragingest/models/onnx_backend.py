@@ -239,8 +239,10 @@ class OnnxSentenceEncoder:
         convert_to_numpy: bool = True,
         **_: Any,
     ) -> np.ndarray:
+        """The vectors of ``sentences`` (one per text, or one for a single string), each text run
+        alone; L2-normalized when asked."""
         single = isinstance(sentences, str)
-        texts = [sentences] if single else list(sentences)
+        texts: list[str] = [sentences] if isinstance(sentences, str) else list(sentences)
         if prompt:
             texts = [prompt + t for t in texts]
         # one text per run, whatever ``batch_size`` says: dynamic int8 quantization scales the

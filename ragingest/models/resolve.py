@@ -46,10 +46,13 @@ def backend_name(backend: str | None = None) -> str:
 
 
 def cache_dir() -> Path:
+    """Where ragingest keeps converted models and caches: ``$RAGINGEST_CACHE_DIR``, else
+    ``~/.cache/ragingest``."""
     return Path(os.environ.get("RAGINGEST_CACHE_DIR", Path.home() / ".cache" / "ragingest"))
 
 
 def canonical_name(name: str | None) -> str:
+    """The model name an alias stands for (the default model for ``None``)."""
     name = name or DEFAULT_MODEL
     return ALIASES.get(name, name)
 
@@ -162,10 +165,12 @@ class ModelInfo:
 
     @property
     def document_prompt(self) -> str:
+        """The prefix of texts embedded as documents ('passage: ' for e5; '' for none)."""
         return self.prompts.get("passage", self.prompts.get("document", ""))
 
     @property
     def query_prompt(self) -> str:
+        """The prefix of texts embedded as queries ('query: ' for e5; '' for none)."""
         return self.prompts.get("query", "")
 
     @property
@@ -300,6 +305,8 @@ def _load_backend_tokenizer(folder: Path) -> Any:
 
 
 def load_model_info(name: str | None = None, backend: str | None = None) -> ModelInfo:
+    """The ``ModelInfo`` of model ``name`` (an alias or a name; default model for ``None``) on
+    ``backend``, without loading its weights; cached per name and backend."""
     return _load_model_info(canonical_name(name), backend_name(backend))
 
 

@@ -113,6 +113,7 @@ class SubsetTokenizer:
 
     @property
     def special_tokens(self) -> int:
+        """How many special tokens the model adds to one text."""
         return self.base.num_special_tokens_to_add(False)
 
     def _candidates(self, text: str) -> set[int]:

@@ -14,6 +14,8 @@ from typing import Any
 
 
 class SplitterTokenizer:
+    """The model's tokenizer as the splitters read it (fast offsets), without loading the full
+    Hugging Face tokenizer."""
     split_special_tokens = False  # PreTrainedTokenizerFast's default; ModelInfo never sets it
 
     def __init__(self, info: Any) -> None:
@@ -21,6 +23,7 @@ class SplitterTokenizer:
 
     @property
     def backend_tokenizer(self) -> Any:
+        """The ``tokenizers`` tokenizer of the model."""
         return self._info.backend_tokenizer
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -29,8 +29,16 @@ class SplitOutcome:
 
 
 class Engine(Protocol):
+    """How a run turns file tasks into split outcomes (the local engine or Ray)."""
+
     def outcomes(
         self, tasks: Sequence[FileTask]
-    ) -> AbstractContextManager[Iterator[SplitOutcome]]: ...
+    ) -> AbstractContextManager[Iterator[SplitOutcome]]:
+        """A context giving the split outcome of each task; its resources are released on
+        exit."""
+        ...
 
-    def written(self, seconds: float) -> None: ...
+    def written(self, seconds: float) -> None:
+        """Record that a batch of chunks took ``seconds`` to write (for the engine's
+        statistics)."""
+        ...

@@ -5,43 +5,61 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.pipeline.engine import SplitOutcome
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.plan import FileTask, scan_corpus
 from ragingest.pipeline.split import Splitting, split_task
 from ragingest.splitters.factory import base_splitter
+from ragingest.vectorstore.cache import CachedEmbeddings
+
+if TYPE_CHECKING:  # the type only: the model loads when something is split
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
 
-def run_splitting(options: IngestOptions, embeddings: Any) -> Splitting:
+def run_splitting(options: IngestOptions, embeddings: CachedEmbeddings) -> Splitting:
     """The run's ``Splitting``: its base splitter is built on the first split, with the
     model's tokenizer (``embeddings.lazy``: the model loads only when something is split)."""
     return Splitting(
         options.split,
-        lambda: base_splitter(options.split, info=embeddings.lazy.embeddings.info),
+        lambda: base_splitter(options.split, info=_model(embeddings).info),
         options.max_file_bytes,
         options.cleaning,
         options.content_types,
     )
 
 
-def split_outcome(task: FileTask, splitting: Splitting, corpus: Any = None) -> SplitOutcome:
+def split_outcome(
+    task: FileTask, splitting: Splitting, corpus: CorpusCleaner | None = None
+) -> SplitOutcome:
+    """The outcome of loading and splitting one file: its chunks, or the ``FileError`` it failed
+    with."""
     try:
         return SplitOutcome(task, chunks=split_task(task, splitting, corpus))
     except FileError as exc:
         return SplitOutcome(task, error=exc)
 
 
+def _model(embeddings: CachedEmbeddings) -> SentenceTransformerEmbeddings:
+    # a run's cached embeddings wrap the run's model (runner.run builds them so)
+    return cast("SentenceTransformerEmbeddings", embeddings.lazy.embeddings)
+
+
 class LocalEngine:
-    def __init__(self, options: IngestOptions, embeddings: Any) -> None:
+    """The in-process engine: files parsed in a bounded worker process, split and embedded here."""
+
+    def __init__(self, options: IngestOptions, embeddings: CachedEmbeddings) -> None:
         self.options = options
         self.splitting = run_splitting(options, embeddings)
 
     @contextlib.contextmanager
     def outcomes(self, tasks: Sequence[FileTask]) -> Iterator[Iterator[SplitOutcome]]:
+        """A context giving the split outcome of each task in order; the parser worker is stopped
+        on exit."""
         o = self.options
         parsers = ParserPool(o.file_timeout, o.file_memory_mb)
         if tasks:  # the worker starts now, in parallel; nothing to parse, no worker
@@ -54,4 +72,5 @@ class LocalEngine:
             parsers.close()
 
     def written(self, seconds: float) -> None:
+        """Nothing to record: the local engine keeps no per-write statistics."""
         pass

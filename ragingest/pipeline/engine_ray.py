@@ -65,6 +65,7 @@ from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.ray_env import actor_count, data_context, failed
 from ragingest.pipeline.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
 from ragingest.pipeline.split import FileChunks
+from ragingest.vectorstore.cache import CachedEmbeddings
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class RayStats:
 LAST_STATS = RayStats()
 
 
-def cached_hashes(embeddings: Any) -> Any:
+def cached_hashes(embeddings: CachedEmbeddings) -> Any:
     """Sorted uint64 hashes of the texts in the embedding cache for this model (8 bytes per
     text, read straight from the key column of the cache's ``SQLStore`` table): the split skips
     them. Empty when the cache is another store (then every text is embedded on Ray; still
@@ -126,7 +127,7 @@ def cached_hashes(embeddings: Any) -> Any:
 class RayEngine:
     """The engine on a streaming Ray Data pipeline (module docstring)."""
 
-    def __init__(self, options: IngestOptions, embeddings: Any) -> None:
+    def __init__(self, options: IngestOptions, embeddings: CachedEmbeddings) -> None:
         self.options = options
         self.embeddings = embeddings
         self.splitting = run_splitting(options, embeddings)  # a file split on the driver
@@ -139,6 +140,8 @@ class RayEngine:
 
     @contextlib.contextmanager
     def outcomes(self, tasks: Sequence[FileTask]) -> Iterator[Iterator[SplitOutcome]]:
+        """A context giving the split outcome of each task from the Ray pipeline (Ray is not
+        started for no tasks)."""
         if not tasks:  # nothing to parse: Ray is not even started
             yield iter(())
             return
@@ -167,6 +170,7 @@ class RayEngine:
         log.info("ray: %d files, %d chunks, %d embedded", s.files, s.chunks, s.texts_embedded)
 
     def written(self, seconds: float) -> None:
+        """Count one written group and its write time in the run's statistics."""
         self.stats.seconds["write"] = self.stats.seconds.get("write", 0.0) + seconds
         self.stats.groups += 1
         if self.stats.groups == 1:

@@ -47,6 +47,8 @@ class Target:
 
 
 class Lifecycle:
+    """The collections behind one alias: which one a run writes, rebuilds swapped in when
+    complete, leftovers dropped."""
     def __init__(
         self, persist_dir: Path, name: str, client: Any, records_url: str | None = None
     ) -> None:
@@ -55,6 +57,9 @@ class Lifecycle:
         self.catalog = Catalog(persist_dir, records_url)
 
     def prepare(self, model: str | None, settings: dict[str, Any], rebuild: bool) -> Target:
+        """The collection this run writes: the live one, or a rebuild when ``rebuild`` and the
+        model or settings differ; ``CollectionMismatchError`` when they differ without
+        ``rebuild``."""
         alias = self.catalog.get(self.name)
         live = collection_metadata(self.client, alias.live)
         name, fingerprint = model_identity(model or (live or {}).get(MODEL_KEY))

@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 
 
 def lock_path(persist_dir: str | Path, collection: str) -> Path:
+    """The lock file of ``collection`` in ``persist_dir``."""
     return Path(persist_dir) / f"ragingest_{chroma_name(collection)}.lock"
 
 

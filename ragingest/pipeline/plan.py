@@ -62,6 +62,8 @@ class FileTask:
 
 @dataclass(frozen=True)
 class PlanItem:
+    """What a run does with one source: parse it, leave it (unchanged), report it unsupported or
+    skipped."""
     source: str
     status: str  # "parse" | "unchanged" | "unsupported" | "skipped"
     task: FileTask | None = None  # for "parse"
@@ -72,10 +74,12 @@ class PlanItem:
 
 @dataclass
 class Plan:
+    """What a run does with each of its sources, in order."""
     items: list[PlanItem] = field(default_factory=list)
 
     @property
     def tasks(self) -> list[FileTask]:
+        """The files to parse, in plan order."""
         return [item.task for item in self.items if item.task is not None]
 
 

@@ -32,14 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import RagIngestError
+from ragingest.models.resolve import cache_dir
 
 LOOPBACK = "127.0.0.1"
 
 
 def ray_home() -> Path:
     """The ``HOME`` of Ray's processes: holds ``ray_bootstrap_config.yaml`` = ``{}``."""
-    from ragingest.models.resolve import cache_dir
-
     home = cache_dir() / "ray_home"
     home.mkdir(parents=True, exist_ok=True)
     bootstrap = home / "ray_bootstrap_config.yaml"
@@ -52,8 +51,6 @@ def ray_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables Ray's processes (and the driver) need: loopback, no telemetry, no auth
     for a local runtime, the model caches pinned. ``base`` defaults to ``os.environ``; an
     explicit ``RAY_AUTH_MODE`` in it is kept (a real cluster with token auth)."""
-    from ragingest.models.resolve import cache_dir
-
     base = os.environ if base is None else base
     real_home = Path(base.get("HOME") or Path.home())
     hf_home = base.get("HF_HOME") or str(real_home / ".cache" / "huggingface")
@@ -135,6 +132,7 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
 
 
 def actor_count(ray: Any, requested: int | None) -> int:
+    """The number of Ray embedding actors: ``requested``, else one per CPU of the cluster."""
     if requested:
         return requested
     cpus = ray.cluster_resources().get("CPU", 1)
@@ -142,6 +140,8 @@ def actor_count(ray: Any, requested: int | None) -> int:
 
 
 def failed(exc: BaseException) -> RagIngestError:
+    """The ``RagIngestError`` to raise when the Ray engine fails: what failed, and that the files
+    written before it are kept."""
     first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     return RagIngestError(
         f"the Ray engine failed ({type(exc).__name__}: {first}); the files written before it "

@@ -27,7 +27,7 @@ import os
 import pickle
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
@@ -35,13 +35,17 @@ from ragingest.loaders.cleaning import FINGERPRINT_BYTES as DIGEST
 from ragingest.loaders.cleaning import paragraphs
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import Splitting, split_task
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.factory import SplitSettings, base_splitter
+
+if TYPE_CHECKING:  # the type only: a Ray worker never builds the options
+    from ragingest.pipeline.options import IngestOptions
 
 SPLIT_COLUMNS = ("path", "seq", "count", "blob", "text", "split_s", "pid")
 
 
 @functools.cache
-def worker_splitter(model: str, settings_json: str) -> Any:
+def worker_splitter(model: str, settings_json: str) -> ChunkSplitter:
     """The base splitter of one model and settings, built once per worker process."""
     from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
@@ -49,7 +53,7 @@ def worker_splitter(model: str, settings_json: str) -> Any:
     return base_splitter(settings, info=SentenceTransformerEmbeddings(model).info)
 
 
-def worker_parsers(options: Any, run: str = "") -> ParserPool:
+def worker_parsers(options: IngestOptions, run: str = "") -> ParserPool:
     """This worker process's parser pool for the run's bounds, started on first use and kept
     for its later batches (a fresh parser process costs an interpreter and the loader
     imports); it ends with the process. Files that ran past a bound in another ``run`` are
@@ -75,7 +79,7 @@ def _task(path: str, root: str, source: str) -> FileTask:
     return FileTask(source, Path(path), Path(root) if root else None)
 
 
-def scan_batch(batch: dict[str, Any], options: Any, run: str = "") -> dict[str, Any]:
+def scan_batch(batch: dict[str, Any], options: IngestOptions, run: str = "") -> dict[str, Any]:
     """Scan: each file's distinct paragraph digests (see the module docstring)."""
     parsers = worker_parsers(options, run)
     found, oks, seconds = [], [], []
@@ -120,7 +124,12 @@ def in_sorted(values: Any, table: Any) -> Any:
 
 
 def split_batch(
-    batch: dict[str, Any], options: Any, model: str, corpus: Any, cached: Any, run: str = ""
+    batch: dict[str, Any],
+    options: IngestOptions,
+    model: str,
+    corpus: Any,
+    cached: Any,
+    run: str = "",
 ) -> dict[str, list]:
     """Split: a header row and the record rows of each file (see the module docstring)."""
     clock = time.perf_counter()  # the first file's time includes building the splitter

@@ -13,6 +13,7 @@ from ragingest.loaders.walk import SkippedFile, printable
 
 @dataclass
 class FileResult:
+    """What happened to one file in a run: its status, chunk count, error and cleaning counts."""
     path: str
     # "ok" | "partial" (in, but parts lost: ``notes`` say which) | "failed" | "unchanged" |
     # "unsupported" | "skipped" (not read: not a regular file, a symlink out of the roots, ...)
@@ -30,11 +31,13 @@ class FileResult:
 
     @classmethod
     def skipped(cls, entry: SkippedFile) -> FileResult:
+        """The result of a file the walk skipped (not read), with the walk's reason and kind."""
         return cls(entry.source, "skipped", error=entry.reason, kind=entry.kind)
 
 
 @dataclass
 class RunReport:
+    """The outcome of one ingest run: per-file results and the chunk, embedding and time totals."""
     files: list[FileResult] = field(default_factory=list)
     added: int = 0
     skipped: int = 0
@@ -55,6 +58,7 @@ class RunReport:
 
     @property
     def unchanged(self) -> int:
+        """Files left as they were (unchanged since the last run)."""
         return sum(1 for f in self.files if f.status == "unchanged")
 
     @property
@@ -68,10 +72,12 @@ class RunReport:
 
     @property
     def failed(self) -> int:
+        """Files that failed (nothing of them ingested)."""
         return sum(1 for f in self.files if f.status == "failed")
 
     @property
     def partial(self) -> int:
+        """Files ingested with parts lost (their notes say which)."""
         return sum(1 for f in self.files if f.status == "partial")
 
     @property
@@ -82,9 +88,11 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
+        """The command's exit status: 1 when a file failed or was ingested only in part, else 0."""
         return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data, the derived counts included."""
         data = asdict(self)
         data["failed"] = self.failed
         data["partial"] = self.partial
@@ -100,6 +108,7 @@ class RunReport:
         Path(path).write_text(text, encoding="utf-8", errors="backslashreplace")
 
     def summary(self) -> str:
+        """The report as the lines the command prints."""
         ok = sum(1 for f in self.files if f.status in ("ok", "partial", "unchanged"))
         chunks = sum(f.chunks for f in self.files)
         gone = f" ({self.files_deleted} files gone)" if self.files_deleted else ""

@@ -37,7 +37,7 @@ from ragingest.pipeline.sources import plan_sources
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
-from ragingest.vectorstore.cache import cached_embeddings
+from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace
@@ -142,7 +142,7 @@ def run_locked(
     report.embeddings_cached = embeddings.cached
 
 
-def engine_for(options: IngestOptions, embeddings: Any) -> Engine:
+def engine_for(options: IngestOptions, embeddings: CachedEmbeddings) -> Engine:
     """The engine ``options.engine`` names, over the run's cached ``embeddings``."""
     if options.engine == "local":
         from ragingest.pipeline.engine_local import LocalEngine

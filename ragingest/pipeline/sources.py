@@ -34,6 +34,7 @@ from ragingest.pipeline.stamps import FileStamp, FileState
 
 @dataclass
 class SourcePlan:
+    """The plan of a run's non-file sources: an item per document, the sources that failed."""
     items: list[PlanItem] = field(default_factory=list)
     failed: list[SourceError] = field(default_factory=list)
 
@@ -46,6 +47,7 @@ class SourcePlan:
 
 
 def stamp_of(task: SourceTask) -> FileStamp:
+    """The stamp of a non-file source: its size and content hash (no modification time)."""
     return FileStamp(task.size, 0, task.content_hash)
 
 

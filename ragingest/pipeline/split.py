@@ -24,6 +24,7 @@ from ragingest.loaders.notes import file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.pipeline.plan import FileTask
 from ragingest.schema import ChunkRecord, breadcrumb_title, chunk_metadata
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
@@ -44,14 +45,15 @@ class Splitting:
     on first use by ``make_base``: it needs the model's tokenizer) and the file options."""
 
     settings: SplitSettings
-    make_base: Callable[[], Any]
+    make_base: Callable[[], ChunkSplitter]
     max_file_bytes: int = MAX_FILE_BYTES
     cleaning: CleaningRules | None = None
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
     parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
 
     @cached_property
-    def base(self) -> Any:
+    def base(self) -> ChunkSplitter:
+        """The base splitter, built on first use."""
         return self.make_base()
 
 
@@ -123,7 +125,7 @@ def split_task(
 def split_file(
     path: Path,
     root: Path | None,
-    splitter: Any,
+    splitter: ChunkSplitter,
     max_file_bytes: int = MAX_FILE_BYTES,
     *,
     settings: SplitSettings | None = None,

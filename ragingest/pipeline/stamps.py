@@ -30,6 +30,7 @@ VERSION = _code_version()
 
 @dataclass(frozen=True)
 class FileStamp:
+    """What identifies a file's content: size, modification time and sha256."""
     size: int
     mtime_ns: int
     sha256: str
@@ -45,6 +46,7 @@ class FileStamp:
 
 @dataclass(frozen=True)
 class FileState:
+    """What a run recorded about a file: its stamp, its chunk count and the ragingest version."""
     stamp: FileStamp
     chunks: int
     version: str = VERSION

@@ -42,6 +42,7 @@ class FileStates:
         self.namespace = namespace
 
     def load(self) -> dict[str, FileState]:
+        """The recorded state of each source of this namespace (``source`` → ``FileState``)."""
         t = FILE_STATE.c
         with self.engine.connect() as connection:
             rows = connection.execute(
@@ -87,11 +88,13 @@ class FileStates:
                 )
 
     def drop(self) -> None:
+        """Forget every file state of this namespace."""
         with self.engine.begin() as connection:
             connection.execute(delete(FILE_STATE).where(FILE_STATE.c.namespace == self.namespace))
 
 
 def namespaces(persist_dir: str | Path, records_url: str | None = None) -> list[str]:
+    """The namespaces with recorded file states, sorted."""
     engine = ensure_schema(records_engine(persist_dir, records_url))
     with engine.connect() as connection:
         rows = connection.execute(select(FILE_STATE.c.namespace).distinct())

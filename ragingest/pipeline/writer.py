@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
 from langchain_core.indexing import index
 from langchain_core.vectorstores import VectorStore
 
@@ -49,10 +50,12 @@ class RecordSink(VectorStore):
         self.records = {record.id: record for record in records}
 
     @property
-    def embeddings(self) -> Any:
+    def embeddings(self) -> Embeddings | None:
+        """The store's embeddings (what LangChain's ``index`` reads)."""
         return self.store.embeddings
 
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        """Write ``documents`` with their records' embed texts and vectors; returns their ids."""
         ids = list(kwargs.get("ids") or [doc.id for doc in documents])
         records = [self.records[i] for i in ids]
         return self.store.add_documents(
@@ -64,17 +67,21 @@ class RecordSink(VectorStore):
         )
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
+        """Delete the chunks ``ids`` from the store; returns True."""
         self.store.delete(ids, **kwargs)
         return True
 
     def add_texts(self, texts: Any, metadatas: Any = None, **kwargs: Any) -> list[str]:
+        """Not supported: the sink writes records (``NotImplementedError``)."""
         raise NotImplementedError("the writer adds records, not texts")
 
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        """Not supported: a write sink does not search (``NotImplementedError``)."""
         raise NotImplementedError("a write sink does not search")
 
     @classmethod
     def from_texts(cls, texts: Any, embedding: Any, metadatas: Any = None, **kwargs: Any) -> Any:
+        """Not supported: the writer makes the sink (``NotImplementedError``)."""
         raise NotImplementedError("a write sink is made by the writer")
 
 
@@ -112,7 +119,7 @@ class Writer:
                     sink,
                     batch_size=self.batch_size,
                     cleanup="scoped_full",
-                    source_id_key=lambda doc: sink.records[doc.id].source,
+                    source_id_key=lambda doc: sink.records[str(doc.id)].source,
                     key_encoder=_record_id,
                 )
                 self.report.added += result["num_added"]

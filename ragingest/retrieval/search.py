@@ -44,6 +44,8 @@ def candidate_depth(k: int) -> int:
 
 @dataclass
 class ChunkHit:
+    """One ranked chunk: the stored document, its final score, and its dense and lexical ranks
+    and scores where it had them."""
     document: Document  # the stored chunk; document.id = its Chroma id
     score: float
     dense_rank: int | None = None
@@ -54,6 +56,8 @@ class ChunkHit:
 
 @dataclass
 class Ranking:
+    """The hits of one search in rank order; ``exhausted`` when the collection has no more to
+    give."""
     hits: list[ChunkHit]
     exhausted: bool
 
@@ -94,7 +98,7 @@ def rank_chunks(
         hit = hits.setdefault(doc.id, ChunkHit(doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
     fused = reciprocal_rank_fusion(
-        [[doc.id for doc, _ in dense], [doc.id for doc, _ in lexical]], rrf_k
+        [[str(doc.id) for doc, _ in dense], [str(doc.id) for doc, _ in lexical]], rrf_k
     )
     out = []
     for chunk_id, score in fused:

@@ -9,9 +9,11 @@ from ragingest.splitters.units import Unit, UnitSplitter, trim
 
 
 class CatalogueSplitter(UnitSplitter):
+    """Catalogue cards: each card is one unit, its first line leads every piece."""
     strategy = "catalogue"
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """The card as one unit led by its first line (none for blank text)."""
         start, end = trim(text, 0, len(text))
         if end <= start:
             return []

@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ragingest.schema import CONTENT_TYPE_HINT
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.catalogue import CatalogueSplitter
 from ragingest.splitters.email import EmailSplitter
 from ragingest.splitters.faq import FaqSplitter, looks_like_faq
@@ -55,6 +57,8 @@ class ContentTypeConfig:
                 )
 
     def for_source(self, source: str) -> str | None:
+        """The content type the first matching rule gives ``source`` (its path or file name),
+        ``None`` when none matches."""
         name = source.rsplit("/", 1)[-1]
         for glob, kind in self.rules:
             if fnmatch.fnmatch(source, glob) or fnmatch.fnmatch(name, glob):
@@ -96,10 +100,12 @@ def config_for_root(root: Path | None) -> ContentTypeConfig:
 
 
 def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None = None) -> str:
+    """The content type of a document: the configured rule for its source, else the loader's
+    hint, else 'faq' when the text reads as one, else 'paragraph' (a hint) or 'document'."""
     configured = config.for_source(str(metadata.get("source", ""))) if config else None
     if configured:
         return configured
-    hint = metadata.get("_content_type")
+    hint = metadata.get(CONTENT_TYPE_HINT)
     if isinstance(hint, str) and hint in CONTENT_TYPES and hint != "paragraph":
         return hint
     if looks_like_faq(text, analyze(text)):
@@ -107,7 +113,7 @@ def detect(text: str, metadata: dict[str, Any], config: ContentTypeConfig | None
     return hint if hint == "paragraph" else "document"
 
 
-def splitter_for(content_type: str, base: Any) -> Any:
+def splitter_for(content_type: str, base: ChunkSplitter) -> ChunkSplitter:
     """The splitter of a content type, built on the run's heading-first splitter (its sizes,
     measure and model limit); the base itself for ``document``."""
     if content_type == "paragraph" and getattr(base, "fallback", None) is not None:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
 from ragingest.splitters.measure import Measure, SpanCounter, StartsCounter
-from ragingest.splitters.structure import analyze
+from ragingest.splitters.structure import Heading, Structure, analyze
 from ragingest.splitters.units import trim
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
@@ -138,19 +138,23 @@ class FunctionMeasure(Measure):
         self._costs = {}
 
     def index(self, text: str) -> SpanCounter:
+        """A counter summing ``length_function`` over the words of ``text``."""
         return _WordSumCounter(text, self.length_function)
 
     def exact(self, texts: Sequence[str]) -> list[int]:
+        """``length_function`` of each text."""
         return [int(self.length_function(t)) for t in texts]
 
     def exact_spans(
         self, text: str, counter: SpanCounter, spans: Sequence[tuple[int, int]]
     ) -> list[int]:
+        """``length_function`` of each span of ``text``."""
         return self.exact([text[s:e] for s, e in spans])
 
     def exact_embedded(
         self, text: str, counter: SpanCounter, embeds: Sequence[tuple[str, int, int]]
     ) -> list[int]:
+        """``length_function`` of each embedded text."""
         return self.exact([embed for embed, _, _ in embeds])
 
 
@@ -159,7 +163,16 @@ class LangChainConventions:
     ``_add_start_index`` and ``_sections`` are the splitter's own)."""
 
     header_names: dict[int, str] | None
+    strip_headers: bool
     _add_start_index: bool
+
+    if TYPE_CHECKING:  # what the host splitter provides (a mixin defines no __init__)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+        def _sections(
+            self, text: str, structure: Structure
+        ) -> list[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]]: ...
 
     def langchain_metadata(self, metadata: dict[str, Any], chunk: Chunk) -> dict[str, Any]:
         """Heading keys named by ``headers_to_split_on``; ``start_index`` unless turned off."""
@@ -177,7 +190,7 @@ class LangChainConventions:
         one Document per section (heading line included unless ``strip_headers``), its
         headings under their names, plus ``start_index``/``end_index`` into ``text``."""
         names = self.header_names or {level: f"h{level}" for level in range(1, 7)}
-        out = []
+        out: list[Document] = []
         for start, end, headings, _ in self._sections(text, analyze(text)):
             s, e = trim(text, start, end)
             if s >= e:
@@ -197,7 +210,7 @@ class LangChainConventions:
         return out
 
     @classmethod
-    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Any:
+    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:
         """Sizes in ``tokenizer``'s tokens (a Hugging Face fast tokenizer), counted once per
         document from its offsets; no model limit unless ``max_embed_tokens`` is given."""
         return cls(tokenizer=tokenizer, **kwargs)
@@ -210,7 +223,7 @@ class LangChainConventions:
         allowed_special: Any = frozenset(),
         disallowed_special: Any = "all",
         **kwargs: Any,
-    ) -> Any:
+    ) -> Self:
         """Sizes in tiktoken tokens (``length_function``), embedded texts still capped at the
         embedding model's limit; a ``ValueError`` saying what to do where tiktoken or its
         encoding file is missing (it downloads them; ragingest works offline)."""

@@ -9,10 +9,13 @@ from ragingest.splitters.units import Unit, UnitSplitter, trim
 
 
 class EmailSplitter(UnitSplitter):
+    """E-mails: the whole message is one unit, its subject leads every piece, long ones cut with
+    overlap."""
     strategy = "email"
     overlap = True
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """The message as one unit led by its '# ' subject (none for blank text)."""
         start, end = trim(text, 0, len(text))
         if end <= start:
             return []

@@ -12,16 +12,21 @@ recursive splitter cuts every content type the same way.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ragingest.defaults import STRATEGIES, STRATEGY, UNIT
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import splitter_for
 from ragingest.splitters.heading_first import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_MIN_CHUNK_SIZE,
     HeadingFirstSplitter,
 )
-from ragingest.splitters.measure import UNITS, capped_size
+from ragingest.splitters.measure import UNITS, Unit, capped_size
+
+if TYPE_CHECKING:  # the model layer is imported on first use: ``ragingest --help`` stays fast
+    from ragingest.models.resolve import ModelInfo
+    from ragingest.splitters.semantic import Embed
 
 
 @dataclass
@@ -64,10 +69,10 @@ class SplitSettings:
 def base_splitter(
     settings: SplitSettings,
     *,
-    info: Any = None,
+    info: ModelInfo | None = None,
     model: str | None = None,
-    embedder: Any = None,
-) -> Any:
+    embedder: Embed | None = None,
+) -> ChunkSplitter:
     """The splitter of ``settings`` for ``document`` content. ``info``: the model's
     ``ModelInfo`` (tokenizer, input limit; loaded from ``model`` when the unit is tokens and
     none is given); ``embedder``: sentence vectors for the semantic fallback (default: the
@@ -76,6 +81,7 @@ def base_splitter(
         from ragingest.models.resolve import load_model_info
 
         info = load_model_info(model)
+    unit = cast(Unit, settings.unit)  # one of UNITS: checked in __post_init__
     tokenizer = info.splitter_tokenizer if info is not None else None
     max_embed = info.max_embed_tokens if info is not None else None
     if settings.strategy in ("fixed", "recursive"):
@@ -87,7 +93,7 @@ def base_splitter(
         if settings.strategy == "recursive":
             wrapper = info.tokenizer if info is not None else None  # LangChain's needs it
             return RecursiveBaseline(size, overlap, settings.unit, wrapper)
-        return FixedSizeSplitter(size, overlap, settings.unit, tokenizer=tokenizer)
+        return FixedSizeSplitter(size, overlap, unit, tokenizer=tokenizer)
     fallback: Any = None
     if settings.strategy == "semantic":
         from ragingest.splitters.semantic import SemanticBoundaries
@@ -98,7 +104,7 @@ def base_splitter(
         settings.chunk_size,
         settings.chunk_overlap,
         settings.min_chunk_size,
-        unit=settings.unit,  # type: ignore[arg-type]
+        unit=unit,
         tokenizer=tokenizer,
         max_embed_tokens=max_embed,
         model=model or (info.name if info is not None else None),
@@ -113,11 +119,11 @@ def build_splitter(
     settings: SplitSettings,
     content_type: str = "document",
     *,
-    info: Any = None,
+    info: ModelInfo | None = None,
     model: str | None = None,
-    embedder: Any = None,
-    base: Any = None,
-) -> Any:
+    embedder: Embed | None = None,
+    base: ChunkSplitter | None = None,
+) -> ChunkSplitter:
     """The splitter for one content type (``splitters.content_types``). ``base``: a splitter
     ``base_splitter`` already built for these settings (a run builds it once and routes each
     document's content type onto it)."""

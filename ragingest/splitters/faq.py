@@ -20,6 +20,8 @@ ANSWER_MARKER = re.compile(r"^[ \t]*(?:ответ|о|a|answer)[ \t]*[:.)]", re.I
 
 
 def question_level(structure: Structure) -> int | None:
+    """The heading level the questions are at: the most common level (H2 or deeper) of headings
+    ending in '?', else the most common level; ``None`` without such headings."""
     levels = [h for h in structure.headings if h.level >= 2]
     if not levels:
         return None
@@ -40,9 +42,12 @@ def looks_like_faq(text: str, structure: Structure) -> bool:
 
 
 class FaqSplitter(UnitSplitter):
+    """FAQ documents: one unit per question with its answer; the question leads every piece."""
     strategy = "faq"
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """One unit per question heading, or per question/answer marker pair when the questions
+        are not headings."""
         level = question_level(structure)
         if level is not None:
             return self._heading_units(text, structure, level)

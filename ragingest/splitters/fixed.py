@@ -14,13 +14,16 @@ from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_text_splitters import TextSplitter
 
 from ragingest.chunk import Chunk
+from ragingest.schema import breadcrumb_title, chunk_metadata
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.measure import Measure, Unit
 
 
-class FixedSizeSplitter(TextSplitter):
+class FixedSizeSplitter(ChunkSplitter):
+    """Fixed windows of ``chunk_size`` units with ``chunk_overlap`` (see the module docstring)."""
+
     def __init__(
         self,
         chunk_size: int,
@@ -39,14 +42,11 @@ class FixedSizeSplitter(TextSplitter):
         self.measure = Measure(unit, tokenizer)
         self.title = title
 
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
-
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
     ) -> list[Document]:
-        from ragingest.schema import breadcrumb_title, chunk_metadata
-
+        """One ``Document`` per window of each text, with the schema's chunk metadata built from
+        ``metadatas``."""
         documents = []
         for i, text in enumerate(texts):
             base = dict(metadatas[i]) if metadatas else {}
@@ -57,6 +57,7 @@ class FixedSizeSplitter(TextSplitter):
         return documents
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """The windows of ``text`` as chunks; offsets exact."""
         starts: range | list[int]
         counter = self.measure.index(text)
         if self.measure.unit == "chars":

@@ -35,12 +35,13 @@ from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_text_splitters import TextSplitter
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk, breadcrumb
 from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
 from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
 from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
+from ragingest.schema import breadcrumb_title, chunk_metadata
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.conventions import (
     LangChainConventions,
@@ -69,7 +70,7 @@ log = logging.getLogger(__name__)
 
 
 
-class HeadingFirstSplitter(LangChainConventions, TextSplitter):
+class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
     """LangChain ``TextSplitter`` for the heading-first strategy (see module docstring)."""
 
     def __init__(
@@ -148,9 +149,6 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
         self.parent_chunk_size = parent
 
     # -- LangChain interface -------------------------------------------------------------
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
-
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
         """LangChain's ``split_documents`` after ``loaders.pages.normalize_documents``: the
         pages or elements of one source (PyPDFLoader, UnstructuredLoader, ...) are joined into
@@ -162,8 +160,8 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
     ) -> list[Document]:
-        from ragingest.schema import breadcrumb_title, chunk_metadata
-
+        """One ``Document`` per chunk of each text, with the schema's chunk metadata built from
+        ``metadatas`` and LangChain's header keys."""
         documents: list[Document] = []
         for i, text in enumerate(texts):
             base = dict(metadatas[i]) if metadatas else {}
@@ -190,6 +188,8 @@ class HeadingFirstSplitter(LangChainConventions, TextSplitter):
 
     # -- the algorithm -------------------------------------------------------------------
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """The heading-first chunks of ``text`` (see the module docstring for the contract);
+        ``title`` starts the breadcrumb when the text has no H1."""
         structure = analyze(text)
         counter = self.measure.index(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "")

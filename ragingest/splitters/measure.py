@@ -53,6 +53,8 @@ _CACHE_LIMIT = 4096
 
 
 class SpanCounter(Protocol):
+    """How many units (tokens, words, characters) a span of one indexed text holds."""
+
     def count(self, start: int, end: int) -> int: ...
 
     def boundaries(self, start: int, end: int) -> list[int]:
@@ -75,9 +77,11 @@ class StartsCounter:
         self.starts = starts
 
     def count(self, start: int, end: int) -> int:
+        """The number of unit starts inside ``[start, end)``."""
         return bisect.bisect_left(self.starts, end) - bisect.bisect_left(self.starts, start)
 
     def boundaries(self, start: int, end: int) -> list[int]:
+        """The unit starts inside ``[start, end)``, sorted and distinct."""
         lo = bisect.bisect_left(self.starts, start)
         hi = bisect.bisect_left(self.starts, end)
         return sorted(set(self.starts[lo:hi]))
@@ -122,6 +126,8 @@ class TokenCounter(StartsCounter):
         ]
 
     def exact(self, start: int, end: int) -> int | None:
+        """The exact token count of ``text[start:end]`` where the word-aligned index gives it,
+        ``None`` where the span must be tokenized on its own."""
         text, words = self.text, self.word_starts
         if words is None or not start < end <= len(text) or start < 0:
             return None
@@ -161,6 +167,7 @@ class Measure:
         self._costs: dict[str, int] = {}
 
     def index(self, text: str) -> SpanCounter:
+        """A ``SpanCounter`` over ``text`` in this measure's unit."""
         if self.unit == "chars":
             return _CharCounter()
         if self.unit == "words":

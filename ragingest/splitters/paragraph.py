@@ -26,6 +26,7 @@ _WORD = re.compile(r"\s+(?=\S)")
 
 
 def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the blank-line separated paragraphs of ``text``, trimmed."""
     return [trim(text, m.start(), m.end()) for m in _PARAGRAPH.finditer(text)]
 
 
@@ -88,6 +89,8 @@ def sentence_pieces(
 
 
 class ParagraphSplitter(UnitSplitter):
+    """Text without headings, cut at paragraphs: short ones merged, long ones cut between
+    sentences."""
     strategy = "paragraph"
 
     def __init__(
@@ -101,6 +104,8 @@ class ParagraphSplitter(UnitSplitter):
         self.min_chars, self.max_chars, self.overlap_chars = min_chars, max_chars, overlap_chars
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """Paragraph units: short paragraphs merged up to ``min_chars``, long ones cut into
+        sentence pieces of at most ``max_chars``."""
         return [
             Unit(s, e)
             for a, b in merge_short(paragraph_spans(text), self.min_chars)
@@ -108,6 +113,8 @@ class ParagraphSplitter(UnitSplitter):
         ]
 
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """One chunk per paragraph unit, cut further only where the model's limit requires;
+        offsets exact."""
         structure = analyze(text)
         counter = self.measure.index(text)
         chunks: list[Chunk] = []

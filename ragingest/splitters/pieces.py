@@ -127,6 +127,7 @@ def sections_of(
 
 
 def parent_path(headings: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
+    """The heading path of the section above the last heading of ``headings``."""
     return headings[:-1]
 
 
@@ -150,6 +151,8 @@ def common_path(paths: Sequence[tuple[tuple[int, str], ...]]) -> tuple[tuple[int
 
 
 def merge_pieces(a: Piece, b: Piece) -> Piece:
+    """One piece spanning ``a`` and ``b`` (adjacent, ``a`` first): their common heading path,
+    both sections' breadcrumbs, the parent span of both."""
     common = common_path([a.headings, b.headings])
     same_section = a.section == b.section
     strategy = (

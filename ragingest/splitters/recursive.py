@@ -11,15 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from ragingest.chunk import Chunk
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.measure import Measure
 
 
-class RecursiveBaseline:
+class RecursiveBaseline(ChunkSplitter):
+    """LangChain's ``RecursiveCharacterTextSplitter`` in our measure, with exact offsets (the
+    baseline)."""
+
     def __init__(
         self, chunk_size: int, chunk_overlap: int = 0, unit: str = "tokens", tokenizer: Any = None
     ) -> None:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+        super().__init__(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
         self.measure = Measure(unit, tokenizer)  # type: ignore[arg-type]
         if unit == "tokens":
             self.splitter = RecursiveCharacterTextSplitter.from_huggingface_tokenizer(
@@ -34,10 +39,9 @@ class RecursiveBaseline:
                 add_start_index=True,
             )
 
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
-
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """LangChain's recursive cut of ``text`` as chunks; offsets from its ``start_index``,
+        sizes in our measure."""
         docs = self.splitter.create_documents([text])
         sizes = self.measure.exact([doc.page_content for doc in docs])
         chunks = []

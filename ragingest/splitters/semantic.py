@@ -33,6 +33,9 @@ DEFAULT_PERCENTILE = 90.0
 
 
 class SemanticBoundaries:
+    """Topic-shift breakpoints for text without structure: cut where the embedding distance
+    between neighbouring windows is over a percentile."""
+
     def __init__(
         self,
         embed: Embed,
@@ -49,6 +52,8 @@ class SemanticBoundaries:
 
     @classmethod
     def from_model(cls, model: str | None = None, **kwargs: Any) -> SemanticBoundaries:
+        """Breakpoints embedded with the sentence-transformers model ``model`` (the default model
+        for ``None``)."""
         from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
         embeddings = SentenceTransformerEmbeddings(model)
@@ -67,10 +72,12 @@ class SemanticBoundaries:
         windows = [" ".join(units[max(0, i - w) : i + w + 1]) for i in range(len(units))]
         vectors = np.asarray(self.embed(windows), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors = vectors / np.where(norms == 0, 1, norms)
-        return 1.0 - np.sum(vectors[:-1] * vectors[1:], axis=1)
+        unit = vectors / np.where(norms == 0, 1, norms)
+        return np.asarray(1.0 - np.sum(unit[:-1] * unit[1:], axis=1))
 
     def breakpoints(self, text: str, start: int, end: int, structure: Structure) -> list[int]:
+        """Offsets in ``(start, end)`` where a new topic starts (unit starts whose distance is
+        over the percentile); none for fewer than ``min_units`` units."""
         starts = self.units(text, start, end, structure)
         if len(starts) < self.min_units:
             return []

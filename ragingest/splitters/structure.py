@@ -20,6 +20,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 @dataclass(frozen=True)
 class Heading:
+    """A Markdown ATX heading: its line's span, level and title."""
     start: int  # offset of the heading line
     end: int  # offset just after the heading line (its newline included)
     level: int
@@ -28,6 +29,8 @@ class Heading:
 
 @dataclass(frozen=True)
 class Block:
+    """An atomic block (a fenced code block or a table) a cut must not split unless it is over
+    the model's limit."""
     start: int
     end: int
     kind: str  # "code" | "table"
@@ -35,6 +38,7 @@ class Block:
 
 @dataclass
 class Structure:
+    """The headings and atomic blocks of one text, in order."""
     headings: list[Heading] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
 
@@ -58,6 +62,8 @@ def _lines(text: str) -> list[tuple[int, int, str]]:
 
 
 def analyze(text: str) -> Structure:
+    """The ``Structure`` of Markdown ``text``: ATX headings outside code fences, fenced code
+    blocks and tables."""
     structure = Structure()
     lines = _lines(text)
     i = 0

@@ -9,9 +9,11 @@ from ragingest.splitters.units import Unit, UnitSplitter, trim
 
 
 class TicketSplitter(UnitSplitter):
+    """Ticket exports: the whole ticket is one unit, its '# ' heading leads every piece."""
     strategy = "ticket"
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """The ticket as one unit (none for blank text)."""
         start, end = trim(text, 0, len(text))
         if end <= start:
             return []

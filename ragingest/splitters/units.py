@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
+from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.measure import MIN_BUDGET, SpanCounter, section_budget
 from ragingest.splitters.packing import pack
@@ -22,13 +23,15 @@ from ragingest.splitters.structure import Structure, analyze
 
 @dataclass(frozen=True)
 class Unit:
+    """One unit of a content type (an FAQ pair, a mail, a ticket, a card): ``[start, end)`` of
+    the text, its headings and the lead every piece's embed text starts with."""
     start: int
     end: int
     headings: tuple[tuple[int, str], ...] = ()
     lead: str = ""  # what every piece's embed_text starts with (when the piece doesn't)
 
 
-class UnitSplitter:
+class UnitSplitter(ChunkSplitter):
     """Base of the content-type splitters; ``base`` is the run's ``HeadingFirstSplitter``
     (its measure, sizes and model limit are reused)."""
 
@@ -43,14 +46,15 @@ class UnitSplitter:
         self.chunk_size = base.chunk_size
         self.parent_chunk_size = getattr(base, "parent_chunk_size", DEFAULT_PARENT_SIZE)
         self.chunk_overlap = base.chunk_overlap if self.overlap else 0
+        super().__init__(chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
 
     def units(self, text: str, structure: Structure) -> list[Unit]:
+        """The units of ``text`` in order (each content type defines them)."""
         raise NotImplementedError
 
-    def split_text(self, text: str) -> list[str]:
-        return [chunk.text for chunk in self.split_chunks(text)]
-
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """One chunk per unit, a unit over the size limit packed into pieces; offsets exact,
+        sizes in the base splitter's measure."""
         structure = analyze(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "") or title
         counter = self.measure.index(text)
@@ -160,6 +164,7 @@ class UnitSplitter:
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` narrowed to leave out leading and trailing whitespace."""
     body = text[start:end]
     lead = len(body) - len(body.lstrip())
     return start + lead, start + len(body.rstrip())

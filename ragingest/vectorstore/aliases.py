@@ -18,6 +18,8 @@ from ragingest.vectorstore.records_location import resolve_in_default_file
 
 @dataclass
 class Alias:
+    """A collection name as users type it, the physical collection serving it and the one a
+    rebuild is filling."""
     name: str  # what users type
     live: str  # the physical Chroma collection serving it
     building: str | None = None  # the physical collection a --rebuild is filling
@@ -35,6 +37,8 @@ class Catalog:
         self.engine = ensure_schema(records_engine(persist_dir, records_url))
 
     def get(self, name: str) -> Alias:
+        """The alias ``name`` (a new one, served by its own physical name, when none is
+        recorded)."""
         with self.engine.connect() as connection:
             row = connection.execute(_select_alias(name)).first()
         return Alias(name, row[0], row[1], row[2]) if row else Alias(name, chroma_name(name))
@@ -63,6 +67,7 @@ class Catalog:
         return alias.building
 
     def drop_build(self, name: str) -> None:
+        """Forget the rebuild in progress of ``name``."""
         alias = self.get(name)
         alias.building = None
         self._write(alias)

@@ -36,22 +36,27 @@ class LazyEmbeddings(Embeddings):
 
     @property
     def loaded(self) -> bool:
+        """Whether the model has been loaded."""
         return self._embeddings is not None
 
     @property
     def embeddings(self) -> Embeddings:
+        """The wrapped embeddings, loaded on first access."""
         if self._embeddings is None:
             self._embeddings = self._factory()
         return self._embeddings
 
     @property
     def computed(self) -> int:
+        """How many texts the model has embedded (0 before it is loaded)."""
         return getattr(self._embeddings, "computed", 0) if self._embeddings else 0
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, from the model (loaded on first call)."""
         return self.embeddings.embed_documents(texts)
 
     def embed_query(self, text: str) -> list[float]:
+        """The query's vector, from the model (loaded on first call)."""
         return self.embeddings.embed_query(text)
 
 
@@ -112,6 +117,8 @@ class CachedEmbeddings(CacheBackedEmbeddings):
         return len(new)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, each distinct text embedded at most once (cached vectors reused);
+        counts ``requested`` and ``cached``."""
         unique = list(dict.fromkeys(texts))
         before = self.computed
         vectors = dict(zip(unique, super().embed_documents(unique), strict=True))

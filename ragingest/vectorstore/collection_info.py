@@ -13,6 +13,8 @@ from typing import Any
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from ragingest.errors import CollectionMismatchError
+from ragingest.models.resolve import canonical_name, model_fingerprint, resolve_model_path
+from ragingest.vectorstore.server import active_server
 
 MODEL_KEY = "ragingest_model"
 FINGERPRINT_KEY = "ragingest_fingerprint"
@@ -26,8 +28,6 @@ def chroma_client(persist_dir: str | Path) -> Any:
     import chromadb
     from chromadb.config import Settings
 
-    from ragingest.vectorstore.server import active_server
-
     server = active_server()
     if server is not None:
         return server.client()
@@ -40,8 +40,6 @@ def chroma_client(persist_dir: str | Path) -> Any:
 def require_store_dir(persist_dir: str | Path) -> None:
     """Refuse, creating nothing, a ``persist_dir`` that holds no Chroma store (with a Chroma
     server only the directory's other files are read, so it need not exist)."""
-    from ragingest.vectorstore.server import active_server
-
     if active_server() is not None:
         return
     path = Path(persist_dir)
@@ -66,6 +64,7 @@ def collection_metadata(client: Any, collection: str) -> dict[str, Any] | None:
 
 
 def missing_collection(collection: str, persist_dir: str | Path) -> CollectionMismatchError:
+    """The error for a collection that does not exist (it says to run ``ragingest ingest``)."""
     return CollectionMismatchError(
         f"collection {collection!r} does not exist in {persist_dir}; run `ragingest ingest` first"
     )
@@ -74,8 +73,6 @@ def missing_collection(collection: str, persist_dir: str | Path) -> CollectionMi
 def model_identity(model: str | None = None) -> tuple[str, str]:
     """``(name, fingerprint)`` of a model without loading its tokenizer or weights (the same
     values as ``load_model_info``), so a run with nothing to embed never loads the model."""
-    from ragingest.models.resolve import canonical_name, model_fingerprint, resolve_model_path
-
     name = canonical_name(model)
     folder = Path(resolve_model_path(name))
     return name, model_fingerprint(name, folder) if folder.is_dir() else name
@@ -85,14 +82,16 @@ def embeddings_identity(embeddings: Any) -> tuple[str, str]:
     """``(name, fingerprint)`` of ``SentenceTransformerEmbeddings`` or of an object carrying
     ``model_name`` and ``fingerprint`` (the run's cached embeddings)."""
     if hasattr(embeddings, "fingerprint"):
-        return embeddings.model_name, embeddings.fingerprint  # type: ignore[attr-defined]
-    info = embeddings.info  # type: ignore[attr-defined]
+        return embeddings.model_name, embeddings.fingerprint
+    info = embeddings.info
     return info.name, info.fingerprint
 
 
 def store_metadata(
     model: str, fingerprint: str, settings: dict[str, Any] | None, alias: str | None = None
 ) -> dict[str, Any]:
+    """The collection metadata recording the model, its fingerprint, the split settings and the
+    alias."""
     metadata = {
         "hnsw:space": "cosine",
         MODEL_KEY: model,
@@ -147,6 +146,8 @@ def check_compatible(
     fingerprint: str,
     settings: dict[str, Any] | None,
 ) -> None:
+    """Raise ``CollectionMismatchError`` unless ``existing`` was built with this model,
+    fingerprint and settings."""
     problem = mismatch(existing, collection, model, fingerprint, settings)
     if problem:
         raise CollectionMismatchError(problem)

@@ -144,6 +144,7 @@ class LexicalIndex:
                 )
 
     def delete(self, ids: Iterable[str]) -> None:
+        """Remove the chunks ``ids`` from the index (nothing to do without an index)."""
         ids = list(ids)
         if not ids or not self.path.exists():
             return
@@ -174,6 +175,7 @@ class LexicalIndex:
                 )
 
     def ids(self) -> set[str]:
+        """The ids of the indexed chunks (empty without an index)."""
         if not self.path.exists():
             return set()
         with self._connect() as db:
@@ -182,6 +184,7 @@ class LexicalIndex:
             return {row[0] for row in db.execute(f"SELECT id FROM {self._ids}")}
 
     def count(self) -> int:
+        """The number of indexed chunks (0 without an index)."""
         if not self.path.exists():
             return 0
         with self._connect() as db:

@@ -46,9 +46,11 @@ class ChunkReader:
         self.collection = client.get_collection(physical)
 
     def count(self) -> int:
+        """The number of chunks in the collection."""
         return self.collection.count()
 
     def lexical_in_step(self) -> bool:
+        """Whether the lexical index holds as many chunks as the collection."""
         return self.lexical.count() == self.count()
 
     def get(
@@ -60,6 +62,7 @@ class ChunkReader:
         where_document: dict[str, Any] | None = None,
         include: list[str] | None = None,
     ) -> dict[str, Any]:
+        """Chroma's ``collection.get`` with these filters (ids, where, paging, include)."""
         kwargs: dict[str, Any] = {"ids": ids, "where": where, "limit": limit, "offset": offset}
         kwargs["where_document"] = where_document
         if include is not None:

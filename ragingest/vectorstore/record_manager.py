@@ -49,15 +49,19 @@ class IndexRecords(RecordManager):
         self.sql = SQLRecordManager(namespace, engine=engine)
 
     def create_schema(self) -> None:
+        """Create the record tables if they are missing (idempotent)."""
         self.sql.create_schema()
 
     def get_time(self) -> float:
+        """The database server's current time, as LangChain's ``SQLRecordManager`` gives it."""
         return self.sql.get_time()
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
+        """For each key, whether this namespace holds a record of it (same order as ``keys``)."""
         return self.sql.exists(keys)
 
     def list_keys(self, **kwargs: Any) -> list[str]:
+        """The keys of this namespace, filtered as ``SQLRecordManager.list_keys`` filters them."""
         return self.sql.list_keys(**kwargs)
 
     def list_groups(self) -> list[str]:
@@ -70,6 +74,7 @@ class IndexRecords(RecordManager):
             return sorted(row[0] for row in rows if row[0] is not None)
 
     def count(self) -> int:
+        """The number of records in this namespace."""
         t = UPSERTION_RECORD.c
         with Session(self.engine) as session:
             return session.execute(
@@ -85,6 +90,8 @@ class IndexRecords(RecordManager):
         group_ids: Sequence[str | None] | None = None,
         time_at_least: float | None = None,
     ) -> None:
+        """Record ``keys`` (with their ``group_ids``) as written at ``time_at_least`` or later
+        and clear their journal entries; without ``group_ids`` only their times are refreshed."""
         if group_ids is None:
             self._refresh(keys, time_at_least)
             return
@@ -110,25 +117,32 @@ class IndexRecords(RecordManager):
             session.commit()
 
     def delete_keys(self, keys: Sequence[str]) -> None:
+        """Delete the records of ``keys`` and their journal entries."""
         self.sql.delete_keys(keys)
         self.journal_done(keys)
 
     async def acreate_schema(self) -> None:
+        """Not supported: the record manager is synchronous (``NotImplementedError``)."""
         raise NotImplementedError(_SYNC_ONLY)
 
     async def aget_time(self) -> float:
+        """Not supported: the record manager is synchronous (``NotImplementedError``)."""
         raise NotImplementedError(_SYNC_ONLY)
 
     async def aupdate(self, keys: Sequence[str], **kwargs: Any) -> None:
+        """Not supported: the record manager is synchronous (``NotImplementedError``)."""
         raise NotImplementedError(_SYNC_ONLY)
 
     async def aexists(self, keys: Sequence[str]) -> list[bool]:
+        """Not supported: the record manager is synchronous (``NotImplementedError``)."""
         raise NotImplementedError(_SYNC_ONLY)
 
     async def alist_keys(self, **kwargs: Any) -> list[str]:
+        """Not supported: the record manager is synchronous (``NotImplementedError``)."""
         raise NotImplementedError(_SYNC_ONLY)
 
     async def adelete_keys(self, keys: Sequence[str]) -> None:
+        """Not supported: the record manager is synchronous (``NotImplementedError``)."""
         raise NotImplementedError(_SYNC_ONLY)
 
     # -- the write-ahead journal -------------------------------------------------------------
@@ -146,6 +160,7 @@ class IndexRecords(RecordManager):
             )
 
     def journal_done(self, keys: Sequence[str]) -> None:
+        """Remove the journal entries of ``keys`` (their writes reached Chroma and the records)."""
         if not keys:
             return
         with self.engine.begin() as connection:
@@ -157,6 +172,7 @@ class IndexRecords(RecordManager):
                 )
 
     def journal_items(self) -> list[tuple[str, str]]:
+        """``(key, op)`` of every pending journal entry of this namespace, sorted by key."""
         with self.engine.connect() as connection:
             rows = connection.execute(
                 select(JOURNAL.c.key, JOURNAL.c.op)

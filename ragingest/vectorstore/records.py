@@ -232,13 +232,17 @@ def upsert(connection: Connection, table: Table, rows: Iterable[dict[str, Any]])
     unique = list({tuple(row[k] for k in keys): row for row in rows}.values())
     if not unique:
         return
+    statement: Any  # each dialect's Insert has its own on_conflict_do_update
     if connection.dialect.name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        statement = sqlite_insert(table)
     elif connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        statement = postgresql_insert(table)
     else:
         raise RecordsURLError(f"no upsert for dialect {connection.dialect.name!r}")
-    statement = insert(table)
     statement = statement.on_conflict_do_update(
         index_elements=keys,
         set_={c.name: statement.excluded[c.name] for c in table.columns if not c.primary_key},

@@ -32,6 +32,7 @@ TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
 
 @dataclass(frozen=True)
 class ChromaServer:
+    """Where a Chroma server listens, and the token it wants (``--chroma-host``, ...)."""
     host: str = "127.0.0.1"
     port: int = 8000
     token: str | None = None
@@ -39,12 +40,15 @@ class ChromaServer:
     ssl: bool = False
 
     def headers(self) -> dict[str, str]:
+        """The HTTP headers carrying the token (``Bearer`` for Authorization), none without a
+        token."""
         if not self.token:
             return {}
         value = f"Bearer {self.token}" if self.header.lower() == "authorization" else self.token
         return {self.header: value}
 
     def client(self) -> Any:
+        """A Chroma ``HttpClient`` for this server (telemetry off)."""
         import chromadb
         from chromadb.config import Settings
 

@@ -18,7 +18,7 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
@@ -46,6 +46,9 @@ from ragingest.vectorstore.collection_info import (
 from ragingest.vectorstore.gate import ReadGate, read_gate
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import lexical_text
+
+if TYPE_CHECKING:  # the type only: the parents database is opened by open_store
+    from ragingest.vectorstore.parents import ParentStore
 
 __all__ = [  # the collection_info names stay importable from here
     "ALIAS_KEY",
@@ -95,7 +98,7 @@ class ChunkStore(Chroma):
     """
 
     journal: Journal | None = None
-    parent_store: Any = None  # ragingest.vectorstore.parents.ParentStore, set by open_store
+    parent_store: ParentStore | None = None  # set by open_store
     lexical: Any = None  # a LexicalIndex or PgLexicalIndex, set by open_store
     gate: ReadGate | None = None  # readers see a write group whole (set by open_store)
     _lexical_synced: bool = False
@@ -111,9 +114,11 @@ class ChunkStore(Chroma):
         return self.chroma_client.get_collection(self.physical_name)
 
     def count(self) -> int:
+        """The number of chunks in the collection."""
         return self.collection.count()
 
     def ids(self) -> list[str]:
+        """The ids of every chunk in the collection."""
         return list(self.collection.get(include=[])["ids"])
 
     def add_documents(
@@ -125,16 +130,22 @@ class ChunkStore(Chroma):
         vectors: Sequence[list[float] | None] | None = None,
         **kwargs: Any,
     ) -> list[str]:
+        """Store ``documents`` (their ids from ``ids``, the document or the content); vectors of
+        ``embed_texts`` (default: the contents) unless given in ``vectors``, parent texts and
+        the lexical index kept in step. Returns the ids."""
         ids = list(kwargs.get("ids") or [doc.id or chroma_id(doc) for doc in documents])
         if not documents:
             return ids
         texts = list(embed_texts or [doc.page_content for doc in documents])
         found = list(vectors or [None] * len(documents))
         given = [(t, v) for t, v in zip(texts, found, strict=True) if v is not None]
-        if given and hasattr(self.embeddings, "store_vectors"):
-            self.embeddings.store_vectors(given)
+        embeddings = self.embeddings
+        if embeddings is None:
+            raise ValueError("the store has no embedding function to embed the documents with")
+        if given and hasattr(embeddings, "store_vectors"):
+            embeddings.store_vectors(given)
         todo = [t for t, v in zip(texts, found, strict=True) if v is None]
-        computed = iter(self.embeddings.embed_documents(todo) if todo else [])
+        computed = iter(embeddings.embed_documents(todo) if todo else [])
         embedded = [v if v is not None else next(computed) for v in found]
         self._sync_before_write()
         if self.journal is not None:
@@ -173,10 +184,11 @@ class ChunkStore(Chroma):
         super().delete(ids, **kwargs)
         if self.lexical is not None:
             self.lexical.delete(ids)
-        if parents:
+        if parents and self.parent_store is not None:
             self.parent_store.mdelete(sorted(parents - self._parent_ids(among=parents)))
 
     def delete_collection(self) -> None:
+        """Drop the collection and its lexical index."""
         super().delete_collection()
         if self.lexical is not None:
             self.lexical.drop()
@@ -203,6 +215,7 @@ class ChunkStore(Chroma):
         return len(extra) + len(missing)
 
     def lexical_in_step(self) -> bool:
+        """Whether the lexical index holds as many chunks as the collection (True without one)."""
         return self.lexical is None or self.lexical.count() == self.count()
 
     def _sync_before_write(self) -> None:
@@ -224,6 +237,7 @@ class ChunkStore(Chroma):
     def _parent_ids(self, ids: list[str] | None = None, among: set[str] | None = None) -> set[str]:
         """The parent ids of the chunks ``ids`` (all chunks when None), or which of the
         parent ids ``among`` chunks still refer to."""
+        queries: list[dict[str, Any]]
         if among is not None:
             names = sorted(among)
             queries = [
