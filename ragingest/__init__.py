@@ -54,8 +54,8 @@ def ingest(
 
 
 def retriever(
-    persist_dir: str | Path,
-    collection: str,
+    persist_dir: str | Path | None = None,
+    collection: str | None = None,
     *,
     max_context_tokens: int | None = None,
     auto_merge: float | None = None,
@@ -70,9 +70,17 @@ def retriever(
     the best passages whole within that budget, counted by ``tokenizer`` (the generator's: a
     tokenizer.json, a tokenizer folder, ``"tiktoken:NAME"``, a callable; default the embedding
     model's), and returns chunks unless ``parents=True``; ``auto_merge=0.5`` searches chunks and
-    returns a parent section only when at least half of its chunks are hits."""
+    returns a parent section only when at least half of its chunks are hits.
+
+    Servers, as ``ingest`` takes them: ``chroma_host``, ``chroma_port``, ``chroma_token``
+    (default ``$RAGINGEST_CHROMA_TOKEN``), ``chroma_token_header``, ``chroma_ssl`` and
+    ``records_url`` (default ``$RAGINGEST_RECORDS_URL``); with a Chroma server and a PostgreSQL
+    records database ``persist_dir`` may be left out:
+    ``ragingest.retriever(collection="kb", chroma_host="10.0.0.5", records_url="postgresql+psycopg://...")``."""
     from ragingest.retrieval.context import retriever as context_retriever
 
+    if collection is None:
+        raise TypeError("retriever() needs collection= (the collection name)")
     return context_retriever(
         persist_dir,
         collection,

@@ -5,12 +5,13 @@ from __future__ import annotations
 # The command's exit codes (the CLI and ``RunReport.exit_code`` return these).
 EXIT_OK = 0
 EXIT_FILES_FAILED = 1  # some files failed or partly failed; the others are stored
-EXIT_USAGE = 2  # a usage error, a model or settings mismatch, an unreachable records database
+EXIT_USAGE = 2  # a usage error, a model or settings mismatch
 EXIT_LOCKED = 3  # another run is writing the collection
 EXIT_READ_ONLY = 4  # the store is read-only
 EXIT_CORRUPT = 5  # the store is damaged
 EXIT_DISK_FULL = 6  # the disk is full
 EXIT_REFUSED = 7  # the run would have deleted most of the collection: nothing was changed
+EXIT_UNREACHABLE = 8  # a server (Chroma, the records database) can't be reached
 EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C); the next run finishes the work
 EXIT_TERMINATED = 143  # terminated (SIGTERM, 128 + 15); the next run finishes the work
 
@@ -99,3 +100,9 @@ class MissingPathError(RefusedRunError, FileNotFoundError):
 
 class MassDeleteError(RefusedRunError):
     """The run would delete every source of the collection, or more than the allowed share."""
+
+
+class ServerUnreachableError(RagIngestError):
+    """A server the command needs (the Chroma server, the records database) can't be reached;
+    the message names it and what to check. The CLI exits with ``EXIT_UNREACHABLE``."""
+

@@ -90,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
         "is writing the collection; 4: the store is read-only; 5: the store is damaged "
         "(--rebuild repairs it); 6: the disk is full; 7: refused, nothing changed: the run "
         "would delete every source of the collection or more than --max-delete-share of them "
-        "(a folder missing or empty?; --allow-mass-delete confirms); 130: interrupted.",
+        "(a folder missing or empty?; --allow-mass-delete confirms); 8: a server (Chroma, the "
+        "records database) can't be reached; 130: interrupted.",
     )
     _ingest_args(ing, paths="*")
     from ragingest.cli.loader_specs import add_loader_args
@@ -118,13 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     sts = sub.add_parser(
         "status", help="chunk and file counts, model, settings and last run of a collection"
     )
-    _store_args(sts)
+    _store_args(sts, persist_required=False)
     sts.add_argument("--run-log", metavar="FILE", help="the run log (default: in --persist-dir)")
     sts.add_argument("--json", action="store_true", help="print JSON")
 
     qry = sub.add_parser("query", help="search a collection")
     qry.add_argument("text", help="the question")
-    _store_args(qry)
+    _store_args(qry, persist_required=False)
     qry.add_argument("-k", type=int, default=d.TOP_K, help=f"number of hits (default {d.TOP_K})")
     qry.add_argument(
         "--where",
@@ -171,12 +172,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     add_evaluate_parser(sub, _positive)
-    add_trace_parser(sub, _store_args)
+    add_trace_parser(sub, lambda parser: _store_args(parser, persist_required=False))
     return parser
 
 
-def _store_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--persist-dir", required=True, type=Path, help="Chroma directory")
+def _store_args(parser: argparse.ArgumentParser, persist_required: bool = True) -> None:
+    if persist_required:
+        parser.add_argument("--persist-dir", required=True, type=Path, help="Chroma directory")
+    else:
+        parser.add_argument(
+            "--persist-dir",
+            type=Path,
+            default=None,
+            help="Chroma directory (not needed with --chroma-host and a PostgreSQL "
+            "--records-url: everything a query reads is on those servers)",
+        )
     parser.add_argument("--collection", required=True, help="collection name")
     parser.add_argument(
         "--records-url",

@@ -166,7 +166,7 @@ def status_command(args: argparse.Namespace) -> int:
 
     with readable_store(args.persist_dir) as persist:
         status = collection_status(persist, args.collection, args.run_log, args.records_url)
-    if persist != args.persist_dir:  # say where the store really is
+    if persist is not None and persist != args.persist_dir:  # say where the store really is
         status = json.loads(json.dumps(status).replace(str(persist), str(args.persist_dir)))
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))

@@ -1,6 +1,7 @@
 """The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
-3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 130 interrupted (Ctrl-C),
-143 terminated (SIGTERM) (``cli.faults``)."""
+3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 7 refused (the run would
+delete most of the collection), 8 a server (Chroma, the records database) can't be reached,
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM) (``cli.faults``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ import threading
 from ragingest.cli import faults
 from ragingest.cli.args import build_parser
 from ragingest.cli.commands import COMMANDS
-from ragingest.errors import EXIT_USAGE, RagIngestError
+from ragingest.errors import (
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    RagIngestError,
+    ServerUnreachableError,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -41,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
             return COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:
         return faults.interrupted(exc)
+    except ServerUnreachableError as exc:
+        print(f"ragingest: {exc}", file=sys.stderr)
+        return EXIT_UNREACHABLE
     except (RagIngestError, ValueError) as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -49,13 +58,40 @@ def main(argv: list[str] | None = None) -> int:
         code = faults.report_fault(exc, where, report)
         if code is not None:
             return code
-        from sqlalchemy.exc import OperationalError
-
-        if not isinstance(exc, OperationalError):
+        message = unreachable(exc, args)
+        if message is None:
             raise
-        # the records database can't be reached (a --records-url server down, a bad host)
-        print(f"ragingest: records database: {exc.orig or exc}", file=sys.stderr)
-        return EXIT_USAGE
+        print(f"ragingest: {message}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+
+
+def unreachable(exc: BaseException, args: object) -> str | None:
+    """One line for a server that went away or can't be reached, or None for other errors:
+    the records database (a --records-url server down, a bad host) or the Chroma server
+    (down after the command connected)."""
+    import httpx
+    from sqlalchemy.exc import OperationalError
+
+    if isinstance(exc, OperationalError):
+        from ragingest.vectorstore.records import display_url, records_url_for
+
+        try:
+            where = display_url(
+                records_url_for(
+                    getattr(args, "persist_dir", None), getattr(args, "records_url", None)
+                )
+            )
+        except ValueError:
+            where = "?"
+        reason = str(exc.orig or exc).strip().splitlines()[0]
+        return f"records database {where} can't be reached: {reason}"
+    if isinstance(exc, httpx.TransportError):
+        from ragingest.vectorstore.server import server_from_args
+
+        server = server_from_args(args)
+        where = str(server) if server else "?"
+        return f"Chroma server {where} can't be reached: {exc}"
+    return None
 
 
 if __name__ == "__main__":

@@ -19,9 +19,12 @@ _NOT_COPIED = ("ragingest_embeddings.sqlite", "*.lock", "*.damaged-*")  # not ne
 
 
 @contextlib.contextmanager
-def readable_store(persist_dir: Path) -> Iterator[Path]:
-    """``persist_dir`` itself when it is writable (or missing: the caller says so), else a
-    temporary copy of it, removed afterwards."""
+def readable_store(persist_dir: Path | None) -> Iterator[Path | None]:
+    """``persist_dir`` itself when it is writable (or missing: the caller says so; None: the
+    servers hold everything), else a temporary copy of it, removed afterwards."""
+    if persist_dir is None:
+        yield None
+        return
     persist_dir = Path(persist_dir)
     if not persist_dir.is_dir() or store_writable(persist_dir):
         yield persist_dir

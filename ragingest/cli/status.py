@@ -28,16 +28,23 @@ from ragingest.vectorstore.store import (
 
 
 def collection_status(
-    persist_dir: str | Path,
+    persist_dir: str | Path | None,
     collection: str,
     run_log: str | Path | None = None,
     records_url: str | None = None,
 ) -> dict[str, Any]:
     """What ``ragingest status`` reports about ``collection`` (counts, model, settings, the last
-    runs), read without writing to the store."""
-    persist = Path(persist_dir)
+    runs), read without writing to the store; ``persist_dir`` may be None with a Chroma server
+    (inside ``use_server``) and a PostgreSQL records database (then the run log is read only
+    from ``run_log``)."""
+    from ragingest.vectorstore.server import active_server
 
-    require_store_dir(persist)
+    server = active_server()
+    persist = Path(persist_dir) if persist_dir is not None else None
+    if persist is None and server is None:
+        raise ValueError("give --persist-dir (the Chroma directory) or a Chroma server")
+    if persist is not None:
+        require_store_dir(persist)
     client = chroma_client(persist)
     alias = read_alias(persist, collection, records_url)
     physical = alias.live if alias else chroma_name(collection)
@@ -47,7 +54,8 @@ def collection_status(
         metadata = collection_metadata(client, physical)
     if metadata is None:
         raise CollectionMismatchError(
-            f"collection {collection!r} does not exist in {persist}; run `ragingest ingest` first"
+            f"collection {collection!r} does not exist in {persist or server}; run "
+            "`ragingest ingest` first"
         )
     manager = record_manager(persist, physical, records_url)
     journal = len(manager.journal_items())
@@ -78,7 +86,8 @@ def collection_status(
     return {
         "collection": collection,
         "physical": physical,
-        "persist_dir": str(persist),
+        "persist_dir": str(persist) if persist is not None else None,
+        "chroma_server": str(server) if server is not None else None,
         "records_url": display_url(records_url_for(persist, records_url)),
         "model": metadata.get(MODEL_KEY),
         "fingerprint": metadata.get(FINGERPRINT_KEY),
@@ -92,7 +101,7 @@ def collection_status(
         "journal": journal,
         "rebuild_in_progress": building,
         "writer": lock_holder(persist, collection, records_url),
-        "last_run": runlog.last_run(runlog.run_log_path(persist, run_log), collection),
+        "last_run": _last_run(persist, run_log, collection),
     }
 
 
@@ -121,6 +130,10 @@ def _others_line(others: dict[str, Any]) -> str:
         "never updates nor deletes them and counts them apart; `ingest --rebuild` builds the "
         "collection without them"
     )
+def _last_run(persist: Path | None, run_log: str | Path | None, collection: str) -> Any:
+    if persist is None and run_log is None:
+        return None  # the run log is a file on the ingest machine
+    return runlog.last_run(runlog.run_log_path(persist or Path("."), run_log), collection)
 
 
 def render(status: dict[str, Any]) -> str:
@@ -133,7 +146,7 @@ def render(status: dict[str, Any]) -> str:
 
     settings = describe(status["settings"])
     lines = [
-        f"collection: {name} in {status['persist_dir']}",
+        f"collection: {name} in {status['persist_dir'] or status['chroma_server']}",
         f"model: {status['model']} (fingerprint {status['fingerprint']})"
         if status["model"]
         else "model: none recorded (not built by ragingest: `ingest --rebuild` builds it anew)",

@@ -47,14 +47,14 @@ import contextlib
 import logging
 import math
 import pickle
-import sqlite3
 import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from sqlalchemy import func, select
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
@@ -98,21 +98,28 @@ LAST_STATS = RayStats()
 
 def cached_hashes(embeddings: CachedEmbeddings) -> Any:
     """Sorted uint64 hashes of the texts in the embedding cache for this model (8 bytes per
-    text, read straight from the cache's key index): the split skips them. Empty when the
-    cache is not the SQLite store (then every text is embedded on Ray; still correct)."""
+    text, read straight from the key column of the cache's ``SQLStore`` table): the split skips
+    them. Empty when the cache is another store (then every text is embedded on Ray; still
+    correct)."""
     import numpy as np
 
+    from ragingest.vectorstore.kv import KV_TABLE
+
     store = getattr(getattr(embeddings, "document_embedding_store", None), "store", None)
-    path = getattr(store, "path", None)
-    if path is None or not Path(path).is_file():
+    engine, namespace = getattr(store, "engine", None), getattr(store, "namespace", None)
+    if engine is None or namespace is None:
         return np.zeros(0, dtype=np.uint64)
     prefix = f"{embeddings.fingerprint}:"
     end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-    with contextlib.closing(sqlite3.connect(str(path), timeout=60)) as connection:
-        rows = connection.execute(
-            "SELECT substr(key, ?, 16) FROM byte_store WHERE key >= ? AND key < ?",
-            (len(prefix) + 1, prefix, end),
-        )
+    key = KV_TABLE.c.key
+    statement = (
+        select(func.substr(key, len(prefix) + 1, 16))
+        .where(KV_TABLE.c.namespace == namespace)
+        .where(key >= prefix)
+        .where(key < end)
+    )
+    with engine.connect() as connection:
+        rows = connection.execute(statement)
         hashes = np.fromiter((int(h, 16) for (h,) in rows), dtype=np.uint64)
     hashes.sort()
     return hashes

@@ -22,7 +22,7 @@ from ragingest.pipeline.settle import move_records, rename_chroma
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.state import namespaces as state_namespaces
 from ragingest.vectorstore.aliases import Alias, Catalog
-from ragingest.vectorstore.lexical import LexicalIndex
+from ragingest.vectorstore.lexical_location import lexical_index
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.record_manager import record_manager
@@ -107,12 +107,12 @@ class Lifecycle:
             if collection_metadata(self.client, home) is not None:  # not live: garbage
                 self.client.delete_collection(home)
         move_records(self.catalog.engine, old, home)
-        ParentStore(self.persist_dir, old).copy_to(home)
-        LexicalIndex(self.persist_dir, old).rename_to(home)
+        ParentStore(self.persist_dir, old, self.records_url).copy_to(home)
+        lexical_index(self.persist_dir, old, self.records_url).rename_to(home)
         if collection_metadata(self.client, old) is not None:
             rename_chroma(self.client, old, home)
         self.catalog.set_live(self.name, home)
-        ParentStore(self.persist_dir, old).drop()
+        ParentStore(self.persist_dir, old, self.records_url).drop()
         log.info("collection %r settled under its own name %r", self.name, home)
 
     def _build_target(self, model: str, fingerprint: str, settings: dict[str, Any]) -> str:
@@ -142,7 +142,8 @@ class Lifecycle:
         manager = record_manager(self.persist_dir, alias.live, self.records_url)
         known = set(manager.namespaces())
         known |= set(state_namespaces(self.persist_dir, self.records_url))
-        known |= {namespace(name) for name in parent_collections(self.persist_dir)}
+        parents = parent_collections(self.persist_dir, self.records_url)
+        known |= {namespace(name) for name in parents}
         for name in known:
             physical = name.removeprefix("chroma/")
             if (
@@ -161,6 +162,6 @@ class Lifecycle:
             self.client.delete_collection(physical)
         record_manager(self.persist_dir, physical, self.records_url).drop_namespace()
         FileStates(self.persist_dir, namespace(physical), self.records_url).drop()
-        ParentStore(self.persist_dir, physical).drop()
-        LexicalIndex(self.persist_dir, physical).drop()
+        ParentStore(self.persist_dir, physical, self.records_url).drop()
+        lexical_index(self.persist_dir, physical, self.records_url).drop()
         log.info("dropped collection %r", physical)

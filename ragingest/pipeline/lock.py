@@ -109,7 +109,7 @@ def _pg_holder(connection: Connection, collection: str) -> dict[str, Any] | None
 
 
 def lock_holder(
-    persist_dir: str | Path, collection: str, records_url: str | None = None
+    persist_dir: str | Path | None, collection: str, records_url: str | None = None
 ) -> dict[str, Any] | None:
     """The run writing ``collection`` now (pid, host, started), or None. Never takes the
     lock itself, so asking can't make a starting writer fail."""
@@ -119,6 +119,8 @@ def lock_holder(
             return None
         with engine.connect() as connection:
             return _pg_holder(connection, collection)
+    if persist_dir is None:  # a SQLite records file lives in persist_dir, so this is unreachable
+        return None
     holder = _read(lock_path(persist_dir, collection))
     if not holder:
         return None

@@ -119,7 +119,12 @@ def run_locked(
         return model
 
     embeddings = cached_embeddings(  # stored a model batch at a time: a stopped run keeps them
-        o.persist_dir, target.model, target.fingerprint, load_model, batch_size=o.batch_size
+        o.persist_dir,
+        target.model,
+        target.fingerprint,
+        load_model,
+        batch_size=o.batch_size,
+        records_url=o.records_url,
     )
     store = open_store(
         o.persist_dir,
@@ -129,6 +134,7 @@ def run_locked(
         client=client,
         resolve=False,
         alias=o.collection if target.rebuilding else None,
+        records_url=o.records_url,
     )
     writer = Writer(store, manager, states, report, o.write_batch_size)
     writer.recover()

@@ -36,7 +36,7 @@ class FileStates:
     """The state rows of one namespace (one physical collection)."""
 
     def __init__(
-        self, persist_dir: str | Path, namespace: str, records_url: str | None = None
+        self, persist_dir: str | Path | None, namespace: str, records_url: str | None = None
     ) -> None:
         self.engine = ensure_schema(records_engine(persist_dir, records_url))
         self.namespace = namespace

@@ -15,6 +15,7 @@ the store keeps beside Chroma (parents, a lexical index) stays in step.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -107,24 +108,26 @@ class Writer:
             return
         self.states.delete([task.source for task, _chunks in group])
         records = [record for _task, chunks in group for record in chunks]
-        if records:
-            sink = RecordSink(self.store, records)
-            result = index(
-                [record.document() for record in records],
-                self.manager,
-                sink,
-                batch_size=self.batch_size,
-                cleanup="scoped_full",
-                source_id_key=lambda doc: sink.records[str(doc.id)].source,
-                key_encoder=_record_id,
-            )
-            self.report.added += result["num_added"]
-            self.report.updated += result["num_updated"]
-            self.report.skipped += result["num_skipped"]
-            self.report.deleted += result["num_deleted"]
-        empty = [task.source for task, chunks in group if not chunks]
-        if empty:  # nothing of the file went through index(): its old chunks go here
-            self.report.deleted += self.delete_sources(empty)
+        self._embed_new(records)
+        with self._gate():  # readers see the group's files all before or all after
+            if records:
+                sink = RecordSink(self.store, records)
+                result = index(
+                    [record.document() for record in records],
+                    self.manager,
+                    sink,
+                    batch_size=self.batch_size,
+                    cleanup="scoped_full",
+                    source_id_key=lambda doc: sink.records[str(doc.id)].source,
+                    key_encoder=_record_id,
+                )
+                self.report.added += result["num_added"]
+                self.report.updated += result["num_updated"]
+                self.report.skipped += result["num_skipped"]
+                self.report.deleted += result["num_deleted"]
+            empty = [task.source for task, chunks in group if not chunks]
+            if empty:  # nothing of the file went through index(): its old chunks go here
+                self.report.deleted += self.delete_sources(empty)
         self.states.put(
             (task.source, FileState(task.stamp, len(chunks)))
             for task, chunks in group
@@ -136,6 +139,27 @@ class Writer:
             len(records),
             ", ".join(task.source for task, _chunks in group),
         )
+
+    def _gate(self) -> Any:
+        """The store's read gate, held exclusively (``vectorstore.gate``)."""
+        gate = getattr(self.store, "gate", None)
+        return gate.writing() if gate is not None else contextlib.nullcontext()
+
+    def _embed_new(self, records: Sequence[ChunkRecord]) -> None:
+        """Embed, before the gate is taken, the records ``index()`` will add (no vector from
+        an engine, no record yet), so readers wait for the store writes only."""
+        todo = [r for r in records if r.vector is None]
+        if not todo:
+            return
+        known = self.manager.exists([r.id for r in todo])
+        todo = [r for r, recorded in zip(todo, known, strict=True) if not recorded]
+        if todo:
+            embeddings = self.store.embeddings
+            if embeddings is None:
+                raise ValueError("the store has no embeddings to compute the chunks' vectors")
+            vectors = embeddings.embed_documents([r.embed_text for r in todo])
+            for record, vector in zip(todo, vectors, strict=True):
+                record.vector = vector
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``: file states, then Chroma (journaled), records."""
@@ -161,7 +185,9 @@ class Writer:
             if source not in known and keys and not any(map(ragingest_form, keys)):
                 log.info("%s: written by other code (not ragingest's ids), left alone", source)
                 continue
-            self.report.add_deleted(source, self.delete_sources([source]))
+            with self._gate():
+                deleted = self.delete_sources([source])
+            self.report.add_deleted(source, deleted)
 
     def recover(self) -> None:
         """Finish a killed run's half-done writes, then reconcile if Chroma and the record

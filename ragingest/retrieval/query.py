@@ -18,29 +18,53 @@ RANKS = ("dense_rank", "lexical_rank")  # a hybrid hit's place in each ranking (
 
 def search(
     text: str,
-    persist_dir: str | Path,
+    persist_dir: str | Path | None,
     collection: str,
     k: int = TOP_K,
     where: list[str] | None = None,
     model: str | None = None,
     records_url: str | None = None,
     hybrid: bool = HYBRID,
+    *,
+    chroma_host: str | None = None,
+    chroma_port: int = 8000,
+    chroma_token: str | None = None,
+    chroma_token_header: str = "Authorization",
+    chroma_ssl: bool = False,
 ) -> list[dict[str, Any]]:
     """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first. ``hybrid``
     (default: it measured better on both eval sets, see bench/README.md): score = the
     reciprocal-rank-fusion score of the dense and BM25 rankings, with ``dense_rank`` and
     ``lexical_rank``; else score = cosine. ``records_url``: the records database that resolves the
-    name (see ``open_store``)."""
-    store: Any = open_reader(persist_dir, collection, model=model, records_url=records_url)
-    if hybrid and not store.lexical_in_step():  # a write cut short: the full store repairs it
+    name (see ``open_store``); ``chroma_host`` and the other ``chroma_*`` options: a Chroma
+    server, as ``ingest`` takes them (default: the server of an enclosing ``use_server``, else
+    the embedded ``persist_dir``; ``persist_dir`` may be None with a server and a PostgreSQL
+    records database)."""
+    from ragingest.vectorstore.gate import reading
+    from ragingest.vectorstore.server import chroma_server
+
+    server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
+    store: Any = open_reader(
+        persist_dir, collection, model=model, records_url=records_url, server=server
+    )
+    with reading(store):
+        in_step = not hybrid or store.lexical_in_step()
+    if not in_step:  # a write cut short: the full store repairs it
+        from ragingest.vectorstore.server import use_server
         from ragingest.vectorstore.store import open_store
 
-        store = open_store(
-            persist_dir, collection, model=model, create=False, records_url=records_url
-        )
-        store.sync_lexical()
+        with use_server(server):
+            store = open_store(
+                persist_dir, collection, model=model, create=False, records_url=records_url
+            )
+        with reading(store):
+            store.sync_lexical()
     depth = candidate_depth(k)  # the retriever's depth, so both rank the same candidates
-    ranking = rank_chunks(store, text, depth, where=where or None, hybrid=hybrid)
+    vector = store.embeddings.embed_query(text)  # outside the gate: a writer waits less
+    with reading(store):
+        ranking = rank_chunks(
+            store, text, depth, where=where or None, hybrid=hybrid, query_vector=vector
+        )
     out = []
     for hit in ranking.hits[:k]:
         row = {

@@ -46,6 +46,7 @@ from ragingest.retrieval.search import (
     candidate_depth,
     rank_chunks,
 )
+from ragingest.vectorstore.gate import reading
 
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
 
@@ -93,25 +94,30 @@ class ChunkRetriever(BaseRetriever):
         where = chroma_where(self.where)
         n = max(k, self.fetch_k)
         while True:
-            ranking = rank_chunks(
-                self.store,
-                query,
-                n,
-                where=where,
-                hybrid=self.hybrid,
-                search_type=self.search_type,
-                fetch_k=self.fetch_k,
-                lambda_mult=self.lambda_mult,
-                rrf_k=self.rrf_k,
-                query_vector=vector,
-            )
-            candidates = [_span(hit) for hit in ranking.hits]
-            if self.parents and self.parent_store is not None:
-                candidates = self._expand(candidates)
+            with reading(self.store):  # a write group is seen whole or not at all
+                ranking, candidates = self._rank(query, vector, where, n)
             chosen = select(candidates, k, self.dedup)
             if len(chosen) >= k or ranking.exhausted:
                 return chosen
             n *= 2
+
+    def _rank(self, query: str, vector: list[float], where: Any, n: int) -> tuple[Any, list[Span]]:
+        ranking = rank_chunks(
+            self.store,
+            query,
+            n,
+            where=where,
+            hybrid=self.hybrid,
+            search_type=self.search_type,
+            fetch_k=self.fetch_k,
+            lambda_mult=self.lambda_mult,
+            rrf_k=self.rrf_k,
+            query_vector=vector,
+        )
+        candidates = [_span(hit) for hit in ranking.hits]
+        if self.parents and self.parent_store is not None:
+            candidates = self._expand(candidates)
+        return ranking, candidates
 
     def _expand(self, candidates: list[Span]) -> list[Span]:
         keys = [str(c.metadata.get("parent_id", "")) for c in candidates]
@@ -187,10 +193,15 @@ class RetrieverSettings(TypedDict, total=False):
     hybrid: bool
     model: str | None
     records_url: str | None
+    chroma_host: str | None
+    chroma_port: int
+    chroma_token: str | None
+    chroma_token_header: str
+    chroma_ssl: bool
 
 
 def retriever(
-    persist_dir: str | Path,
+    persist_dir: str | Path | None,
     collection: str,
     *,
     k: int = TOP_K,
@@ -203,6 +214,11 @@ def retriever(
     hybrid: bool = HYBRID,
     model: str | None = None,
     records_url: str | None = None,
+    chroma_host: str | None = None,
+    chroma_port: int = 8000,
+    chroma_token: str | None = None,
+    chroma_token_header: str = "Authorization",
+    chroma_ssl: bool = False,
 ) -> ChunkRetriever:
     """A LangChain ``BaseRetriever`` over an ingested collection.
 
@@ -212,15 +228,31 @@ def retriever(
     only). ``fetch_k`` (default ``candidate_depth(k)``): the first candidate pool, grown until
     ``k`` passages remain. ``hybrid`` (default; ``False``: vectors only): fuse BM25 over
     stemmed words with the dense ranking; it measured better on both eval sets.
-    ``records_url``: the records database that resolves the name (see ``open_store``).
+    ``records_url`` (default ``$RAGINGEST_RECORDS_URL``): the records database that resolves
+    the name and, when it is PostgreSQL, holds the lexical index and the parent sections;
+    ``chroma_host``/``chroma_port``/``chroma_token``/``chroma_token_header``/``chroma_ssl``: a
+    Chroma server, as ``ingest`` takes them (see ``open_store``). With both, ``persist_dir``
+    may be None: a reader on another machine needs none of the ingest machine's files.
     """
     from ragingest.vectorstore.store import open_store
 
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
-    store = open_store(persist_dir, collection, model=model, create=False, records_url=records_url)
-    if hybrid and not store.lexical_in_step():
-        store.sync_lexical()  # built before the lexical index existed, or cut short
+    store = open_store(
+        persist_dir,
+        collection,
+        model=model,
+        create=False,
+        records_url=records_url,
+        chroma_host=chroma_host,
+        chroma_port=chroma_port,
+        chroma_token=chroma_token,
+        chroma_token_header=chroma_token_header,
+        chroma_ssl=chroma_ssl,
+    )
+    with reading(store):  # counts apart only between a writer's steps: not while it waits
+        if hybrid and not store.lexical_in_step():
+            store.sync_lexical()  # built before the lexical index existed, or cut short
     return ChunkRetriever(
         store=store,
         parent_store=store.parent_store if parents else None,

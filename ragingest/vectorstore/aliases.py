@@ -21,6 +21,7 @@ from ragingest.vectorstore.records_location import resolve_in_default_file
 class Alias:
     """A collection name as users type it, the physical collection serving it and the one a
     rebuild is filling."""
+
     name: str  # what users type
     live: str  # the physical Chroma collection serving it
     building: str | None = None  # the physical collection a --rebuild is filling
@@ -89,7 +90,9 @@ class Catalog:
         self._write(alias)
 
 
-def read_alias(persist_dir: str | Path, name: str, records_url: str | None = None) -> Alias | None:
+def read_alias(
+    persist_dir: str | Path | None, name: str, records_url: str | None = None
+) -> Alias | None:
     """The recorded alias of ``name``, or None. Reads only; creates nothing (no table, no
     SQLite file)."""
     engine = records_engine(persist_dir, records_url)
@@ -100,7 +103,9 @@ def read_alias(persist_dir: str | Path, name: str, records_url: str | None = Non
     return Alias(name, row[0], row[1], row[2]) if row else None
 
 
-def resolve_collection(persist_dir: str | Path, name: str, records_url: str | None = None) -> str:
+def resolve_collection(
+    persist_dir: str | Path | None, name: str, records_url: str | None = None
+) -> str:
     """The physical Chroma collection serving ``name`` (``name`` itself unless a rebuild
     swapped another in; a name Chroma refuses maps to ``names.chroma_name``). Reads only;
     creates nothing."""

@@ -1,6 +1,9 @@
-"""The embedding cache: LangChain ``CacheBackedEmbeddings`` over a SQLite byte store beside
-Chroma, keyed by model fingerprint + sha256 of the embedded text, so identical text is never
-embedded twice (across files, runs, collections and rebuilds in one Chroma directory).
+"""The embedding cache: LangChain ``CacheBackedEmbeddings`` over LangChain's ``SQLStore``
+(``vectorstore.kv``, namespace ``embeddings``), keyed by model fingerprint + sha256 of the
+embedded text, so identical text is never embedded twice (across files, runs, collections and
+rebuilds). The store is the records database when it is PostgreSQL (shared by every writer),
+else ``ragingest_embeddings.sqlite`` beside Chroma, whose earlier table (``byte_store``) is
+moved into it the first time it is opened.
 
 Vectors are stored as little-endian float32 (what the model returns and what Chroma keeps, so
 nothing is lost). The model behind the cache is loaded on the first miss only: a re-run with
@@ -10,8 +13,7 @@ nothing new to embed never loads it.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,84 +23,8 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore
 
 CACHE_FILE = "ragingest_embeddings.sqlite"
-_CHUNK = 500
-
-
-class SQLiteByteStore(BaseStore[str, bytes]):
-    """A persistent ``ByteStore`` in one SQLite file (one row per key, not one file per key)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        connection = self._connect()
-        try:
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS byte_store (key TEXT PRIMARY KEY, value BLOB NOT NULL)"
-            )
-            connection.commit()
-        finally:
-            connection.close()
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(str(self.path), timeout=60)
-        connection.execute("PRAGMA busy_timeout = 60000")
-        return connection
-
-    def mget(self, keys: Sequence[str]) -> list[bytes | None]:
-        """The stored value of each key, ``None`` where there is none (same order as ``keys``)."""
-        found: dict[str, bytes] = {}
-        connection = self._connect()
-        try:
-            for i in range(0, len(keys), _CHUNK):
-                part = list(keys[i : i + _CHUNK])
-                marks = ",".join("?" * len(part))
-                rows = connection.execute(
-                    f"SELECT key, value FROM byte_store WHERE key IN ({marks})", part
-                )
-                found.update(rows)
-        finally:
-            connection.close()
-        return [found.get(key) for key in keys]
-
-    def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
-        """Store each ``(key, value)``, replacing what a key held."""
-        connection = self._connect()
-        try:
-            with connection:
-                connection.executemany(
-                    "INSERT OR REPLACE INTO byte_store (key, value) VALUES (?, ?)",
-                    list(key_value_pairs),
-                )
-        finally:
-            connection.close()
-
-    def mdelete(self, keys: Sequence[str]) -> None:
-        """Delete ``keys`` (missing keys are ignored)."""
-        connection = self._connect()
-        try:
-            with connection:
-                connection.executemany(
-                    "DELETE FROM byte_store WHERE key = ?", [(key,) for key in keys]
-                )
-        finally:
-            connection.close()
-
-    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
-        """The stored keys in order, only those starting with ``prefix`` when it is given."""
-        connection = self._connect()
-        try:
-            if prefix:
-                rows = connection.execute(
-                    "SELECT key FROM byte_store WHERE substr(key, 1, ?) = ? ORDER BY key",
-                    (len(prefix), prefix),
-                ).fetchall()
-            else:
-                rows = connection.execute("SELECT key FROM byte_store ORDER BY key").fetchall()
-        finally:
-            connection.close()
-        for (key,) in rows:
-            yield key
+NAMESPACE = "embeddings"
+LEGACY = ("byte_store", f"SELECT '{NAMESPACE}', key, value FROM byte_store")  # earlier versions
 
 
 class LazyEmbeddings(Embeddings):
@@ -207,8 +133,12 @@ def cached_embeddings(
     fingerprint: str,
     factory: Callable[[], Embeddings],
     batch_size: int | None = None,
+    records_url: str | None = None,
 ) -> CachedEmbeddings:
-    """Cached embeddings of one model, cache file ``ragingest_embeddings.sqlite`` in
-    ``persist_dir``; ``factory`` builds the model's embeddings on the first miss."""
-    store = SQLiteByteStore(Path(persist_dir) / CACHE_FILE)
+    """Cached embeddings of one model, in the records database when it is PostgreSQL, else in
+    ``ragingest_embeddings.sqlite`` in ``persist_dir``; ``factory`` builds the model's
+    embeddings on the first miss."""
+    from ragingest.vectorstore.kv import kv_store
+
+    store = kv_store(persist_dir, records_url, CACHE_FILE, NAMESPACE, LEGACY)
     return CachedEmbeddings(model_name, fingerprint, factory, store, batch_size)

@@ -22,7 +22,7 @@ SETTINGS_KEY = "ragingest_settings"
 ALIAS_KEY = "ragingest_alias"  # on a rebuilt physical collection: the name it serves
 
 
-def chroma_client(persist_dir: str | Path) -> Any:
+def chroma_client(persist_dir: str | Path | None) -> Any:
     """The embedded client of ``persist_dir``, or an ``HttpClient`` inside ``use_server``
     (``ragingest.vectorstore.server``)."""
     import chromadb
@@ -33,6 +33,9 @@ def chroma_client(persist_dir: str | Path) -> Any:
         return server.client()
 
     from ragingest.vectorstore.records_location import creation_lock
+
+    if persist_dir is None:
+        raise ValueError("no --persist-dir and no Chroma server: give one of them")
 
     # two first runs at once must not both create Chroma's tables
     with creation_lock(Path(persist_dir) / "chroma.sqlite3"):
@@ -67,7 +70,7 @@ def collection_metadata(client: Any, collection: str) -> dict[str, Any] | None:
         return None
 
 
-def missing_collection(collection: str, persist_dir: str | Path) -> CollectionMismatchError:
+def missing_collection(collection: str, persist_dir: object) -> CollectionMismatchError:
     """The error for a collection that does not exist (it says to run ``ragingest ingest``)."""
     return CollectionMismatchError(
         f"collection {collection!r} does not exist in {persist_dir}; run `ragingest ingest` first"

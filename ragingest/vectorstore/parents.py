@@ -1,116 +1,80 @@
-"""The parent docstore: the sections that parent expansion returns, in SQLite beside Chroma.
+"""The parent docstore: the sections that parent expansion returns.
 
 The parent-child scheme: search goes over the small chunks, the context gets their
 larger parent block. A chunk's metadata names its parent (``parent_id``, ``parent_start``,
-``parent_end``, see ``schema``); the parent's text lives here, one row per (physical
+``parent_end``, see ``schema``); the parent's text lives here, one entry per (physical
 collection, parent_id), written when its chunks are written (``ChunkStore.add_documents``).
-It is a LangChain ``BaseStore[str, Document]``, so LangChain's own parent-document tools can
-use it too. A parent no chunk refers to any more is never returned; ``prune`` drops such rows.
+It is a LangChain ``BaseStore[str, Document]`` over LangChain's ``SQLStore`` (``vectorstore.kv``:
+namespace ``parents/<physical collection>``, the value the JSON of text and metadata), in the
+records database when it is PostgreSQL (every machine reads the same parents), else in
+``ragingest_parents.sqlite`` beside Chroma; that file's earlier table (``parents``) is moved
+into the store the first time it is opened. A parent no chunk refers to any more is never
+returned; ``prune`` drops such entries.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from langchain_core.documents import Document
 from langchain_core.stores import BaseStore
+from sqlalchemy import select
+
+from ragingest.vectorstore.kv import KV_TABLE, kv_engine, kv_store
 
 PARENTS_FILE = "ragingest_parents.sqlite"
+PREFIX = "parents/"
+COPY_BATCH = 500  # entries read and written at a time by ``copy_to``
+# the table of earlier versions, as (namespace, key, value) rows of the key-value store
+LEGACY = (
+    "parents",
+    "SELECT 'parents/' || collection, parent_id, CAST(json_object('text', text, "
+    "'metadata', json(metadata)) AS BLOB) FROM parents",
+)
 
 
 class ParentStore(BaseStore[str, Document]):
-    """The parent sections of one collection's chunks (``parent_id`` → ``Document``), in SQLite
-    beside Chroma."""
+    """The parent sections of one physical collection (see the module docstring)."""
 
-    def __init__(self, persist_dir: str | Path, collection: str) -> None:
-        folder = Path(persist_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / PARENTS_FILE
+    def __init__(
+        self, persist_dir: str | Path | None, collection: str, records_url: str | None = None
+    ) -> None:
         self.collection = collection
-        self._lock = threading.Lock()
-        with self._connect() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS parents (collection TEXT NOT NULL, "
-                "parent_id TEXT NOT NULL, text TEXT NOT NULL, metadata TEXT NOT NULL, "
-                "PRIMARY KEY (collection, parent_id))"
-            )
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=30)
-        db.execute("PRAGMA journal_mode=WAL")
-        return db
+        self.persist_dir, self.records_url = persist_dir, records_url
+        self.store = kv_store(persist_dir, records_url, PARENTS_FILE, PREFIX + collection, LEGACY)
 
     def mget(self, keys: Sequence[str]) -> list[Document | None]:
-        """The parent of each key, ``None`` where there is none (same order as ``keys``)."""
-        found: dict[str, Document] = {}
-        with self._lock, self._connect() as db:
-            for i in range(0, len(keys), 500):
-                batch = list(keys[i : i + 500])
-                marks = ",".join("?" * len(batch))
-                rows = db.execute(
-                    f"SELECT parent_id, text, metadata FROM parents "
-                    f"WHERE collection = ? AND parent_id IN ({marks})",
-                    [self.collection, *batch],
-                )
-                for key, text, metadata in rows:
-                    found[key] = Document(page_content=text, metadata=json.loads(metadata))
-        return [found.get(key) for key in keys]
+        return [None if raw is None else _document(raw) for raw in self.store.mget(keys)]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
-        """Store each ``(parent_id, document)``, replacing what an id held."""
-        rows = [
-            (self.collection, key, doc.page_content, json.dumps(doc.metadata, ensure_ascii=False))
-            for key, doc in key_value_pairs
-        ]
-        with self._lock, self._connect() as db:
-            db.executemany("INSERT OR REPLACE INTO parents VALUES (?, ?, ?, ?)", rows)
+        self.store.mset([(key, _encode(doc)) for key, doc in key_value_pairs])
 
     def mdelete(self, keys: Sequence[str]) -> None:
-        """Delete the parents ``keys`` (missing ones are ignored)."""
-        with self._lock, self._connect() as db:
-            db.executemany(
-                "DELETE FROM parents WHERE collection = ? AND parent_id = ?",
-                [(self.collection, key) for key in keys],
-            )
+        self.store.mdelete(keys)
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
-        """The parent ids of this collection in order, only those starting with ``prefix`` when
-        given."""
-        with self._lock, self._connect() as db:
-            rows = db.execute(
-                "SELECT parent_id FROM parents WHERE collection = ? ORDER BY parent_id",
-                [self.collection],
-            ).fetchall()
-        for (key,) in rows:
-            if prefix is None or key.startswith(prefix):
-                yield key
+        return self.store.yield_keys(prefix=prefix)
 
     def drop(self) -> None:
         """Forget every parent of this collection (the collection is dropped)."""
-        with self._lock, self._connect() as db:
-            db.execute("DELETE FROM parents WHERE collection = ?", [self.collection])
+        self.store.mdelete(list(self.store.yield_keys()))
 
     def copy_to(self, collection: str) -> int:
-        """Make ``collection``'s parents a copy of this collection's (its own rows replaced),
-        in one transaction; nothing when this one has none. Returns the rows copied."""
-        with self._lock, self._connect() as db:
-            count = db.execute(
-                "SELECT count(*) FROM parents WHERE collection = ?", [self.collection]
-            ).fetchone()[0]
-            if count:
-                db.execute("DELETE FROM parents WHERE collection = ?", [collection])
-                db.execute(
-                    "INSERT INTO parents SELECT ?, parent_id, text, metadata FROM parents "
-                    "WHERE collection = ?",
-                    [collection, self.collection],
-                )
-        return int(count)
-
+        """Make ``collection``'s parents a copy of this collection's (its own entries replaced);
+        nothing when this one has none. Repeating it gives the same result, so a step cut
+        short is simply run again. Returns the entries copied."""
+        keys = list(self.store.yield_keys())
+        if not keys:
+            return 0
+        target = ParentStore(self.persist_dir, collection, self.records_url)
+        target.drop()
+        for start in range(0, len(keys), COPY_BATCH):
+            part = keys[start : start + COPY_BATCH]
+            values = self.store.mget(part)
+            target.store.mset([(k, v) for k, v in zip(part, values, strict=True) if v is not None])
+        return len(keys)
     def prune(self, live: set[str]) -> int:
         """Delete the parents whose id is not in ``live``; returns how many went."""
         dead = [key for key in self.yield_keys() if key not in live]
@@ -118,17 +82,34 @@ class ParentStore(BaseStore[str, Document]):
         return len(dead)
 
 
-def parent_collections(persist_dir: str | Path) -> list[str]:
-    """The physical collections with parent rows in ``persist_dir`` (creates nothing)."""
-    path = Path(persist_dir) / PARENTS_FILE
-    if not path.is_file():
+def _encode(doc: Document) -> bytes:
+    return json.dumps(
+        {"text": doc.page_content, "metadata": doc.metadata}, ensure_ascii=False
+    ).encode()
+
+
+def _document(raw: bytes) -> Document:
+    value = json.loads(raw)
+    return Document(page_content=value["text"], metadata=value["metadata"])
+
+
+def parent_collections(persist_dir: str | Path | None, records_url: str | None = None) -> list[str]:
+    """The physical collections with parent sections (creates nothing beside Chroma when
+    there is no parents file yet)."""
+    from ragingest.vectorstore.records import is_shared
+
+    if (
+        not is_shared(persist_dir, records_url)
+        and not (Path(persist_dir or ".") / PARENTS_FILE).is_file()
+    ):
         return []
-    with contextlib.closing(sqlite3.connect(str(path), timeout=30)) as db:
-        try:
-            rows = db.execute("SELECT DISTINCT collection FROM parents").fetchall()
-        except sqlite3.OperationalError:  # no table yet
-            return []
-    return sorted(row[0] for row in rows)
+    engine = kv_engine(persist_dir, records_url, PARENTS_FILE, LEGACY)
+    statement = (
+        select(KV_TABLE.c.namespace).where(KV_TABLE.c.namespace.startswith(PREFIX)).distinct()
+    )
+    with engine.connect() as connection:
+        rows = connection.execute(statement)
+        return sorted(row[0].removeprefix(PREFIX) for row in rows)
 
 
 def parent_documents(

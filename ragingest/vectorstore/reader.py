@@ -29,7 +29,6 @@ from ragingest.vectorstore.collection_info import (
     missing_collection,
     require_store_dir,
 )
-from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records_location import resolve_in_default_file
 
@@ -38,7 +37,9 @@ class ChunkReader:
     """Read-only ``embeddings``, ``lexical``, ``count``, ``lexical_in_step``, ``get`` and
     ``similarity_search_by_vector_with_relevance_scores`` of one physical collection."""
 
-    def __init__(self, client: Any, physical: str, embeddings: Any, lexical: LexicalIndex) -> None:
+    gate: Any = None  # the collection's ``gate.ReadGate``, set by open_reader
+
+    def __init__(self, client: Any, physical: str, embeddings: Any, lexical: Any) -> None:
         self.chroma_client = client
         self.physical_name = physical
         self.embeddings = embeddings
@@ -92,16 +93,26 @@ class ChunkReader:
 
 
 def open_reader(
-    persist_dir: str | Path,
+    persist_dir: str | Path | None,
     collection: str,
     *,
     model: str | None = None,
     records_url: str | None = None,
+    server: Any = None,
 ) -> ChunkReader:
     """Open the existing ``collection`` read-only (see the module docstring); ``model=None``
-    means the model it was built with."""
-    require_store_dir(persist_dir)
-    client = chroma_client(persist_dir)
+    means the model it was built with. ``server``: a ``server.ChromaServer`` (default: the one
+    of an enclosing ``use_server``, else the embedded ``persist_dir``)."""
+    from ragingest.vectorstore.gate import read_gate
+    from ragingest.vectorstore.lexical_location import drop_orphan_indexes, lexical_index
+    from ragingest.vectorstore.server import active_server
+
+    server = server or active_server()
+    if server is None:
+        if persist_dir is None:
+            raise ValueError("give --persist-dir (the Chroma directory) or a Chroma server")
+        require_store_dir(persist_dir)
+    client = server.client() if server is not None else chroma_client(persist_dir)
     physical = resolve_in_default_file(persist_dir, collection, records_url)
     if physical is None:  # another records database: through SQLAlchemy
         from ragingest.vectorstore.aliases import resolve_collection
@@ -112,9 +123,15 @@ def open_reader(
         physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
         existing = collection_metadata(client, physical)
     if existing is None:
-        raise missing_collection(collection, persist_dir)
+        raise missing_collection(collection, persist_dir or server)
     embeddings = ModelEncoder(model or existing.get(MODEL_KEY))
     name, fingerprint = embeddings_identity(embeddings)
     check_compatible(existing, collection, name, fingerprint, None)
-    drop_orphans(persist_dir, lambda: {getattr(c, "name", c) for c in client.list_collections()})
-    return ChunkReader(client, physical, embeddings, LexicalIndex(persist_dir, physical))
+    drop_orphan_indexes(
+        persist_dir, records_url, lambda: {getattr(c, "name", c) for c in client.list_collections()}
+    )
+    reader = ChunkReader(
+        client, physical, embeddings, lexical_index(persist_dir, physical, records_url)
+    )
+    reader.gate = read_gate(persist_dir, physical, records_url)
+    return reader

@@ -243,7 +243,7 @@ class IndexRecords(RecordManager):
 
 
 def record_manager(
-    persist_dir: str | Path, collection: str, records_url: str | None = None
+    persist_dir: str | Path | None, collection: str, records_url: str | None = None
 ) -> IndexRecords:
     """The record manager of the *physical* Chroma collection ``collection``."""
     engine = ensure_schema(records_engine(persist_dir, records_url))

@@ -66,6 +66,7 @@ from ragingest.vectorstore.records_location import (  # noqa: F401 - the locatio
     RECORDS_URL_ENV,
     creation_lock,
     default_records_url,
+    is_shared,
     records_path,
     records_url_for,
 )
@@ -126,11 +127,11 @@ def display_url(url: str | URL) -> str:
 
 
 _ENGINES: dict[tuple[int, str], Engine] = {}
-_SCHEMA_READY: set[tuple[int, str]] = set()
+_SCHEMA_READY: set[tuple[int, str] | tuple[int, str, int]] = set()
 _GUARD = threading.Lock()
 
 
-def records_engine(persist_dir: str | Path, records_url: str | None = None) -> Engine:
+def records_engine(persist_dir: str | Path | None, records_url: str | None = None) -> Engine:
     """The engine of the records database (see ``records_url_for``), one per URL per process
     (a forked child makes its own). Refuses dialects other than SQLite and PostgreSQL."""
     url = records_url_for(persist_dir, records_url)
@@ -202,6 +203,21 @@ def ensure_schema(engine: Engine) -> Engine:
         LANGCHAIN_METADATA.create_all(connection)
     _SCHEMA_READY.add(key)
     return engine
+
+
+def create_tables(engine: Engine, metadata: MetaData) -> None:
+    """Create the missing tables of ``metadata`` (the stores kept beside the records: parents,
+    lexical index, embedding cache), once per process per database; on PostgreSQL under the
+    same lock as ``ensure_schema``, so two processes starting at once do not both CREATE."""
+    key = (os.getpid(), engine.url.render_as_string(hide_password=False), id(metadata))
+    if key in _SCHEMA_READY:
+        return
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+        metadata.create_all(connection)
+    if engine.dialect.name == "postgresql":  # a SQLite file may be deleted and made again
+        _SCHEMA_READY.add(key)
 
 
 def has_table(engine: Engine, table: Table) -> bool:

@@ -42,19 +42,36 @@ def default_records_url(persist_dir: str | Path) -> str:
     return f"sqlite:///{records_path(persist_dir).absolute()}"
 
 
-def records_url_for(persist_dir: str | Path, records_url: str | None = None) -> str:
+def records_url_for(persist_dir: str | Path | None, records_url: str | None = None) -> str:
     """The records database's URL: ``records_url``, else ``$RAGINGEST_RECORDS_URL``, else the
-    SQLite file in ``persist_dir`` (what every version before the option used)."""
-    return records_url or os.environ.get(RECORDS_URL_ENV) or default_records_url(persist_dir)
+    SQLite file in ``persist_dir`` (what every version before the option used). Without any of
+    the three: ``ValueError`` saying what to give."""
+    url = records_url or os.environ.get(RECORDS_URL_ENV)
+    if url:
+        return url
+    if persist_dir is None:
+        raise ValueError(
+            "no --persist-dir and no --records-url: give the Chroma directory, or a Chroma "
+            f"server and the records database (--records-url or ${RECORDS_URL_ENV})"
+        )
+    return default_records_url(persist_dir)
+
+
+def is_shared(persist_dir: str | Path | None, records_url: str | None = None) -> bool:
+    """Whether the records database is PostgreSQL: then the parent sections, the lexical
+    index and the embedding cache live there too, shared by every machine (else in SQLite
+    files beside Chroma)."""
+    return records_url_for(persist_dir, records_url).startswith("postgresql")
 
 
 def resolve_in_default_file(
-    persist_dir: str | Path, name: str, records_url: str | None = None
+    persist_dir: str | Path | None, name: str, records_url: str | None = None
 ) -> str | None:
     """The physical Chroma collection serving ``name`` (``aliases.resolve_collection``'s
     answer) when the records database is the default SQLite file; None when it is another
     database. Reads only; creates nothing."""
-    if records_url_for(persist_dir, records_url) != default_records_url(persist_dir):
+    url = records_url_for(persist_dir, records_url)
+    if persist_dir is None or url != default_records_url(persist_dir):
         return None
     path = records_path(persist_dir)
     live = None

@@ -1,9 +1,11 @@
 """A Chroma server instead of the embedded directory: ``--chroma-host/--chroma-port``.
 
 With a server, Chroma's collections live there; ``--persist-dir`` still holds what belongs to
-the writer: the embedding cache, the run log, the parent sections and — unless
-``--records-url`` names a shared database — the record manager, file states and the lock. So
-re-indexing works exactly as with the embedded store (one writer per collection).
+the writer: the run log and — unless ``--records-url`` names a PostgreSQL database — the
+embedding cache, the parent sections, the lexical index, the record manager, file states and
+the lock. So re-indexing works exactly as with the embedded store (one writer per
+collection). With both a server and a PostgreSQL records database a reader needs no
+``--persist-dir`` at all (``docs/scaling.md``, the read path).
 
 The server is chosen for a block of code with ``use_server`` (the CLI wraps each command in
 it); ``ragingest.vectorstore.store.chroma_client`` then returns an ``HttpClient``. Telemetry is
@@ -22,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from ragingest.errors import ServerUnreachableError
 
 TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
 
@@ -48,12 +52,21 @@ class ChromaServer:
         import chromadb
         from chromadb.config import Settings
 
-        return chromadb.HttpClient(
-            host=self.host,
-            port=self.port,
-            ssl=self.ssl,
-            headers=self.headers() or None,
-            settings=Settings(anonymized_telemetry=False),
+        try:
+            return chromadb.HttpClient(
+                host=self.host,
+                port=self.port,
+                ssl=self.ssl,
+                headers=self.headers() or None,
+                settings=Settings(anonymized_telemetry=False),
+            )
+        except ValueError as exc:  # chromadb's "Could not connect to a Chroma server"
+            raise self.unreachable(exc) from exc
+
+    def unreachable(self, exc: BaseException) -> ServerUnreachableError:
+        return ServerUnreachableError(
+            f"Chroma server {self} can't be reached ({exc}); start it (`chroma run --host "
+            f"{self.host} --port {self.port} --path DIR`) or check --chroma-host/--chroma-port"
         )
 
     def __str__(self) -> str:
@@ -80,18 +93,38 @@ def use_server(server: ChromaServer | None) -> Iterator[ChromaServer | None]:
         _ACTIVE.reset(token)
 
 
+def chroma_server(
+    host: str | None = None,
+    port: int | None = 8000,
+    token: str | None = None,
+    header: str | None = "Authorization",
+    ssl: bool = False,
+) -> ChromaServer | None:
+    """The server of the Python API's ``chroma_host=...`` options (the token, when not given,
+    from ``$RAGINGEST_CHROMA_TOKEN`` as for the CLI); without a host the one chosen by the
+    enclosing ``use_server``, else None (the embedded directory)."""
+    if not host:
+        return active_server()
+    return ChromaServer(
+        host=host,
+        port=port or 8000,
+        token=token or os.environ.get(TOKEN_ENV) or None,
+        header=header or "Authorization",
+        ssl=bool(ssl),
+    )
+
+
 def server_from_args(args: Any) -> ChromaServer | None:
     """The server named by ``--chroma-host/--chroma-port/--chroma-token``, or None."""
     host = getattr(args, "chroma_host", None)
     if not host:
         return None
-    token = getattr(args, "chroma_token", None) or os.environ.get(TOKEN_ENV) or None
-    return ChromaServer(
-        host=host,
-        port=getattr(args, "chroma_port", None) or 8000,
-        token=token,
-        header=getattr(args, "chroma_token_header", None) or "Authorization",
-        ssl=bool(getattr(args, "chroma_ssl", False)),
+    return chroma_server(
+        host,
+        getattr(args, "chroma_port", None),
+        getattr(args, "chroma_token", None),
+        getattr(args, "chroma_token_header", None),
+        bool(getattr(args, "chroma_ssl", False)),
     )
 
 

@@ -43,8 +43,9 @@ from ragingest.vectorstore.collection_info import (
     require_store_dir,
     store_metadata,
 )
+from ragingest.vectorstore.gate import ReadGate, read_gate
 from ragingest.vectorstore.ids import chroma_id
-from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans, lexical_text
+from ragingest.vectorstore.lexical import lexical_text
 from ragingest.vectorstore.names import chroma_name
 
 if TYPE_CHECKING:  # the type only: the parents database is opened by open_store
@@ -99,7 +100,8 @@ class ChunkStore(Chroma):
 
     journal: Journal | None = None
     parent_store: ParentStore | None = None  # set by open_store
-    lexical: LexicalIndex | None = None  # set by open_store
+    lexical: Any = None  # a LexicalIndex or PgLexicalIndex, set by open_store
+    gate: ReadGate | None = None  # readers see a write group whole (set by open_store)
     _lexical_synced: bool = False
 
     def __init__(self, *, collection_name: str, client: Any, **kwargs: Any) -> None:
@@ -268,7 +270,7 @@ def _stored(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_store(
-    persist_dir: str | Path,
+    persist_dir: str | Path | None,
     collection: str,
     embeddings: Embeddings | None = None,
     *,
@@ -279,6 +281,11 @@ def open_store(
     resolve: bool = True,
     alias: str | None = None,
     records_url: str | None = None,
+    chroma_host: str | None = None,
+    chroma_port: int = 8000,
+    chroma_token: str | None = None,
+    chroma_token_header: str = "Authorization",
+    chroma_ssl: bool = False,
 ) -> ChunkStore:
     """Open (or create) ``collection`` in ``persist_dir``, refusing a model/settings mismatch.
 
@@ -286,18 +293,30 @@ def open_store(
     ``resolve=False`` opens the physical collection ``collection`` as named (the ingest
     pipeline, which resolved it itself); ``alias`` is recorded on a new physical collection
     built for that name. ``records_url``: the records database holding the alias (default:
-    ``$RAGINGEST_RECORDS_URL``, else the SQLite file in ``persist_dir``).
+    ``$RAGINGEST_RECORDS_URL``, else the SQLite file in ``persist_dir``); when it is
+    PostgreSQL it also holds the parent sections and the lexical index. ``chroma_host`` (with
+    ``chroma_port``, ``chroma_token`` — default ``$RAGINGEST_CHROMA_TOKEN`` —,
+    ``chroma_token_header``, ``chroma_ssl``): a Chroma server, as ``ingest --chroma-host``;
+    without it the server of an enclosing ``server.use_server``, else the embedded directory.
+    ``persist_dir`` may be None with a server and a PostgreSQL records database.
     """
-    if not create and client is None:
-        require_store_dir(persist_dir)
-    client = client or chroma_client(persist_dir)
+    from ragingest.vectorstore.lexical_location import drop_orphan_indexes, lexical_index
+    from ragingest.vectorstore.server import chroma_server
+
+    server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
+    if client is None and server is None:
+        if persist_dir is None:
+            raise ValueError("give persist_dir (the Chroma directory) or a Chroma server")
+        if not create:
+            require_store_dir(persist_dir)
+    client = client or (server.client() if server is not None else chroma_client(persist_dir))
     physical = resolve_collection(persist_dir, collection, records_url) if resolve else collection
     existing = collection_metadata(client, physical)
     if existing is None and resolve and physical != chroma_name(collection):  # being settled
         physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
         existing = collection_metadata(client, physical)
     if existing is None and not create:
-        raise missing_collection(collection, persist_dir)
+        raise missing_collection(collection, persist_dir or server)
     if embeddings is None:
         recorded = (existing or {}).get(MODEL_KEY)
         embeddings = SentenceTransformerEmbeddings(model or recorded)
@@ -314,7 +333,10 @@ def open_store(
     )
     from ragingest.vectorstore.parents import ParentStore
 
-    store.parent_store = ParentStore(persist_dir, physical)
-    store.lexical = LexicalIndex(persist_dir, physical)
-    drop_orphans(persist_dir, lambda: {getattr(c, "name", c) for c in client.list_collections()})
+    store.parent_store = ParentStore(persist_dir, physical, records_url)
+    store.lexical = lexical_index(persist_dir, physical, records_url)
+    store.gate = read_gate(persist_dir, physical, records_url)
+    drop_orphan_indexes(
+        persist_dir, records_url, lambda: {getattr(c, "name", c) for c in client.list_collections()}
+    )
     return store

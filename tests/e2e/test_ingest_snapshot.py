@@ -7,16 +7,14 @@ and list the change."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from ragingest.vectorstore.parents import PARENTS_FILE
+from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import DATA, EXAMPLES
 from tests.helpers import ingest_cli
@@ -49,11 +47,12 @@ def stored_examples(tmp_path: Path) -> list[dict]:
         for i, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
     ]
     rows.sort(key=lambda row: row["id"])
-    with contextlib.closing(sqlite3.connect(persist / PARENTS_FILE)) as db:
-        parents = db.execute(
-            "SELECT collection, parent_id, text, metadata FROM parents ORDER BY 1, 2"
-        ).fetchall()
-    rows += [{"parent": list(row[:3]), "metadata": _steady(json.loads(row[3]))} for row in parents]
+    for collection in parent_collections(persist):
+        store = ParentStore(persist, collection)
+        keys = list(store.yield_keys())
+        for key, doc in zip(keys, store.mget(keys), strict=True):
+            parent = [collection, key, doc.page_content]
+            rows.append({"parent": parent, "metadata": _steady(doc.metadata)})
     return rows
 
 

@@ -28,6 +28,8 @@ from ragingest.errors import LockedError
 from ragingest.pipeline.lock import CollectionLock
 from ragingest.pipeline.state import FileStamp, FileState, FileStates
 from ragingest.vectorstore.aliases import Catalog, resolve_collection
+from ragingest.vectorstore.cache import NAMESPACE
+from ragingest.vectorstore.kv import kv_store
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import (
     RECORDS_FILE,
@@ -64,12 +66,19 @@ def pg_url(pg) -> str:
     return pg.create_database(f"t_{uuid.uuid4().hex[:12]}")
 
 
-def share_cache(source: Path, target: Path) -> None:
-    """Give ``target`` the embedding cache of ``source``: the same vectors without embedding
-    them twice (the collections compared here are ids, texts and metadata)."""
+def share_cache(source: Path, target: Path, records_url: str | None = None) -> None:
+    """Give ``target`` the embedding cache of ``source`` (with a PostgreSQL ``records_url``
+    the cache is in that database): the same vectors without embedding them twice (the
+    collections compared here are ids, texts and metadata)."""
     target.mkdir(parents=True, exist_ok=True)
-    for path in source.glob(CACHE + "*"):
-        shutil.copy2(path, target / path.name)
+    if records_url is None:
+        for path in source.glob(CACHE + "*"):
+            shutil.copy2(path, target / path.name)
+        return
+    shared = kv_store(source, records_url, CACHE, NAMESPACE)
+    keys = list(shared.yield_keys())
+    local = kv_store(target, None, CACHE, NAMESPACE)
+    local.mset(list(zip(keys, shared.mget(keys), strict=True)))
 
 
 def counts(report: dict) -> tuple[int, ...]:
@@ -158,7 +167,7 @@ def test_postgres_records_reindex_like_sqlite(tmp_path, pg_url, count_parses, ca
     assert first["code"] == 0 and first["added"] == len(snapshot(on_pg, "examples")) > 0
     assert sorted(count_parses) == files
     assert not (on_pg / RECORDS_FILE).exists()  # the records are in PostgreSQL
-    share_cache(on_pg, on_lite)
+    share_cache(on_pg, on_lite, pg_url)
     lite = run_ingest(corpus, on_lite, collection="examples")
     assert (lite["code"], lite["added"], lite["embeddings_computed"]) == (0, first["added"], 0)
     assert snapshot(on_pg, "examples") == snapshot(on_lite, "examples")
@@ -180,7 +189,7 @@ def test_postgres_records_reindex_like_sqlite(tmp_path, pg_url, count_parses, ca
     assert counts(edit) == (0, 1, len(files) - 1, 4, 4, 1)  # 1 new text; 3 share its parent
     after = snapshot(on_pg, "examples")
     assert (len(set(after) - set(before)), len(set(before) - set(after))) == (4, 4)
-    share_cache(on_pg, on_lite)
+    share_cache(on_pg, on_lite, pg_url)
     lite_edit = run_ingest(corpus, on_lite, collection="examples")
     assert counts(lite_edit) == (0, 1, len(files) - 1, 4, 4, 0)
     assert after == snapshot(on_lite, "examples")
@@ -228,7 +237,7 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
     assert json.loads(capsys.readouterr().out)["physical"] == "kbase"
 
     clean = tmp_path / "clean"
-    share_cache(persist, clean)
+    share_cache(persist, clean, pg_url)
     assert run_ingest(corpus, clean, *changed)["embeddings_computed"] == 0
     monkeypatch.setenv(RECORDS_URL_ENV, pg_url)  # the fallback of --records-url
     rebuilt_rows = snapshot(persist)

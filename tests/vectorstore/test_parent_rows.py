@@ -3,14 +3,12 @@ drops the old physical collection) leave no parent row that no stored chunk refe
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.parents import PARENTS_FILE
+from ragingest.vectorstore.parents import ParentStore, parent_collections
 from ragingest.vectorstore.store import chroma_client
 
 pytestmark = pytest.mark.slow
@@ -26,12 +24,11 @@ def write(path: Path, sections: list[int]) -> None:
 
 
 def parent_rows(persist: Path) -> dict[str, set[str]]:
-    with contextlib.closing(sqlite3.connect(persist / PARENTS_FILE)) as db:
-        rows = db.execute("SELECT collection, parent_id FROM parents").fetchall()
-    found: dict[str, set[str]] = {}
-    for collection, parent in rows:
-        found.setdefault(collection, set()).add(parent)
-    return found
+    found = {
+        collection: set(ParentStore(persist, collection).yield_keys())
+        for collection in parent_collections(persist)
+    }
+    return {collection: keys for collection, keys in found.items() if keys}
 
 
 def referenced(persist: Path) -> dict[str, set[str]]:

@@ -1,0 +1,264 @@
+"""Load on the read path: ragingest's retriever (hybrid + parents) against plain
+``langchain_chroma.Chroma.similarity_search`` on the same collection, at 1, 8 and 32
+concurrent clients, embedded and against ``chroma run``.
+
+The collection: ``--chunks`` chunks (100 000 by default) of three sentences each drawn at random
+from the shared eval corpora (distinct texts; 4 chunks to a parent section, 8 to a file),
+written through the public write path (``open_store`` → ``ChunkStore.add_documents``:
+Chroma, the lexical index and the parents) with precomputed vectors: a cheap deterministic
+stand-in for the model (seeded unit vectors), recorded under the real model's identity, so
+building does not embed 100 000 texts on a small machine. The QUERY embedding is the real
+model's in both arms, counted in each latency. Each cell: ``--queries`` questions (the eval
+sets' questions, cycled) spread over the clients (threads), after a warm-up; p50/p95 latency,
+queries per second.
+
+    .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 160]
+        [--modes embedded server] [--work DIR] [--json FILE]
+
+``--work`` keeps the built collections (and the server's data) for the next run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import json
+import re
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.common import SHARED, corpus_texts
+
+COLLECTION = "serve"
+DIM = 384  # multilingual-e5-small
+BATCH = 2000
+
+
+class StandInEmbeddings:
+    """The real model's identity (name, fingerprint) with seeded unit vectors: the collection
+    opens as that model's; only the query side embeds for real."""
+
+    def __init__(self) -> None:
+        from ragingest.vectorstore.store import model_identity
+
+        self.model_name, self.fingerprint = model_identity(None)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("the bench gives every vector")
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("queries go through the real model")
+
+
+def sentences() -> list[str]:
+    out = []
+    for _stem, text in corpus_texts():
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip()) > 40)
+    return out
+
+
+def chunk_text(pool: list[str], rng: Any) -> str:
+    """Three sentences drawn from the corpus: distinct chunks (copies of one paragraph would
+    be near-duplicates, which the retriever drops and then searches deeper for)."""
+    return " ".join(pool[i] for i in rng.integers(0, len(pool), 3))
+
+
+def build(store: Any, chunks: int) -> None:
+    """Write ``chunks`` chunks (module docstring) through ``store.add_documents``."""
+    from langchain_core.documents import Document
+
+    pool = sentences()
+    rng = np.random.default_rng(21)
+    for first in range(0, chunks, BATCH):
+        docs, parents = [], []
+        numbers = range(first, min(first + BATCH, chunks))
+        for n in numbers:
+            file, parent = n // 8, n // 4
+            if n % 4 == 0:
+                group = [chunk_text(pool, rng) for _ in range(4)]
+            parent_text = "\n\n".join(group)
+            offset = sum(len(t) + 2 for t in group[: n % 4])
+            text = group[n % 4]
+            parent_start = (parent % 2) * 100_000
+            meta = {
+                "source": f"file_{file:05d}.md",
+                "doc_id": f"{file:016x}",
+                "section_path": f"Файл {file} > Раздел {parent % 2}",
+                "chunk_index": n % 8,
+                "start_index": parent_start + offset,
+                "end_index": parent_start + offset + len(text),
+                "parent_id": f"p{parent:015x}",
+                "parent_start": parent_start,
+                "parent_end": parent_start + len(parent_text),
+            }
+            docs.append(Document(page_content=text, metadata=meta, id=f"c{n:07d}"))
+            parents.append(parent_text)
+        block = rng.standard_normal((len(docs), DIM)).astype(np.float32)
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+        vectors = block.tolist()
+        store.add_documents(docs, ids=[d.id for d in docs], parent_texts=parents, vectors=vectors)
+        print(f"  built {first + len(docs)} chunks", file=sys.stderr, flush=True)
+
+
+def questions() -> list[str]:
+    found = []
+    for path in sorted((SHARED / "eval").glob("*/questions*.csv")):
+        with path.open(encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                text = row.get("question") or row.get("Question") or ""
+                if text.strip():
+                    found.append(text.strip())
+    if not found:
+        raise SystemExit("no questions in ../shared/eval/*/questions*.csv")
+    return found
+
+
+@contextlib.contextmanager
+def chroma_run(folder: Path) -> Iterator[Any]:
+    """``chroma run`` on 127.0.0.1 (a free port), data in ``folder``, stopped by pid."""
+    from tests.chroma import chroma_server
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with chroma_server(folder) as server:
+        yield server
+
+
+def measure(call: Callable[[str], Any], texts: list[str], clients: int, total: int) -> dict:
+    """``total`` calls over ``clients`` threads: p50/p95 latency (ms) and queries per second."""
+    for text in texts[:3]:
+        call(text)  # warm-up: model session, caches, connections
+    latencies: list[float] = []
+    lock = threading.Lock()
+    counter = iter(range(total))
+
+    def client() -> None:
+        while True:
+            with lock:
+                n = next(counter, None)
+            if n is None:
+                return
+            started = time.perf_counter()
+            call(texts[n % len(texts)])
+            elapsed = time.perf_counter() - started
+            with lock:
+                latencies.append(elapsed)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    cuts = statistics.quantiles(latencies, n=20, method="inclusive")
+    return {
+        "p50_ms": round(statistics.median(latencies) * 1000, 1),
+        "p95_ms": round(cuts[18] * 1000, 1),
+        "qps": round(total / wall, 1),
+    }
+
+
+def arms(persist: Path, server: Any) -> dict[str, Callable[[str], Any]]:
+    """The two callables on one collection: the retriever and plain dense search."""
+    from langchain_chroma import Chroma
+
+    import ragingest
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
+
+    options: dict[str, Any] = {"persist_dir": persist, "collection": COLLECTION}
+    if server is not None:
+        options |= {"chroma_host": server.host, "chroma_port": server.port}
+    retriever = ragingest.retriever(**options)  # k 4, hybrid, parents: the defaults
+    client = server.client() if server is not None else retriever.store.chroma_client
+    plain = Chroma(
+        collection_name=retriever.store.physical_name,
+        client=client,
+        embedding_function=SentenceTransformerEmbeddings(),
+    )
+    return {
+        "ragingest retriever (hybrid + parents)": retriever.invoke,
+        "Chroma.similarity_search": lambda q: plain.similarity_search(q, k=4),
+    }
+
+
+def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
+    from ragingest.vectorstore.store import open_store
+
+    persist = work / mode
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(chroma_run(work / "server")) if mode == "server" else None
+        client = server.client() if server is not None else None
+        store = open_store(persist, COLLECTION, StandInEmbeddings(), client=client)
+        if store.count() != args.chunks:
+            if store.count():
+                store.delete_collection()
+                store = open_store(persist, COLLECTION, StandInEmbeddings(), client=client)
+            started = time.perf_counter()
+            build(store, args.chunks)
+            print(f"{mode}: built in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        texts = questions()
+        rows = []
+        for name, call in arms(persist, server).items():
+            for clients in args.clients:
+                total = max(args.queries, 4 * clients)
+                cell = {"mode": mode, "arm": name, "clients": clients, "queries": total}
+                cell |= measure(call, texts, clients, total)
+                print(json.dumps(cell, ensure_ascii=False), file=sys.stderr, flush=True)
+                rows.append(cell)
+        return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| mode | clients | retriever p50 / p95 ms | plain p50 / p95 ms | p95 ratio "
+        "| QPS retriever / plain |",
+        "|---|---|---|---|---|---|",
+    ]
+    keyed = {(r["mode"], r["arm"].startswith("ragingest"), r["clients"]): r for r in rows}
+    for (mode, ours, clients), mine in keyed.items():
+        if not ours:
+            continue
+        plain = keyed[(mode, False, clients)]
+        lines.append(
+            f"| {mode} | {clients} | {mine['p50_ms']} / {mine['p95_ms']} | "
+            f"{plain['p50_ms']} / {plain['p95_ms']} | {mine['p95_ms'] / plain['p95_ms']:.2f} | "
+            f"{mine['qps']} / {plain['qps']} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument(
+        "--queries", type=int, default=160, help="calls per cell (at least 4 per client)"
+    )
+    parser.add_argument(
+        "--modes", nargs="+", default=["embedded", "server"], choices=["embedded", "server"]
+    )
+    parser.add_argument(
+        "--work", type=Path, help="keep the collections here (default: a temp folder)"
+    )
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    with contextlib.ExitStack() as stack:
+        work = args.work or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="serve-")))
+        rows = [row for mode in args.modes for row in run_mode(mode, work, args)]
+    if args.json:
+        args.json.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", "utf-8")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

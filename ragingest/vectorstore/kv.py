@@ -1,0 +1,127 @@
+"""Key-value stores beside the records: LangChain's ``SQLStore`` over the records database when
+it is PostgreSQL (shared by every machine), else over a SQLite file beside Chroma (as before).
+
+Contract: ``kv_store(persist_dir, records_url, file, namespace, legacy=...)`` returns a
+``SQLStore`` (table ``langchain_key_value_stores``, rows keyed by ``namespace`` and key).
+``legacy``: a ``(table, SELECT)`` pair naming the table earlier versions kept in that SQLite
+file and the select that yields its rows as ``(namespace, key, value)``: the first open copies
+them into the store and drops the old table, in one transaction (a collection made before this
+store still opens). Keys go to the database in batches (``SQLStore`` sends one ``IN (...)`` per
+call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from ragingest.vectorstore.records import (
+    chunks_of,
+    create_tables,
+    is_shared,
+    records_engine,
+)
+
+with warnings.catch_warnings():  # the package's own sunset notice, said once per import
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from langchain_community.storage.sql import Base as _KV_BASE  # the store's table model
+    from langchain_community.storage.sql import LangchainKeyValueStores, SQLStore
+
+KV_METADATA = _KV_BASE.metadata
+KV_TABLE = LangchainKeyValueStores.__table__
+Legacy = tuple[str, str]
+
+
+class BatchedSQLStore(SQLStore):
+    """``SQLStore`` with keys sent in batches, and keys listed without reading values."""
+
+    def mget(self, keys: Sequence[str]) -> list[bytes | None]:
+        found: list[bytes | None] = []
+        for part in chunks_of(list(keys)):
+            found.extend(super().mget(part))
+        return found
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        for part in chunks_of(list(dict(key_value_pairs).items())):
+            super().mset(part)
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        for part in chunks_of(list(keys)):
+            super().mdelete(part)
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        statement = select(KV_TABLE.c.key).where(KV_TABLE.c.namespace == self.namespace)
+        if prefix:
+            statement = statement.where(KV_TABLE.c.key.startswith(prefix, autoescape=True))
+        with self.engine.connect() as connection:  # type: ignore[union-attr]  # a sync engine here
+            keys = [row[0] for row in connection.execute(statement.order_by(KV_TABLE.c.key))]
+        yield from keys
+
+
+def kv_store(
+    persist_dir: str | Path | None,
+    records_url: str | None,
+    file: str,
+    namespace: str,
+    legacy: Legacy | None = None,
+) -> BatchedSQLStore:
+    """The store ``namespace`` (see the module docstring)."""
+    return BatchedSQLStore(
+        namespace=namespace, engine=kv_engine(persist_dir, records_url, file, legacy)
+    )
+
+
+def kv_engine(
+    persist_dir: str | Path | None, records_url: str | None, file: str, legacy: Legacy | None
+) -> Any:
+    """The engine holding the key-value table: the records database when shared, else the
+    SQLite ``file`` in ``persist_dir`` (its legacy table migrated first)."""
+    if is_shared(persist_dir, records_url):
+        engine = records_engine(persist_dir, records_url)
+    else:
+        path = Path(persist_dir or ".") / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.closing(sqlite3.connect(str(path), timeout=60)) as db:
+            db.execute("PRAGMA journal_mode = WAL")  # readers never wait for the writer
+        engine = records_engine(persist_dir, f"sqlite:///{path.absolute()}")
+    create_tables(engine, KV_METADATA)
+    if legacy is not None and not is_shared(persist_dir, records_url):
+        migrate(Path(persist_dir or ".") / file, *legacy)
+    return engine
+
+
+def migrate(path: Path, table: str, rows: str) -> bool:
+    """Copy the rows of an earlier version's ``table`` (``rows``: a SELECT of ``(namespace,
+    key, value)``) into the key-value table of the SQLite file ``path`` and drop ``table``, in
+    one write transaction; whether there was one. Concurrent openers: the second finds it gone."""
+    if not path.is_file() or not _has(path, table):
+        return False
+    with contextlib.closing(sqlite3.connect(str(path), timeout=60, isolation_level=None)) as db:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if not db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone():
+                db.execute("ROLLBACK")
+                return False
+            db.execute(f"INSERT OR REPLACE INTO langchain_key_value_stores {rows}")
+            db.execute(f"DROP TABLE {table}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return True
+
+
+def _has(path: Path, table: str) -> bool:
+    with contextlib.closing(sqlite3.connect(str(path), timeout=60)) as db:
+        found = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+    return found is not None
