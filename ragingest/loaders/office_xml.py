@@ -76,7 +76,8 @@ def flatten_entities(body: bytes) -> bytes | None:
         value = value if len(value) <= budget else ""
         budget -= len(value)
         _replace_with_text(entity, value + (entity.tail or ""))
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    data: bytes = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    return data
 
 
 def _replace_with_text(node: object, text: str) -> None:

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragingest.defaults import ENGINE, WRITE_BATCH_SIZE
+from ragingest.defaults import MAX_DELETE_SHARE as DEFAULT_MAX_DELETE_SHARE
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
-from ragingest.pipeline.deletes import DEFAULT_MAX_DELETE_SHARE, check_share
+from ragingest.pipeline.deletes import check_share
 from ragingest.pipeline.split import DEFAULT_MAX_CHUNKS_PER_FILE
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
