@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ragingest.cli.main import main
 from ragingest.cli.terminal import terminal_safe
+from ragingest.vectorstore.kv import KV_TABLE
 from ragingest.vectorstore.store import chroma_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +63,8 @@ def cached_rows(db: Path) -> int:
         return 0
     try:
         with sqlite3.connect(path, timeout=1) as connection:
-            return connection.execute("SELECT COUNT(*) FROM byte_store").fetchone()[0]
+            query = f"SELECT COUNT(*) FROM {KV_TABLE.name}"  # the embedding cache's SQLStore table
+            return connection.execute(query).fetchone()[0]
     except sqlite3.Error:
         return 0
 
