@@ -51,6 +51,7 @@ from ragingest.pipeline.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
 from ragingest.vectorstore.names import chroma_name
+from ragingest.vectorstore.origins import ragingest_sources
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import namespace
 from ragingest.vectorstore.store import chroma_client, collection_metadata, open_store
@@ -152,7 +153,8 @@ def run_locked(
     sourced = plan_sources(documents, known, o.cleaning)
     plan.items.extend(sourced.items)
     if o.delete_missing and not o.allow_mass_delete:
-        refuse_mass_delete(plan, sourced, set(known) | set(manager.list_groups()), o, report)
+        recorded = ragingest_sources(manager, known)  # other code's groups are never deleted
+        refuse_mass_delete(plan, sourced, recorded, o, report)
     keep = update(plan, engine_for(o, embeddings), writer, o)
     for failure in sourced.failed:  # its chunks of the last good run stay
         log.warning("%s", failure)

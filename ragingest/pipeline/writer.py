@@ -30,7 +30,7 @@ from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.split import FileChunks
 from ragingest.pipeline.state import FileState, FileStates
 from ragingest.schema import ChunkRecord
-from ragingest.vectorstore.origins import origins, ragingest_form
+from ragingest.vectorstore.origins import origins, ragingest_sources
 from ragingest.vectorstore.record_manager import IndexRecords
 from ragingest.vectorstore.store import ChunkStore
 
@@ -178,13 +178,10 @@ class Writer:
         """Delete the sources recorded before (records or states) that this run did not see,
         except one whose records all carry other code's ids and no file state (written by
         LangChain's ``index()`` through this record manager: ragingest has no file for it)."""
-        known = set(known)
-        gone = (set(self.manager.list_groups()) | known) - keep
-        for source in sorted(gone):
-            keys = self.manager.list_keys(group_ids=[source])
-            if source not in known and keys and not any(map(ragingest_form, keys)):
-                log.info("%s: written by other code (not ragingest's ids), left alone", source)
-                continue
+        ours = ragingest_sources(self.manager, known)
+        for source in sorted(set(self.manager.list_groups()) - ours - keep):
+            log.info("%s: written by other code (not ragingest's ids), left alone", source)
+        for source in sorted(ours - keep):
             with self._gate():
                 deleted = self.delete_sources([source])
             self.report.add_deleted(source, deleted)

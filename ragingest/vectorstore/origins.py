@@ -40,6 +40,21 @@ class Origins:
         return self.ours_in_chroma == self.ours_recorded
 
 
+def ragingest_sources(manager: IndexRecords, known: Iterable[str]) -> set[str]:
+    """The sources ragingest wrote into the collection: every one with a file state
+    (``known``), and every record group of ``manager`` with at least one ragingest id. A group
+    whose records all carry other code's ids and that has no file state was written by other
+    code through this record manager (LangChain's ``index()``): a run never deletes it, so it
+    is not one of ragingest's sources."""
+    known = set(known)
+    groups = set(manager.list_groups()) - known
+    return known | {
+        group
+        for group in groups
+        if not (keys := manager.list_keys(group_ids=[group])) or any(map(ragingest_form, keys))
+    }
+
+
 def origins(chroma_ids: Iterable[str], manager: IndexRecords) -> Origins:
     """Sort a collection's ids (``chroma_ids``) and its namespace's records by writer."""
     ids = set(chroma_ids)
