@@ -8,7 +8,6 @@ import contextlib
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime, r
 from ragingest.pipeline.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server
 from ragingest.vectorstore.store import chroma_client
+from tests.chroma import free_port, stop, wait_port
 
 pytestmark = pytest.mark.slow
 
@@ -34,39 +34,9 @@ EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((LOOPBACK, 0))
-        return sock.getsockname()[1]
-
-
-def _wait_port(port: int, proc: subprocess.Popen, seconds: float = 90) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"process exited early with {proc.returncode}")
-        with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), timeout=1):
-            return
-        time.sleep(0.3)
-    raise TimeoutError(f"nothing listens on {LOOPBACK}:{port}")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """Stop our own process (and its session: it was started with start_new_session) by pid."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=10)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)  # what the head left behind in its session
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     path = tmp_path_factory.mktemp("chroma_server")
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "DO_NOT_TRACK": "1"}
     log = (path / "server.log").open("w")
@@ -79,10 +49,10 @@ def chroma_server(tmp_path_factory):
         start_new_session=True,
     )
     try:
-        _wait_port(port, proc)
+        wait_port(port, proc)
         yield ChromaServer(LOOPBACK, port)
     finally:
-        _stop(proc)
+        stop(proc)
         log.close()
 
 
@@ -91,7 +61,7 @@ HEAD_SESSIONS: set[int] = set()  # our `ray start` heads: their workers share th
 
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     folder = tmp_path_factory.mktemp("ray_head")
     log = (folder / "head.log").open("w")
     proc = subprocess.Popen(
@@ -103,11 +73,11 @@ def ray_cluster(tmp_path_factory):
     )
     HEAD_SESSIONS.add(proc.pid)
     try:
-        _wait_port(port, proc)
+        wait_port(port, proc)
         time.sleep(2)  # the raylet registers after the GCS port opens
         yield f"{LOOPBACK}:{port}"
     finally:
-        _stop(proc)  # never `ray stop`: it is machine-wide
+        stop(proc)  # never `ray stop`: it is machine-wide
         log.close()
 
 
