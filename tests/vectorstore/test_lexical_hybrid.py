@@ -99,7 +99,7 @@ def test_in_step_after_edit_delete_and_rebuild(notes):
 
     assert ingest(docs, persist, "--chunk-size", "64", "--rebuild") == 0
     rebuilt = resolve_collection(persist, "notes")
-    assert rebuilt != physical
+    assert rebuilt == physical == "notes"  # built beside it, then renamed to the typed name
     assert len(in_step(persist)) == 1
     assert lexical_collections(persist) == [rebuilt]  # the old collection's index went with it
 
