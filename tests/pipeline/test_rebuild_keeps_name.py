@@ -20,11 +20,12 @@ from ragingest.vectorstore.parents import ParentStore
 from ragingest.vectorstore.store import chroma_client, open_store
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # the real model, parser processes, Chroma on disk
+
 PLAIN = """
 import json, sys
 from langchain_chroma import Chroma
 
-pytestmark = pytest.mark.slow  # the real model, parser processes, Chroma on disk
 store = Chroma(collection_name=sys.argv[2], persist_directory=sys.argv[1])
 got = store.get(include=["metadatas"])
 sources = sorted({m["source"] for m in got["metadatas"]})
