@@ -63,6 +63,8 @@ class IngestSettings(TypedDict, total=False):
     follow_symlinks_outside: bool
     allow_mass_delete: bool
     max_delete_share: float
+    max_chunks_per_file: int | None
+    retry_failed: bool
     strict: bool
     chunk_size: int | None
     chunk_overlap: int | None
