@@ -22,6 +22,7 @@ from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime, r
 from ragingest.pipeline.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server
 from ragingest.vectorstore.store import chroma_client
+from tests.chroma import chroma_server as start_chroma_server
 from tests.chroma import free_port, stop, wait_port
 
 pytestmark = pytest.mark.slow
@@ -36,24 +37,8 @@ BIN = Path(sys.executable).parent
 
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
-    port = free_port()
-    path = tmp_path_factory.mktemp("chroma_server")
-    env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "DO_NOT_TRACK": "1"}
-    log = (path / "server.log").open("w")
-    command = [str(BIN / "chroma"), "run", "--host", LOOPBACK, "--port", str(port)]
-    proc = subprocess.Popen(
-        [*command, "--path", str(path / "data")],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        wait_port(port, proc)
-        yield ChromaServer(LOOPBACK, port)
-    finally:
-        stop(proc)
-        log.close()
+    with start_chroma_server(tmp_path_factory.mktemp("chroma_server")) as server:
+        yield server
 
 
 HEAD_SESSIONS: set[int] = set()  # our `ray start` heads: their workers share the session
