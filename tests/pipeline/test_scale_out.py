@@ -9,7 +9,6 @@ import importlib.util
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -32,7 +31,6 @@ if importlib.util.find_spec("ray") is None:  # not imported here: ray_runtime se
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-BIN = Path(sys.executable).parent
 
 
 @pytest.fixture(scope="module")
