@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from filelock import FileLock
 
 from ragingest.models.jitter import onnx_threads
 
@@ -74,13 +75,22 @@ def export_int8(folder: str | Path, target: Path) -> Path:
     final = target / MODEL_FILE
     if final.is_file():
         return mapped_copy(final)
+    target.mkdir(parents=True, exist_ok=True)
+    # processes starting at once (parallel test workers, two first ingests) wait for one
+    # export instead of each spending a minute of CPU on the same file
+    with FileLock(target / ".export.lock"):
+        if not final.is_file():
+            _export_in_child(folder, target)
+        return mapped_copy(final)
+
+
+def _export_in_child(folder: str | Path, target: Path) -> None:
     log.warning("exporting %s to ONNX int8 (once, about a minute)", Path(folder).name)
     command = [sys.executable, "-m", "ragingest.models.onnx_backend", str(folder), str(target)]
     done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0 or not final.is_file():
+    if done.returncode != 0 or not (target / MODEL_FILE).is_file():
         detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise RuntimeError(f"exporting the model to ONNX failed: {detail[0]}")
-    return mapped_copy(final)
 
 
 def mapped_copy(model_file: Path) -> Path:

@@ -3,26 +3,40 @@ as ``None``, a file of an unknown format skipped without a word, a CSV column lo
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ragingest.cli.main import main
 from ragingest.loaders.records import catalogue_documents, faq_document
 from ragingest.vectorstore.names import chroma_name, is_chroma_safe
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES
 
 pytestmark = pytest.mark.slow
 
-CLI = [sys.executable, "-m", "ragingest.cli.main"]
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1")
-    return subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, env=env)
+    """``ragingest ARGS`` in ``cwd``, through ``cli.main.main`` in this process (these tests
+    are about what the commands say, not about a process: a subprocess each would spend
+    seconds on imports and the model load); its exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    here = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's refusals
+                code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["ragingest", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.mark.parametrize(
