@@ -67,3 +67,41 @@ def count_parses(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(runner, "engine_for", lambda *a, **k: Counting(real(*a, **k)))
     return parsed
+
+
+# Under pytest-xdist (scripts/test.sh runs ``-n 2 --dist loadgroup``) each module is one unit
+# of work, so its module-scoped ingests and servers are built once, on one worker; the modules
+# that start a Ray runtime (a GB or more each) are one unit, so two never run at once; and the
+# longest units are handed out first, so no long module is left for the end of the run.
+RAY_MODULES = {
+    "tests/pipeline/test_scale_out.py",
+    "tests/pipeline/test_ray_file_timeout.py",
+    "tests/pipeline/test_ingest_api.py",
+    "tests/vectorstore/test_shared_stores.py",
+}
+LONGEST_FIRST = [  # the units of tens of seconds, longest first (scripts/test.sh's durations)
+    "ray",
+    "tests/e2e/test_read_during_write.py",
+    "tests/e2e/test_readme_examples_run.py",
+    "tests/pipeline/test_reindex_processes.py",
+    "tests/e2e/test_store_faults.py",
+    "tests/e2e/test_readme_demo.py",
+    "tests/e2e/test_serve_remote.py",
+    "tests/cli/test_inspect_html.py",
+    "tests/cli/test_cli_hostile.py",
+]
+
+
+def _work_unit(item: pytest.Item) -> str:
+    module = item.nodeid.split("::")[0]
+    return "ray" if module in RAY_MODULES else module
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist appends the group to each test id
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # a plain run keeps the collection order
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(_work_unit(item)))
+    rank = {unit: i for i, unit in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_work_unit(item), len(rank)))  # stable: order kept

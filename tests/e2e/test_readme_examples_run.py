@@ -17,6 +17,7 @@ by ragingest's own argument parser (flags and values as written); it is then run
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -80,7 +81,8 @@ def _help(*args: str) -> str:
     return done.stdout
 
 
-def epilog_examples() -> list[Example]:
+@functools.cache  # both tests read them: one ``--help`` process per command, not two
+def epilog_examples() -> tuple[Example, ...]:
     main = _help()
     commands = re.findall(r"^    ([a-z][a-z_-]*)(?:\s{2,}|$)", main, flags=re.M)
     assert "ingest" in commands, main
@@ -91,7 +93,7 @@ def epilog_examples() -> list[Example]:
         if block:
             for line in _joined(block.group(1).splitlines()):
                 found.append(Example(f"ragingest {name} --help".replace("  ", " "), line))
-    return found
+    return tuple(found)
 
 
 def _env() -> dict[str, str]:
@@ -196,7 +198,7 @@ def test_the_readme_and_help_have_examples_to_run():
 
 def test_every_example_parses_and_runs(sandbox: Path):
     ran: list[str] = []
-    examples = readme_examples() + epilog_examples()
+    examples = readme_examples() + list(epilog_examples())
     # the first ingest of the collection every other example reads, then all in order
     examples.sort(key=lambda e: (_ragingest_args(e.tokens) or [""])[0] != "ingest")
     for example in examples:
