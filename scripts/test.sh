@@ -14,5 +14,5 @@ export HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 ANONYMIZED_TELEMETRY=False
 # many tests wait on subprocesses and servers, so two overlap well even on 2 cores; each
 # module runs whole on one worker, the longest first (tests/conftest.py)
 WORKERS=${RAGINGEST_TEST_WORKERS:-2}
-.venv/bin/python -m pytest -q --durations=15 -n "$WORKERS" --dist loadgroup --no-loadscope-reorder "$@"
+.venv/bin/python -m pytest -q --durations=15 -n "$WORKERS" --dist loadscope --no-loadscope-reorder "$@"
 RAGINGEST_TEST_JITTER=1e-2 .venv/bin/python -m pytest -q -m model "$@"

@@ -69,7 +69,8 @@ def count_parses(monkeypatch) -> list[str]:
     return parsed
 
 
-# Under pytest-xdist (scripts/test.sh runs ``-n 2 --dist loadgroup``) each module is one unit
+
+# Under pytest-xdist (scripts/test.sh runs ``-n 2 --dist loadscope``) each module is one unit
 # of work, so its module-scoped ingests and servers are built once, on one worker; the modules
 # that start a Ray runtime (a GB or more each) are one unit, so two never run at once; and the
 # longest units are handed out first, so no long module is left for the end of the run.
@@ -92,16 +93,28 @@ LONGEST_FIRST = [  # the units of tens of seconds, longest first (scripts/test.s
 ]
 
 
-def _work_unit(item: pytest.Item) -> str:
-    module = item.nodeid.split("::")[0]
+def _work_unit(nodeid: str) -> str:
+    module = nodeid.split("::")[0]
     return "ray" if module in RAY_MODULES else module
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist appends the group to each test id
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # a plain run keeps the collection order
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(_work_unit(item)))
     rank = {unit: i for i, unit in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(_work_unit(item), len(rank)))  # stable: order kept
+    items.sort(key=lambda item: rank.get(_work_unit(item.nodeid), len(rank)))  # stable
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: absent without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadscope`` with the units above (xdist's own splits by module or class;
+    its ``loadgroup`` marks don't group under this pytest)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleUnits(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _work_unit(nodeid)
+
+    return ModuleUnits(config, log)
