@@ -82,14 +82,17 @@ RAY_MODULES = {
 }
 LONGEST_FIRST = [  # the units of tens of seconds, longest first (scripts/test.sh's durations)
     "ray",
-    "tests/e2e/test_read_during_write.py",
     "tests/e2e/test_readme_examples_run.py",
+    "tests/e2e/test_read_during_write.py",
+    "tests/e2e/test_serve_remote.py",
+    "tests/pipeline/test_bad_input.py",
+    "tests/e2e/test_readme_demo.py",
     "tests/pipeline/test_reindex_processes.py",
     "tests/e2e/test_store_faults.py",
-    "tests/e2e/test_readme_demo.py",
-    "tests/e2e/test_serve_remote.py",
-    "tests/cli/test_inspect_html.py",
     "tests/cli/test_cli_hostile.py",
+    "tests/models/test_e5_provision.py",
+    "tests/pipeline/test_rebuild_keeps_name.py",
+    "tests/pipeline/test_reindex.py",
 ]
 
 
