@@ -1,4 +1,5 @@
-"""The demo installs what the demo runs: ``scripts/demo.sh`` (with ``scripts/setup.sh``) runs no
+"""The demo installs what the demo runs: ``scripts/demo.sh`` (with ``scripts/setup.sh --runtime``:
+requirements-runtime.lock, not the full lock ``scripts/test.sh`` installs) runs no
 ``apt-get`` and names no chromium nor postgres; the test command's setup installs those.
 
 The scripts run as written, traced (``SHELLOPTS=xtrace``: the scripts they call too), in a
@@ -61,8 +62,19 @@ def test_the_demo_runs_no_test_only_system_package(sandbox):
     calls = log.read_text(encoding="utf-8").splitlines()
     assert not [c for c in calls if c.split()[0] in ("apt-get", "sudo")]
     # it still installs ragingest, ingests examples/ and asks the memo's question
-    assert any(c.startswith("python -m pip install") and "-r requirements.lock" in c for c in calls)
+    installs = [c for c in calls if c.startswith("python -m pip install")]
+    # the runtime pins only: no dev tools, no ray or bench extras (tests/test_locks.py)
+    assert [c.split()[-1] for c in installs if " -r " in c] == ["requirements-runtime.lock"]
     assert [c.split()[1] for c in calls if c.startswith("ragingest ")] == ["ingest", "query"]
+
+
+def test_the_full_setup_installs_the_full_lock(sandbox):
+    root, env, log = sandbox
+    assert "bash scripts/setup.sh\n" in (root / "scripts" / "test.sh").read_text()
+    traced(root, env, "setup.sh")
+    calls = log.read_text(encoding="utf-8").splitlines()
+    locks = [c.split()[-1] for c in calls if c.startswith("python -m pip install") and " -r " in c]
+    assert locks == ["requirements.lock"]
 
 
 def test_the_test_command_installs_chromium_and_postgresql_when_missing(sandbox):
