@@ -19,7 +19,8 @@ import pytest
 
 from tests.conftest import ROOT
 
-TOOLS = ("bash", "dirname", "ls", "id", "grep", "cat")  # what the scripts call besides the stubs
+# what the scripts call besides the stubs
+TOOLS = ("bash", "dirname", "ls", "id", "grep", "cat", "setsid", "tail")
 TEST_ONLY = re.compile(r"apt-get|chromium|postgres", re.IGNORECASE)
 STUB = '#!/bin/bash\necho "{name} $*" >> "{log}"\n'
 
@@ -66,6 +67,31 @@ def test_the_demo_runs_no_test_only_system_package(sandbox):
     # the runtime pins only: no dev tools, no ray or bench extras (tests/test_locks.py)
     assert [c.split()[-1] for c in installs if " -r " in c] == ["requirements-runtime.lock"]
     assert [c.split()[1] for c in calls if c.startswith("ragingest ")] == ["ingest", "query"]
+    # the model is built while pip installs the rest: after what the build imports, before the lock
+    steps = [c for c in calls if c.startswith("python ")]
+    build = steps.index("python -m ragingest.models.prepare")
+    assert "-c requirements-runtime.lock" in steps[build - 2] and "-e ." in steps[build - 1]
+    assert steps[build + 1].endswith("-r requirements-runtime.lock")
+
+
+def test_a_failed_model_build_fails_the_setup_with_its_reason(sandbox):
+    root, env, log = sandbox
+    python = root / ".venv" / "bin" / "python"
+    reason = "building the model failed: RuntimeError: sha256 mismatch for e5-small-q4.bin"
+    python.write_text(
+        STUB.format(name="python", log=log)
+        + f'case "$*" in *ragingest.models.prepare*) echo "{reason}" >&2; exit 1;; esac\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        ["bash", "scripts/setup.sh", "--runtime"], cwd=root, env=env,
+        executable=shutil.which("bash"), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "setup: building the default model failed (.venv/model-build.log):" in done.stderr
+    assert reason in done.stderr
+    # pip still installed the whole lock before the build's failure was reported
+    assert "-r requirements-runtime.lock" in log.read_text(encoding="utf-8")
 
 
 def test_the_full_setup_installs_the_full_lock(sandbox):
