@@ -22,6 +22,7 @@ from tests.conftest import ROOT
 # what the scripts call besides the stubs
 TOOLS = ("bash", "dirname", "ls", "id", "grep", "cat", "setsid", "tail")
 TEST_ONLY = re.compile(r"apt-get|chromium|postgres", re.IGNORECASE)
+LOCK = "requirements-runtime.lock"  # what the demo installs
 STUB = '#!/bin/bash\necho "{name} $*" >> "{log}"\n'
 
 
@@ -65,13 +66,15 @@ def test_the_demo_runs_no_test_only_system_package(sandbox):
     # it still installs ragingest, ingests examples/ and asks the memo's question
     installs = [c for c in calls if c.startswith("python -m pip install")]
     # the runtime pins only: no dev tools, no ray or bench extras (tests/test_locks.py)
-    assert [c.split()[-1] for c in installs if " -r " in c] == ["requirements-runtime.lock"]
+    assert [c.split()[-1] for c in installs if " -r " in c] == [LOCK]
     assert [c.split()[1] for c in calls if c.startswith("ragingest ")] == ["ingest", "query"]
-    # the model is built while pip installs the rest: after what the build imports, before the lock
-    steps = [c for c in calls if c.startswith("python ")]
-    build = steps.index("python -m ragingest.models.prepare")
-    assert "-c requirements-runtime.lock" in steps[build - 2] and "-e ." in steps[build - 1]
-    assert steps[build + 1].endswith("-r requirements-runtime.lock")
+    # the model is built while pip installs the rest: started (in the background, so only the
+    # setup shell's own trace orders it) after what the build imports, before the lock
+    assert [c.split()[-1] for c in installs] == ["torch==2.13.0", "ml_dtypes", ".", LOCK]
+    assert "-c requirements-runtime.lock" in installs[1]
+    assert "python -m ragingest.models.prepare" in calls
+    setup = [line for line in trace.splitlines() if re.match(r"\+ (BUILD=|pip_install )", line)]
+    assert re.match(r"\+ BUILD=\d+$", setup[-2]) and setup[-1] == f"+ pip_install -r {LOCK}"
 
 
 def test_a_failed_model_build_fails_the_setup_with_its_reason(sandbox):
