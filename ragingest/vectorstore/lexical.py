@@ -17,16 +17,25 @@ Contract:
   ``ragingest_lexical.sqlite``; ``add`` is an upsert by Chroma id, ``delete`` removes ids (absent
   ones are ignored), ``drop`` removes the collection's table, ``search`` returns ``(id, score)``
   best first (score = -bm25, higher is better). Nothing is written until the first ``add``; a
-  missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma.
+  missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma. Each
+  thread keeps one connection to the file (opened again when the file is replaced or the
+  process forked): a search costs no connect.
+- ``ranking_terms(terms, frequency, total)``: the query terms a search matches, the same for
+  both backends. BM25's idf (FTS5's ``ln((N - n + 0.5) / (n + 0.5))``) is floored at 1e-6
+  for a term in at least half the rows, so such a term moves a score by at most ~2e-6 while
+  its rows are most of the work of an ``OR`` query over a large collection; it is left out,
+  unless no other indexed term is left. Terms no row holds are left out too (they match
+  nothing). A search thus ranks the rows holding a useful term by those terms' BM25.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -48,6 +57,7 @@ def _stemmer(language: str) -> Any:
     return Stemmer.Stemmer(language)
 
 
+@lru_cache(maxsize=65536)  # a corpus repeats its words: each is stemmed once
 def _word_term(word: str) -> str:
     if any(ch.isdigit() for ch in word):
         return word
@@ -79,9 +89,22 @@ def lexical_text(page_content: str, metadata: dict[str, Any] | None) -> str:
     return f"{section}\n{page_content}" if section else page_content
 
 
-def _match_expression(query: str) -> str | None:
-    unique = list(dict.fromkeys(terms(query)))
-    return " OR ".join(f'"{term}"' for term in unique) or None
+def query_terms(query: str) -> list[str]:
+    """The distinct index terms of ``query``, in order of first use."""
+    return list(dict.fromkeys(terms(query)))
+
+
+def ranking_terms(unique: Sequence[str], frequency: Mapping[str, int], total: int) -> list[str]:
+    """Of the distinct query terms ``unique``, those a search matches (module docstring):
+    the ones in at least one and fewer than half of the ``total`` rows (``frequency``: rows
+    per term, absent = 0); when none is, every term some row holds."""
+    held = [term for term in unique if frequency.get(term, 0) > 0]
+    rare = [term for term in held if 2 * frequency[term] < total]
+    return rare or held
+
+
+def _match_expression(chosen: Sequence[str]) -> str | None:
+    return " OR ".join(f'"{term}"' for term in chosen) or None
 
 
 class LexicalIndex:
@@ -92,19 +115,41 @@ class LexicalIndex:
         self.collection = collection
         digest = hashlib.sha256(collection.encode("utf-8")).hexdigest()[:16]
         self._text, self._ids = f"lex_{digest}", f"lex_{digest}_ids"
-        self._lock = threading.Lock()
+        self._vocab = f"lex_{digest}_vocab"
+        self._local = threading.local()
+
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's connection to the file: opened once, again when the file was
+        replaced (another inode) or the process forked."""
+        local = self._local
+        db = getattr(local, "db", None)
+        if db is None or local.identity != self._identity():
+            if db is not None and local.identity[0] == os.getpid():
+                db.close()
+            db = sqlite3.connect(str(self.path), timeout=60)
+            db.execute("PRAGMA journal_mode=WAL")
+            local.db, local.identity = db, self._identity()
+        return db
+
+    def _identity(self) -> tuple[int, int]:
+        try:
+            return os.getpid(), os.stat(self.path).st_ino
+        except FileNotFoundError:
+            return os.getpid(), -1
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        """One transaction on a connection of its own, closed after it."""
-        with self._lock:
-            db = sqlite3.connect(str(self.path), timeout=60)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                with db:
-                    yield db
-            finally:
-                db.close()
+        """One transaction on this thread's connection (``_connection``)."""
+        db = self._connection()
+        with db:
+            yield db
+
+    def close(self) -> None:
+        """Close this thread's connection (the next call opens another)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
 
     def _create(self, db: sqlite3.Connection) -> None:
         db.execute(
@@ -217,11 +262,15 @@ class LexicalIndex:
     def search(self, query: str, limit: int, offset: int = 0) -> list[tuple[str, float]]:
         """The ``limit`` best chunks for ``query`` after the first ``offset``, as
         ``(chroma id, score)``, best first; ``[]`` when no term of the query is indexed."""
-        expression = _match_expression(query)
-        if expression is None or limit <= 0 or not self.path.exists():
+        unique = query_terms(query)
+        if not unique or limit <= 0 or not self.path.exists():
             return []
         with self._connect() as db:
             if not self._exists(db):
+                return []
+            frequency, total = self._frequencies(db, unique)
+            expression = _match_expression(ranking_terms(unique, frequency, total))
+            if expression is None:
                 return []
             rows = db.execute(
                 f"SELECT i.id, bm25({self._text}) AS s FROM {self._text} "
@@ -230,6 +279,22 @@ class LexicalIndex:
                 (expression, limit, offset),
             ).fetchall()
         return [(chunk_id, -float(score)) for chunk_id, score in rows]
+
+    def _frequencies(
+        self, db: sqlite3.Connection, unique: Sequence[str]
+    ) -> tuple[dict[str, int], int]:
+        """Rows per term of ``unique`` (FTS5's own vocabulary table) and the row count."""
+        db.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self._vocab} "
+            f"USING fts5vocab(main, {self._text}, 'row')"
+        )
+        marks = ",".join("?" * len(unique))
+        found = db.execute(
+            f"SELECT term, doc FROM temp.{self._vocab} WHERE term IN ({marks})", list(unique)
+        )
+        frequency = {term: int(rows) for term, rows in found}
+        total = int(db.execute(f"SELECT count(*) FROM {self._ids}").fetchone()[0])
+        return frequency, total
 
 
 def lexical_collections(persist_dir: str | Path) -> list[str]:
