@@ -24,6 +24,7 @@ import argparse
 import contextlib
 import csv
 import json
+import os
 import re
 import statistics
 import sys
@@ -207,11 +208,13 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
             print(f"{mode}: built in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         texts = questions()
         rows = []
-        for name, call in arms(persist, server).items():
-            for clients in args.clients:
+        callables = arms(persist, server)
+        for clients in args.clients:  # both arms of a cell back to back: load drift cancels
+            for name, call in callables.items():
                 total = max(args.queries, 4 * clients)
                 cell = {"mode": mode, "arm": name, "clients": clients, "queries": total}
                 cell |= measure(call, texts, clients, total)
+                cell["load_1min"] = round(os.getloadavg()[0], 1)
                 print(json.dumps(cell, ensure_ascii=False), file=sys.stderr, flush=True)
                 rows.append(cell)
         return rows
@@ -220,10 +223,11 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
 def table(rows: list[dict]) -> str:
     lines = [
         "| mode | clients | retriever p50 / p95 ms | plain p50 / p95 ms | p95 ratio "
-        "| QPS retriever / plain |",
-        "|---|---|---|---|---|---|",
+        "| QPS retriever / plain | load (1 min) |",
+        "|---|---|---|---|---|---|---|",
     ]
     keyed = {(r["mode"], r["arm"].startswith("ragingest"), r["clients"]): r for r in rows}
+    keyed = dict(sorted(keyed.items(), key=lambda item: (item[0][0] != "embedded", item[0][2])))
     for (mode, ours, clients), mine in keyed.items():
         if not ours:
             continue
@@ -231,7 +235,7 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {mode} | {clients} | {mine['p50_ms']} / {mine['p95_ms']} | "
             f"{plain['p50_ms']} / {plain['p95_ms']} | {mine['p95_ms'] / plain['p95_ms']:.2f} | "
-            f"{mine['qps']} / {plain['qps']} |"
+            f"{mine['qps']} / {plain['qps']} | {mine.get('load_1min', '')} |"
         )
     return "\n".join(lines)
 

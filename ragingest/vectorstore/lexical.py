@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 LEXICAL_FILE = "ragingest_lexical.sqlite"
+FREQUENCY_CACHE = 100_000  # terms whose row counts a thread keeps
 
 _WORD = re.compile(r"[^\W_]+(?:[-./_][^\W_]+)*")
 _SPLIT = re.compile(r"[-./_]")
@@ -138,11 +139,17 @@ class LexicalIndex:
             return os.getpid(), -1
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """One transaction on this thread's connection (``_connection``)."""
+    def _connect(self, searching: bool = False) -> Iterator[sqlite3.Connection]:
+        """One transaction on this thread's connection (``_connection``). Anything but a
+        search may write, so the thread's term counts go after it (``data_version`` tells of
+        other connections' writes only)."""
         db = self._connection()
-        with db:
-            yield db
+        try:
+            with db:
+                yield db
+        finally:
+            if not searching:
+                self._local.frequencies = None
 
     def close(self) -> None:
         """Close this thread's connection (the next call opens another)."""
@@ -265,7 +272,7 @@ class LexicalIndex:
         unique = query_terms(query)
         if not unique or limit <= 0 or not self.path.exists():
             return []
-        with self._connect() as db:
+        with self._connect(searching=True) as db:
             if not self._exists(db):
                 return []
             frequency, total = self._frequencies(db, unique)
@@ -283,18 +290,29 @@ class LexicalIndex:
     def _frequencies(
         self, db: sqlite3.Connection, unique: Sequence[str]
     ) -> tuple[dict[str, int], int]:
-        """Rows per term of ``unique`` (FTS5's own vocabulary table) and the row count."""
-        db.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self._vocab} "
-            f"USING fts5vocab(main, {self._text}, 'row')"
-        )
-        marks = ",".join("?" * len(unique))
-        found = db.execute(
-            f"SELECT term, doc FROM temp.{self._vocab} WHERE term IN ({marks})", list(unique)
-        )
-        frequency = {term: int(rows) for term, rows in found}
-        total = int(db.execute(f"SELECT count(*) FROM {self._ids}").fetchone()[0])
-        return frequency, total
+        """Rows per term of ``unique`` (FTS5's vocabulary table, which reads each term's
+        postings) and the row count; kept per thread until the file changes (SQLite's
+        ``data_version``, or a write on this thread)."""
+        local = self._local
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        cache = getattr(local, "frequencies", None)
+        if cache is None or local.version != version or len(cache) > FREQUENCY_CACHE:
+            total = int(db.execute(f"SELECT count(*) FROM {self._ids}").fetchone()[0])
+            cache, local.frequencies, local.version, local.total = {}, {}, version, total
+            cache = local.frequencies
+        wanted = [term for term in unique if term not in cache]
+        if wanted:
+            db.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self._vocab} "
+                f"USING fts5vocab(main, {self._text}, 'row')"
+            )
+            marks = ",".join("?" * len(wanted))
+            found = db.execute(
+                f"SELECT term, doc FROM temp.{self._vocab} WHERE term IN ({marks})", wanted
+            )
+            cache.update(dict.fromkeys(wanted, 0))
+            cache.update((term, int(rows)) for term, rows in found)
+        return {term: cache[term] for term in unique}, local.total
 
 
 def lexical_collections(persist_dir: str | Path) -> list[str]:
