@@ -10,7 +10,8 @@ stand-in for the model (seeded unit vectors), recorded under the real model's id
 building does not embed 100 000 texts on a small machine. The QUERY embedding is the real
 model's in both arms, counted in each latency. Each cell: ``--queries`` questions (the eval
 sets' questions, cycled) spread over the clients (threads), after a warm-up; p50/p95 latency,
-queries per second.
+queries per second and the load average. The two arms of a concurrency run back to back, so
+the machine's load drifts little between the two numbers of a ratio.
 
     .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 160]
         [--modes embedded server] [--work DIR] [--json FILE]
