@@ -42,7 +42,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR, insert
 from sqlalchemy.engine import Engine
 
-from ragingest.vectorstore.lexical import query_terms, ranking_terms, terms
+from ragingest.vectorstore.lexical_terms import query_terms, ranking_terms, terms
 from ragingest.vectorstore.records import chunks_of, create_tables
 
 LEXICAL_METADATA = MetaData()
