@@ -10,8 +10,11 @@ stand-in for the model (seeded unit vectors), recorded under the real model's id
 building does not embed 100 000 texts on a small machine. The QUERY embedding is the real
 model's in both arms, counted in each latency. Each cell: ``--queries`` questions (the eval
 sets' questions interleaved, cycled) spread over the clients (threads), after a warm-up;
-p50/p95 latency, queries per second and the load average. The two arms of a concurrency run
-back to back, so the machine's load drifts little between the two numbers of a ratio.
+p50/p95 latency, queries per second and the load average. Before the cells, each arm answers
+every question the cells ask once (the retriever's lexical term cache warm, as in a reader
+that has served these before; what a cold first call costs is in bench/README.md). The two
+arms of a concurrency run back to back, so the machine's load drifts little between the two
+numbers of a ratio.
 
     .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 160]
         [--modes embedded server] [--work DIR] [--json FILE]
@@ -213,6 +216,10 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
         texts = questions()
         rows = []
         callables = arms(persist, server)
+        asked = texts[: max(args.queries, 4 * max(args.clients))]
+        for call in callables.values():  # caches warm, as in a reader serving these before
+            for text in dict.fromkeys(asked):
+                call(text)
         for clients in args.clients:  # both arms of a cell back to back: load drift cancels
             for name, call in callables.items():
                 total = max(args.queries, 4 * clients)
