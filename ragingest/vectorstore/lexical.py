@@ -42,6 +42,7 @@ import numpy as np
 from ragingest.vectorstore.lexical_cache import (
     Postings,
     TermCache,
+    Version,
     best,
     create_version,
     raise_version,
@@ -273,7 +274,7 @@ class LexicalIndex:
         ).fetchall()
         return [(chunk_id, -float(score)) for chunk_id, score in rows]
 
-    def _postings(self, db: sqlite3.Connection, term: str, version: int | None) -> Postings:
+    def _postings(self, db: sqlite3.Connection, term: str, version: Version | None) -> Postings:
         """The rows holding ``term`` and its BM25 in each, from the cache or from FTS5."""
         found = self._cache.postings(version, term)
         if found is None:
@@ -289,7 +290,7 @@ class LexicalIndex:
         return found
 
     def _frequencies(
-        self, db: sqlite3.Connection, unique: Sequence[str], version: int | None
+        self, db: sqlite3.Connection, unique: Sequence[str], version: Version | None
     ) -> tuple[dict[str, int], int]:
         """Rows per term of ``unique`` (FTS5's vocabulary table, which reads each term's
         postings) and the row count, kept in the cache for ``version``."""

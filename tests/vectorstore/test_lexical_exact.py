@@ -124,27 +124,44 @@ def test_an_index_written_before_versions_is_searched_uncached(tmp_path):
     assert_same_as_fts5(fresh)
 
 
+def test_a_file_put_in_the_place_of_another_is_not_read_from_the_cache(tmp_path):
+    index = LexicalIndex(tmp_path, "c")
+    ids, texts = corpus(4, 300)
+    index.add(ids, texts)
+    assert_same_as_fts5(index)
+    index.close()
+    for leftover in tmp_path.glob("ragingest_lexical.sqlite*"):
+        leftover.unlink()
+    other = LexicalIndex(tmp_path, "c")  # the same number of writes, other rows
+    other.add(ids, list(reversed(texts)))
+    assert_same_as_fts5(index)
+
+
 def postings(*rows: int) -> Postings:
     return Postings(np.array(rows, dtype=np.int64), np.ones(len(rows)))
 
 
 def test_the_cache_holds_one_version_and_its_budget():
     cache = TermCache(budget=5)
-    cache.keep_postings(3, "a", postings(1, 2))
-    cache.keep_counts(3, 10, {"a": 2})
-    assert cache.postings(3, "a") is not None and cache.counts(3, ["a", "b"]) == {"a": 2}
-    cache.keep_postings(2, "b", postings(1))  # an older snapshot: neither kept nor used
-    assert cache.postings(2, "a") is None and cache.postings(3, "b") is None
-    cache.keep_postings(3, "c", postings(1, 2, 3))
-    cache.postings(3, "a")  # used last: "c" goes first
-    cache.keep_postings(3, "d", postings(4, 5))
-    assert [t for t in "acd" if cache.postings(3, t) is not None] == ["a", "d"]
-    cache.keep_postings(3, "e", postings(*range(6)))  # larger than the budget: not kept
-    assert cache.postings(3, "e") is None
-    assert cache.postings(4, "a") is None and cache.total(4) is None  # newer: emptied
-    assert cache.counts(3, ["a"]) == {} and cache.postings(3, "a") is None
+    v2, v3, v4 = ("f", 2), ("f", 3), ("f", 4)
+    cache.keep_postings(v3, "a", postings(1, 2))
+    cache.keep_counts(v3, 10, {"a": 2})
+    assert cache.postings(v3, "a") is not None and cache.counts(v3, ["a", "b"]) == {"a": 2}
+    cache.keep_postings(v2, "b", postings(1))  # an older snapshot: neither kept nor used
+    assert cache.postings(v2, "a") is None and cache.postings(v3, "b") is None
+    cache.keep_postings(v3, "c", postings(1, 2, 3))
+    cache.postings(v3, "a")  # used last: "c" goes first
+    cache.keep_postings(v3, "d", postings(4, 5))
+    assert [t for t in "acd" if cache.postings(v3, t) is not None] == ["a", "d"]
+    cache.keep_postings(v3, "e", postings(*range(6)))  # larger than the budget: not kept
+    assert cache.postings(v3, "e") is None
+    assert cache.postings(v4, "a") is None and cache.total(v4) is None  # newer: emptied
+    assert cache.counts(v3, ["a"]) == {} and cache.postings(v3, "a") is None
     cache.keep_postings(None, "a", postings(1))
     assert cache.postings(None, "a") is None
+    cache.keep_postings(v3, "a", postings(1))
+    assert cache.postings(("another file", 1), "a") is None  # a file put in its place
+    assert cache.postings(v3, "a") is None
 
 
 @pytest.mark.parametrize("query", ["", "absentword", "   "])
