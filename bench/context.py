@@ -140,14 +140,15 @@ def seed_product_cache(persist: Path, chunks: list[Any], vectors: Any) -> None:
     import numpy as np
 
     from ragingest.models.resolve import load_model_info
-    from ragingest.vectorstore.cache import CACHE_FILE, SQLiteByteStore
+    from ragingest.vectorstore.cache import CACHE_FILE, LEGACY, NAMESPACE
+    from ragingest.vectorstore.kv import kv_store
 
     prefix = f"{load_model_info(None).fingerprint}:"
     pairs = {
         prefix + hashlib.sha256(c.embed_text.encode()).hexdigest(): np.asarray(v, "<f4").tobytes()
         for c, v in zip(chunks, vectors, strict=True)
     }
-    SQLiteByteStore(persist / CACHE_FILE).mset(list(pairs.items()))
+    kv_store(persist, None, CACHE_FILE, NAMESPACE, LEGACY).mset(list(pairs.items()))
 
 
 def product_row(
