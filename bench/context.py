@@ -239,7 +239,9 @@ def margins(result: dict[str, Any]) -> dict[str, float]:
     """Per metric: ragingest minus the best plain splitter (context: the product's rows)."""
     rows = result["rows"]
     peers = [r for name, r in rows.items() if not name.startswith("ragingest")]
-    out = {}
+    out: dict[str, float] = {}
+    if not peers:  # --peers "": the ragingest rows alone
+        return out
     for metric, value in rows["ragingest"].items():
         if " r@5" in metric or " mrr" in metric or metric.startswith("context@"):
             ours = rows["ragingest (product)"][metric] if metric.startswith("context@") else value
@@ -295,8 +297,9 @@ def main() -> None:
     for name in args.sets.split(","):
         results[name] = measure(name, budgets, peers, work, options)
         print_table(name, results[name], budgets)
-    every = [margins(r) for r in results.values()]
-    print("\nminimum margin across sets:", {k: min(m[k] for m in every) for k in every[0]})
+    every = [m for m in (margins(r) for r in results.values()) if m]
+    if every:
+        print("\nminimum margin across sets:", {k: min(m[k] for m in every) for k in every[0]})
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 
