@@ -10,7 +10,8 @@ stand-in for the model (seeded unit vectors), recorded under the real model's id
 building does not embed 100 000 texts on a small machine. The QUERY embedding is the real
 model's in both arms, counted in each latency. Each cell: ``--queries`` questions (the eval
 sets' questions, cycled) spread over the clients (threads), after a warm-up; p50/p95 latency,
-queries per second.
+queries per second and the load average. The two arms of a concurrency run back to back, so
+the machine's load drifts little between the two numbers of a ratio.
 
     .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 160]
         [--modes embedded server] [--work DIR] [--json FILE]
@@ -24,6 +25,7 @@ import argparse
 import contextlib
 import csv
 import json
+import os
 import re
 import statistics
 import sys
@@ -207,11 +209,13 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
             print(f"{mode}: built in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         texts = questions()
         rows = []
-        for name, call in arms(persist, server).items():
-            for clients in args.clients:
+        callables = arms(persist, server)
+        for clients in args.clients:  # both arms of a cell back to back: load drift cancels
+            for name, call in callables.items():
                 total = max(args.queries, 4 * clients)
                 cell = {"mode": mode, "arm": name, "clients": clients, "queries": total}
                 cell |= measure(call, texts, clients, total)
+                cell["load_1min"] = round(os.getloadavg()[0], 1)
                 print(json.dumps(cell, ensure_ascii=False), file=sys.stderr, flush=True)
                 rows.append(cell)
         return rows
@@ -220,10 +224,11 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
 def table(rows: list[dict]) -> str:
     lines = [
         "| mode | clients | retriever p50 / p95 ms | plain p50 / p95 ms | p95 ratio "
-        "| QPS retriever / plain |",
-        "|---|---|---|---|---|---|",
+        "| QPS retriever / plain | load (1 min) |",
+        "|---|---|---|---|---|---|---|",
     ]
     keyed = {(r["mode"], r["arm"].startswith("ragingest"), r["clients"]): r for r in rows}
+    keyed = dict(sorted(keyed.items(), key=lambda item: (item[0][0] != "embedded", item[0][2])))
     for (mode, ours, clients), mine in keyed.items():
         if not ours:
             continue
@@ -231,7 +236,7 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {mode} | {clients} | {mine['p50_ms']} / {mine['p95_ms']} | "
             f"{plain['p50_ms']} / {plain['p95_ms']} | {mine['p95_ms'] / plain['p95_ms']:.2f} | "
-            f"{mine['qps']} / {plain['qps']} |"
+            f"{mine['qps']} / {plain['qps']} | {mine.get('load_1min', '')} |"
         )
     return "\n".join(lines)
 

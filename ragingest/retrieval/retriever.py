@@ -23,6 +23,9 @@ returned). ``passages(query)`` returns the same as ``Span``s, for code that need
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -42,8 +45,10 @@ from ragingest.retrieval.search import (
     RRF_K,
     SEARCH_TYPES,
     ChunkHit,
+    Ranking,
     SearchType,
     candidate_depth,
+    lexical_page,
     rank_chunks,
 )
 from ragingest.vectorstore.gate import reading
@@ -51,6 +56,19 @@ from ragingest.vectorstore.gate import reading
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
 
 _RETURN_ONLY = ("dense_rank", "lexical_rank", "dense_score", "lexical_score")
+_POOLS: dict[int, ThreadPoolExecutor] = {}  # by process: a forked child makes its own
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads that run lexical searches beside query embeddings (SQLite and PostgreSQL
+    drivers release the GIL while they work)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(os.getpid())
+        if pool is None:
+            pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="ragingest-lexical")
+            _POOLS[os.getpid()] = pool
+        return pool
 
 
 class ChunkRetriever(BaseRetriever):
@@ -90,19 +108,37 @@ class ChunkRetriever(BaseRetriever):
         k = self.k if k is None else k
         if k <= 0:
             return []
-        vector = self.store.embeddings.embed_query(query)
         where = chroma_where(self.where)
         n = max(k, self.fetch_k)
+        vector = None
         while True:
             with reading(self.store):  # a write group is seen whole or not at all
-                ranking, candidates = self._rank(query, vector, where, n)
-            chosen = select(candidates, k, self.dedup)
+                if vector is None:
+                    vector, first = self._embed_and_search(query, n)
+                else:
+                    first = None
+                ranking = self._ranking(query, vector, where, n, first)
+                chosen = self._choose(ranking.hits, k)
             if len(chosen) >= k or ranking.exhausted:
                 return chosen
             n *= 2
 
-    def _rank(self, query: str, vector: list[float], where: Any, n: int) -> tuple[Any, list[Span]]:
-        ranking = rank_chunks(
+    def _embed_and_search(self, query: str, n: int) -> tuple[list[float], Any]:
+        """The query's vector and, for hybrid search, the lexical index's first ``n``: the
+        index is searched on another thread while the model embeds (both release the GIL)."""
+        if not self.hybrid:
+            return self.store.embeddings.embed_query(query), None
+        lexical = _pool().submit(lexical_page, self.store, query, n)
+        try:
+            vector = self.store.embeddings.embed_query(query)
+        finally:
+            first = lexical.result()
+        return vector, first
+
+    def _ranking(
+        self, query: str, vector: list[float], where: Any, n: int, first: Any
+    ) -> Ranking:
+        return rank_chunks(
             self.store,
             query,
             n,
@@ -113,19 +149,33 @@ class ChunkRetriever(BaseRetriever):
             lambda_mult=self.lambda_mult,
             rrf_k=self.rrf_k,
             query_vector=vector,
+            lexical_first=first,
         )
-        candidates = [_span(hit) for hit in ranking.hits]
-        if self.parents and self.parent_store is not None:
-            candidates = self._expand(candidates)
-        return ranking, candidates
 
-    def _expand(self, candidates: list[Span]) -> list[Span]:
+    def _choose(self, hits: list[ChunkHit], k: int) -> list[Span]:
+        """``select`` over the ranked hits, parent-expanded, fetching parents for a growing
+        prefix only: ``select`` stops at the ``k``-th passage it keeps, so a prefix that gives
+        ``k`` gives what the whole list would."""
+        parents: dict[str, Document | None] = {}
+        size = min(len(hits), 2 * k)
+        while True:
+            candidates = [_span(hit) for hit in hits[:size]]  # fresh: select merges in place
+            if self.parents and self.parent_store is not None:
+                candidates = self._expand(candidates, parents)
+            chosen = select(candidates, k, self.dedup)
+            if len(chosen) >= k or size >= len(hits):
+                return chosen
+            size *= 2
+
+    def _expand(self, candidates: list[Span], parents: dict[str, Document | None]) -> list[Span]:
+        """Each candidate as its parent section; ``parents`` caches the fetched ones."""
         keys = [str(c.metadata.get("parent_id", "")) for c in candidates]
-        wanted = sorted({k for k in keys if k})
-        found = dict(zip(wanted, self.parent_store.mget(wanted), strict=True)) if wanted else {}
+        wanted = sorted({k for k in keys if k and k not in parents})
+        if wanted:
+            parents.update(zip(wanted, self.parent_store.mget(wanted), strict=True))
         out: list[Span] = []
         for candidate, key in zip(candidates, keys, strict=True):
-            parent = found.get(key)
+            parent = parents.get(key)
             start = candidate.metadata.get("parent_start")
             end = candidate.metadata.get("parent_end")
             if parent is None or start is None or end is None:

@@ -74,8 +74,11 @@ def rank_chunks(
     lambda_mult: float = 0.5,
     rrf_k: int = RRF_K,
     query_vector: list[float] | None = None,
+    lexical_first: list[tuple[str, float]] | None = None,
 ) -> Ranking:
-    """The best chunks for ``query`` (see the module docstring)."""
+    """The best chunks for ``query`` (see the module docstring). ``query_vector``: the
+    query's embedding, when computed already; ``lexical_first``: ``lexical_page(store,
+    query, n)``, when searched already (beside the embedding)."""
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     flt = chroma_where(where)
@@ -93,7 +96,9 @@ def rank_chunks(
     }
     if not hybrid:
         return Ranking(list(hits.values()), dense_done)
-    lexical, lexical_done = lexical_hits(store, query, n, flt)
+    lexical, lexical_done = lexical_hits(
+        store, query, n, flt, first=lexical_first, known={str(d.id): d for d, _ in dense}
+    )
     for rank, (doc, bm25) in enumerate(lexical, 1):
         hit = hits.setdefault(doc.id, ChunkHit(doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
@@ -126,30 +131,51 @@ def reciprocal_rank_fusion(
 
 
 def lexical_hits(
-    store: Any, query: str, n: int, where: dict[str, Any] | None = None
+    store: Any,
+    query: str,
+    n: int,
+    where: dict[str, Any] | None = None,
+    *,
+    first: list[tuple[str, float]] | None = None,
+    known: dict[str, Document] | None = None,
 ) -> tuple[list[tuple[Document, float]], bool]:
     """The ``n`` best chunks by BM25 that Chroma holds and ``where`` admits, as
     ``(Document, bm25)`` best first, and whether the index has no more. Ids the index holds
-    but Chroma does not (a write cut short) are skipped."""
+    but Chroma does not (a write cut short) are skipped. ``first``: the index's first ``n``
+    (``lexical_page``), searched already; ``known``: chunks at hand that pass ``where`` (the
+    dense hits), by id, not fetched from Chroma again."""
     index = getattr(store, "lexical", None)
     if index is None:
         return [], True
+    known = known or {}
     out: list[tuple[Document, float]] = []
-    offset, page = 0, max(n, 50)
-    while len(out) < n:
-        found = index.search(query, page, offset)
+    offset, page = 0, n
+    found = first if first is not None else index.search(query, page, offset)
+    while True:
         offset += len(found)
-        if found:
-            ids = [i for i, _ in found]
-            got = store.get(ids=ids, where=where, include=["documents", "metadatas"])
-            docs = {
+        wanted = [i for i, _ in found if i not in known]
+        docs = dict(known)
+        if wanted:
+            got = store.get(ids=wanted, where=where, include=["documents", "metadatas"])
+            docs |= {
                 i: Document(page_content=t or "", metadata=m or {}, id=i)
                 for i, t, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
             }
-            out.extend((docs[i], s) for i, s in found if i in docs)
+        out.extend((docs[i], s) for i, s in found if i in docs)
         if len(found) < page:
             return out[:n], True
-    return out[:n], False
+        if len(out) >= n:
+            return out[:n], False
+        page *= 2  # ``where`` or a cut-short write skipped some: read deeper
+        found = index.search(query, page, offset)
+
+
+def lexical_page(store: Any, query: str, n: int) -> list[tuple[str, float]]:
+    """The lexical index's ``n`` best ``(id, bm25)`` for ``query`` (none without an index):
+    the part of a hybrid search that needs no query vector, so it can run beside the
+    embedding."""
+    index = getattr(store, "lexical", None)
+    return [] if index is None else index.search(query, n, 0)
 
 
 def _mmr(

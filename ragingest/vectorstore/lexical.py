@@ -8,80 +8,46 @@ every change. Its ``bm25()`` is Okapi BM25 (k1 = 1.2, b = 0.75).
 
 Contract:
 
-- ``terms(text)``: lower-cased words (``ё`` -> ``е``); a Cyrillic word through the Snowball
-  Russian stemmer, a Latin one through the English stemmer (PyStemmer), anything with a digit
-  kept as it is. A code joined by ``-``, ``.``, ``/`` or ``_`` (``E-07``, ``1.2.3``) gives its
-  parts and the whole (``e_07``), and a number written in groups (``4 990``) also ``4990``, so
-  «E-07» finds «E-07» and «4990» finds «4 990».
+- ``terms``, ``query_terms``, ``ranking_terms``, ``lexical_text``: ``lexical_terms`` (what
+  both backends index and match), importable from here too.
 - ``LexicalIndex(persist_dir, collection)``: one FTS5 table per physical Chroma collection in
   ``ragingest_lexical.sqlite``; ``add`` is an upsert by Chroma id, ``delete`` removes ids (absent
   ones are ignored), ``drop`` removes the collection's table, ``search`` returns ``(id, score)``
   best first (score = -bm25, higher is better). Nothing is written until the first ``add``; a
-  missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma.
+  missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma. Each
+  thread keeps one connection to the file (opened again when the file is replaced or the
+  process forked): a search costs no connect.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
+
+from ragingest.vectorstore.lexical_terms import lexical_text, query_terms, ranking_terms, terms
+
+__all__ = [
+    "LEXICAL_FILE",
+    "LexicalIndex",
+    "drop_orphans",
+    "lexical_collections",
+    "lexical_text",
+    "query_terms",
+    "ranking_terms",
+    "terms",
+]
 
 LEXICAL_FILE = "ragingest_lexical.sqlite"
-
-_WORD = re.compile(r"[^\W_]+(?:[-./_][^\W_]+)*")
-_SPLIT = re.compile(r"[-./_]")
-_GROUPED_NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])")
-_CYRILLIC = re.compile(r"[а-я]")
-_LATIN = re.compile(r"^[a-z]+$")
+FREQUENCY_CACHE = 100_000  # terms whose row counts a thread keeps
 
 
-@lru_cache(maxsize=2)
-def _stemmer(language: str) -> Any:
-    import Stemmer  # PyStemmer: the Snowball stemmers in C
-
-    return Stemmer.Stemmer(language)
-
-
-def _word_term(word: str) -> str:
-    if any(ch.isdigit() for ch in word):
-        return word
-    if _CYRILLIC.search(word):
-        return _stemmer("russian").stemWord(word)
-    if _LATIN.match(word):
-        return _stemmer("english").stemWord(word)
-    return word
-
-
-def terms(text: str) -> list[str]:
-    """The index terms of ``text``, in order (see the module docstring)."""
-    text = text.lower().replace("ё", "е")
-    out: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group()
-        parts = _SPLIT.split(word)
-        out.extend(_word_term(part) for part in parts)
-        if len(parts) > 1:
-            out.append("_".join(parts))
-    out.extend(re.sub(r"\D", "", m.group()) for m in _GROUPED_NUMBER.finditer(text))
-    return out
-
-
-def lexical_text(page_content: str, metadata: dict[str, Any] | None) -> str:
-    """What the index holds for a chunk: its section path (the breadcrumb the model sees too),
-    then its text. Rebuilt from Chroma alone, so an index can always be made again."""
-    section = str((metadata or {}).get("section_path") or "")
-    return f"{section}\n{page_content}" if section else page_content
-
-
-def _match_expression(query: str) -> str | None:
-    unique = list(dict.fromkeys(terms(query)))
-    return " OR ".join(f'"{term}"' for term in unique) or None
+def _match_expression(chosen: Sequence[str]) -> str | None:
+    return " OR ".join(f'"{term}"' for term in chosen) or None
 
 
 class LexicalIndex:
@@ -92,19 +58,47 @@ class LexicalIndex:
         self.collection = collection
         digest = hashlib.sha256(collection.encode("utf-8")).hexdigest()[:16]
         self._text, self._ids = f"lex_{digest}", f"lex_{digest}_ids"
-        self._lock = threading.Lock()
+        self._vocab = f"lex_{digest}_vocab"
+        self._local = threading.local()
+
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's connection to the file: opened once, again when the file was
+        replaced (another inode) or the process forked."""
+        local = self._local
+        db = getattr(local, "db", None)
+        if db is None or local.identity != self._identity():
+            if db is not None and local.identity[0] == os.getpid():
+                db.close()
+            db = sqlite3.connect(str(self.path), timeout=60)
+            db.execute("PRAGMA journal_mode=WAL")
+            local.db, local.identity = db, self._identity()
+        return db
+
+    def _identity(self) -> tuple[int, int]:
+        try:
+            return os.getpid(), os.stat(self.path).st_ino
+        except FileNotFoundError:
+            return os.getpid(), -1
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """One transaction on a connection of its own, closed after it."""
-        with self._lock:
-            db = sqlite3.connect(str(self.path), timeout=60)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                with db:
-                    yield db
-            finally:
-                db.close()
+    def _connect(self, searching: bool = False) -> Iterator[sqlite3.Connection]:
+        """One transaction on this thread's connection (``_connection``). Anything but a
+        search may write, so the thread's term counts go after it (``data_version`` tells of
+        other connections' writes only)."""
+        db = self._connection()
+        try:
+            with db:
+                yield db
+        finally:
+            if not searching:
+                self._local.frequencies = None
+
+    def close(self) -> None:
+        """Close this thread's connection (the next call opens another)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
 
     def _create(self, db: sqlite3.Connection) -> None:
         db.execute(
@@ -217,11 +211,15 @@ class LexicalIndex:
     def search(self, query: str, limit: int, offset: int = 0) -> list[tuple[str, float]]:
         """The ``limit`` best chunks for ``query`` after the first ``offset``, as
         ``(chroma id, score)``, best first; ``[]`` when no term of the query is indexed."""
-        expression = _match_expression(query)
-        if expression is None or limit <= 0 or not self.path.exists():
+        unique = query_terms(query)
+        if not unique or limit <= 0 or not self.path.exists():
             return []
-        with self._connect() as db:
+        with self._connect(searching=True) as db:
             if not self._exists(db):
+                return []
+            frequency, total = self._frequencies(db, unique)
+            expression = _match_expression(ranking_terms(unique, frequency, total))
+            if expression is None:
                 return []
             rows = db.execute(
                 f"SELECT i.id, bm25({self._text}) AS s FROM {self._text} "
@@ -230,6 +228,33 @@ class LexicalIndex:
                 (expression, limit, offset),
             ).fetchall()
         return [(chunk_id, -float(score)) for chunk_id, score in rows]
+
+    def _frequencies(
+        self, db: sqlite3.Connection, unique: Sequence[str]
+    ) -> tuple[dict[str, int], int]:
+        """Rows per term of ``unique`` (FTS5's vocabulary table, which reads each term's
+        postings) and the row count; kept per thread until the file changes (SQLite's
+        ``data_version``, or a write on this thread)."""
+        local = self._local
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        cache = getattr(local, "frequencies", None)
+        if cache is None or local.version != version or len(cache) > FREQUENCY_CACHE:
+            total = int(db.execute(f"SELECT count(*) FROM {self._ids}").fetchone()[0])
+            cache, local.frequencies, local.version, local.total = {}, {}, version, total
+            cache = local.frequencies
+        wanted = [term for term in unique if term not in cache]
+        if wanted:
+            db.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self._vocab} "
+                f"USING fts5vocab(main, {self._text}, 'row')"
+            )
+            marks = ",".join("?" * len(wanted))
+            found = db.execute(
+                f"SELECT term, doc FROM temp.{self._vocab} WHERE term IN ({marks})", wanted
+            )
+            cache.update(dict.fromkeys(wanted, 0))
+            cache.update((term, int(rows)) for term, rows in found)
+        return {term: cache[term] for term in unique}, local.total
 
 
 def lexical_collections(persist_dir: str | Path) -> list[str]:

@@ -6,7 +6,8 @@ Contract: ``PgLexicalIndex(engine, collection)`` has ``LexicalIndex``'s methods 
 upsert by Chroma id, ``delete``, ``drop``, ``ids``, ``count``, ``search`` → ``(id, score)``
 best first, higher is better). One table ``ragingest_lexical`` holds every physical
 collection's rows: a ``tsvector`` column with a GIN index (matching) and the term count
-(BM25's document length).
+(BM25's document length). A search matches ``lexical.ranking_terms`` of the query, as FTS5's
+does, from the same row counts.
 
 Why the tsvector is built from ``lexical.terms`` and not by ``to_tsvector``: the analyzer must
 be one function for both backends (``lexical.terms``, whatever stemmer or lemmatizer it uses),
@@ -41,7 +42,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR, insert
 from sqlalchemy.engine import Engine
 
-from ragingest.vectorstore.lexical import terms
+from ragingest.vectorstore.lexical_terms import query_terms, ranking_terms, terms
 from ragingest.vectorstore.records import chunks_of, create_tables
 
 LEXICAL_METADATA = MetaData()
@@ -76,6 +77,18 @@ SELECT h.id, sum(idf.w * h.tf * 2.2 / (h.tf + 1.2 * (0.25 + 0.75 * h.length / st
        AS score
 FROM hits AS h JOIN idf ON idf.lexeme = h.lexeme CROSS JOIN stats
 GROUP BY h.id ORDER BY score DESC, h.id LIMIT :limit OFFSET :offset
+"""
+)
+
+
+# rows per query term (GIN lookups) and the collection's row count: ``lexical.ranking_terms``
+_FREQUENCIES = text(
+    """
+SELECT q.term, (SELECT count(*) FROM ragingest_lexical AS l
+                WHERE l.collection = :collection AND l.terms @@ CAST(q.quoted AS tsquery))
+FROM unnest(CAST(:terms AS text[]), CAST(:quoted AS text[])) AS q(term, quoted)
+UNION ALL
+SELECT NULL, count(*) FROM ragingest_lexical WHERE collection = :collection
 """
 )
 
@@ -174,17 +187,30 @@ class PgLexicalIndex:
     def search(self, query: str, limit: int, offset: int = 0) -> list[tuple[str, float]]:
         """The ``limit`` best chunks for ``query`` after the first ``offset``, as
         ``(chroma id, score)``, best first; ``[]`` when no term of the query is indexed."""
-        unique = list(dict.fromkeys(terms(query)))
+        unique = query_terms(query)
         if not unique or limit <= 0:
             return []
-        parameters = {
-            "terms": unique,
-            "query": " | ".join(_quote(t) for t in unique),
-            "collection": self.collection,
-            "limit": limit,
-            "offset": offset,
-        }
         with self.engine.connect() as connection:
+            counted = connection.execute(
+                _FREQUENCIES,
+                {
+                    "terms": unique,
+                    "quoted": [_quote(t) for t in unique],
+                    "collection": self.collection,
+                },
+            ).all()
+            frequency = {term: int(rows) for term, rows in counted if term is not None}
+            total = next(int(rows) for term, rows in counted if term is None)
+            chosen = ranking_terms(unique, frequency, total)
+            if not chosen:
+                return []
+            parameters = {
+                "terms": chosen,
+                "query": " | ".join(_quote(t) for t in chosen),
+                "collection": self.collection,
+                "limit": limit,
+                "offset": offset,
+            }
             rows = connection.execute(_BM25, parameters).all()
         return [(chunk_id, float(score)) for chunk_id, score in rows]
 

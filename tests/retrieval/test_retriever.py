@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,25 @@ def test_parents_live_beside_chroma(ingested):
         meta["parent_end"],
     )
     assert meta["parent_id"] in set(store.yield_keys())
+
+
+@pytest.mark.slow
+def test_queries_from_many_threads_return_what_sequential_ones_do(ingested):
+    persist, _ = ingested
+    retriever = ragingest.retriever(persist, "rules", k=3)
+    questions = [QUESTION, "food near books", "tomatoes and sun", "coats in the cloakroom"]
+
+    def found(question: str) -> list[tuple]:
+        docs = retriever.invoke(question)
+        return [
+            (d.id, d.metadata["start_index"], d.metadata["end_index"], d.page_content)
+            for d in docs
+        ]
+
+    want = [found(q) for q in questions]
+    with ThreadPoolExecutor(16) as pool:
+        got = list(pool.map(found, questions * 8))
+    assert got == want * 8 and all(len(w) == 3 for w in want)
 
 
 def test_select_merges_overlaps_and_drops_copies():

@@ -3,6 +3,7 @@ rebuild, a run killed between the two), and hybrid search finding codes and numb
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,12 @@ from ragingest.cli.main import main
 from ragingest.errors import EXIT_INTERRUPTED
 from ragingest.retrieval.query import search
 from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.lexical import LexicalIndex, lexical_collections, terms
+from ragingest.vectorstore.lexical import (
+    LexicalIndex,
+    lexical_collections,
+    ranking_terms,
+    terms,
+)
 from ragingest.vectorstore.store import open_store
 from tests.helpers import ingest_cli
 from tests.margins import assert_first_on_any_cpu
@@ -43,6 +49,48 @@ def test_index_upserts_deletes_and_drops(tmp_path):
     assert index.ids() == {"a"} and lexical_collections(tmp_path) == ["c1", "c2"]
     index.drop()
     assert index.count() == 0 and lexical_collections(tmp_path) == ["c2"]
+
+
+def test_ranking_terms_leave_out_floored_idf_and_absent_terms():
+    frequency = {"a": 1, "b": 4, "c": 5, "d": 0}
+    # of 10 rows: c is in half of them (idf floored), d and e in none
+    assert ranking_terms(["a", "b", "c", "d", "e"], frequency, 10) == ["a", "b"]
+    assert ranking_terms(["a", "b"], frequency, 8) == ["a"]  # exactly half: floored too
+    assert ranking_terms(["a", "b"], frequency, 9) == ["a", "b"]
+    assert ranking_terms(["c", "d"], frequency, 10) == ["c"]  # nothing rarer: every held term
+    assert ranking_terms(["d", "e"], frequency, 10) == []
+
+
+COMMON = {  # "кот" in 3 of 4 rows: its idf is floored
+    "x1": "кот собака",
+    "x2": "кот",
+    "x3": "кот мышь",
+    "x4": "рыба",
+}
+
+
+def test_search_matches_the_rare_terms_and_falls_back_to_common_ones(tmp_path):
+    index = LexicalIndex(tmp_path, "c")
+    index.add(list(COMMON), list(COMMON.values()))
+    assert [i for i, _ in index.search("кот собака", 10)] == ["x1"]
+    assert [i for i, _ in index.search("кот мышь собака", 10)] == ["x1", "x3"]
+    # only the common term: every row holding it, the shortest first, ties by id
+    assert [i for i, _ in index.search("кот", 10)] == ["x2", "x1", "x3"]
+    assert index.search("слон", 10) == []
+
+
+def test_each_thread_searches_on_its_own_connection_with_the_same_results(tmp_path):
+    index = LexicalIndex(tmp_path, "c")
+    index.add(list(COMMON), list(COMMON.values()))
+    queries = ["кот собака", "кот", "мышь", "рыба кот", "слон"] * 20
+    want = [index.search(q, 10) for q in queries]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda q: index.search(q, 10), queries))
+    assert got == want
+    index.add(["x5"], ["собака"])  # a write on this thread: every thread reads it
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda q: [i for i, _ in index.search(q, 10)], ["собака"] * 8))
+    assert found == [["x5", "x1"]] * 8
 
 
 def ingest(docs: Path, persist: Path, *extra: str) -> int:

@@ -80,6 +80,20 @@ def test_postgres_bm25_ranks_as_fts5(tmp_path, pg_url):
     assert pg_index.count() == 0 and pg_lexical_collections(pg_index.engine) == ["other"]
 
 
+def test_both_backends_leave_out_the_same_common_terms(tmp_path, pg_url):
+    rows = {"x1": "кот собака", "x2": "кот", "x3": "кот мышь", "x4": "рыба"}  # кот: 3 of 4
+    sqlite_index = LexicalIndex(tmp_path, "kb")
+    pg_index = PgLexicalIndex(records_engine(None, pg_url), "kb")
+    for index in (sqlite_index, pg_index):
+        index.add(list(rows), list(rows.values()))
+    for query, want in [("кот собака", ["x1"]), ("кот", ["x2", "x1", "x3"]), ("слон", [])]:
+        assert [i for i, _ in sqlite_index.search(query, 10)] == want, query
+        got = pg_index.search(query, 10)
+        assert [i for i, _ in got] == want, query
+        expected = [s for _, s in sqlite_index.search(query, 10)]
+        assert [s for _, s in got] == pytest.approx(expected, rel=1e-6), query
+
+
 def test_the_records_url_picks_the_backend(tmp_path, pg_url):
     assert isinstance(lexical_index(tmp_path, "kb"), LexicalIndex)
     assert isinstance(lexical_index(None, "kb", pg_url), PgLexicalIndex)
