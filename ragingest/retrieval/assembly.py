@@ -91,10 +91,8 @@ def pack(
     for passage in passages:
         for i in _ids(passage):
             rank.setdefault(i, len(rank))
-        at, union = next(
-            ((i, u) for i, t in enumerate(taken) if (u := joined(t.doc, passage, sections))),
-            (None, None),
-        )
+        unions = ((i, joined(t.doc, passage, sections)) for i, t in enumerate(taken))
+        at, union = next(((i, u) for i, u in unions if u is not None), (None, None))
         if at is None or union is None:
             tokens = count(passage.page_content)
             if max_tokens is not None and total + tokens > max_tokens:
