@@ -9,6 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 STRATEGIES = ("heading", "semantic", "recursive", "fixed", "semchunk", "chonkie", "llamaindex")
+# the baselines of the ``bench`` extra (scripts/setup.sh installs it, scripts/demo.sh does not)
+BENCH_MODULES = {"semchunk": "semchunk", "chonkie": "chonkie", "llamaindex": "llama_index.core"}
 RETRIEVALS = ("chunks", "dedup", "parents")
 BOOLEAN = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
 
@@ -133,9 +135,8 @@ def baseline_config(size: int, matched: bool = False, strategy: str = "recursive
 def baselines_installed() -> tuple[str, ...]:
     """The baseline strategies whose library is importable (semchunk, Chonkie and
     llama-index-core come with the ``bench`` extra; LangChain's splitter is a dependency)."""
-    modules = {"semchunk": "semchunk", "chonkie": "chonkie", "llamaindex": "llama_index.core"}
     found = ["recursive"]
-    found += [name for name, module in modules.items() if _importable(module)]
+    found += [name for name, module in BENCH_MODULES.items() if _importable(module)]
     return tuple(found)
 
 
@@ -158,7 +159,14 @@ def configurations(
     the default's chunk size (or ``baseline_size``), then ``extra`` and the ``sweep`` grid."""
     size = baseline_size or default_size
     configs = [DEFAULT, *(baseline_config(size, strategy=s) for s in baselines_installed())]
-    for config in [*(parse_config(s) for s in extra), *parse_sweep(sweep)]:
+    asked = [*(parse_config(s) for s in extra), *parse_sweep(sweep)]
+    installed = baselines_installed()
+    if missing := sorted({c.strategy for c in asked} & set(BENCH_MODULES) - set(installed)):
+        raise ValueError(
+            f"strategy {', '.join(missing)} needs the `bench` extra, which is not installed: "
+            "run `bash scripts/setup.sh` (all of requirements.lock)"
+        )
+    for config in asked:
         same = replace(config, label="") in {replace(c, label="") for c in configs}
         if not same:
             configs.append(config)

@@ -350,9 +350,9 @@ def _load_sentence_transformer(name: str, backend: str) -> Any:
 def _load_model(name: str, backend: str) -> Any:
     info = load_model_info(name, backend)
     if backend == "onnx":  # no torch, sentence-transformers nor transformers import
-        from ragingest.models.onnx_backend import OnnxSentenceEncoder, export_int8
+        from ragingest.models.onnx_backend import OnnxSentenceEncoder
 
-        onnx_file = export_int8(info.path, cache_dir() / "onnx" / info.fingerprint)
+        onnx_file = onnx_model_file(info)
         return OnnxSentenceEncoder(info.path, onnx_file, info.max_seq_length, info)
     _quiet_transformers()
     from sentence_transformers import SentenceTransformer
@@ -362,6 +362,14 @@ def _load_model(name: str, backend: str) -> Any:
         model = SentenceTransformer(info.path, device=device, local_files_only=True)
     model.max_seq_length = info.max_seq_length
     return model
+
+
+def onnx_model_file(info: ModelInfo) -> Path:
+    """The int8 ONNX file the onnx backend runs ``info``'s model from, exported once into
+    ``$RAGINGEST_CACHE_DIR/onnx/<fingerprint>/`` (``onnx_backend.export_int8``)."""
+    from ragingest.models.onnx_backend import export_int8
+
+    return export_int8(info.path, cache_dir() / "onnx" / info.fingerprint)
 
 
 @contextlib.contextmanager

@@ -35,6 +35,20 @@ from ragingest.errors import RagIngestError
 from ragingest.models.resolve import cache_dir
 
 LOOPBACK = "127.0.0.1"
+# Ray is the ``ray`` extra: scripts/demo.sh installs the runtime pins only, scripts/setup.sh all
+RAY_MISSING = (
+    "--engine ray needs Ray, the `ray` extra, which is not installed: run `bash scripts/setup.sh` "
+    "(all of requirements.lock), or use the default --engine local"
+)
+
+
+def require_ray() -> None:
+    """Raise ``RagIngestError`` (:data:`RAY_MISSING`) unless ``ray`` can be imported: checked
+    before a run touches anything, so a missing extra is one line, not a Ray failure."""
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise RagIngestError(RAY_MISSING)
 
 
 def ray_home() -> Path:

@@ -43,6 +43,7 @@ from ragingest.pipeline.lock import CollectionLock
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.pace import Pace
 from ragingest.pipeline.plan import Plan, make_plan
+from ragingest.pipeline.ray_env import require_ray
 from ragingest.pipeline.report import FileResult, RunReport
 from ragingest.pipeline.sources import SourcePlan, plan_sources
 from ragingest.pipeline.stamps import RECORDED_FAILURES, failed_state
@@ -80,6 +81,8 @@ def ingest(
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:  # a typo must not read as "every file was deleted"
         raise MissingPathError(missing)
+    if options.engine == "ray":
+        require_ray()
     try:
         with CollectionLock(
             options.persist_dir, options.collection, options.wait, options.records_url

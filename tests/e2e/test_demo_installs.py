@@ -1,4 +1,5 @@
-"""The demo installs what the demo runs: ``scripts/demo.sh`` (with ``scripts/setup.sh``) runs no
+"""The demo installs what the demo runs: ``scripts/demo.sh`` (with ``scripts/setup.sh --runtime``:
+requirements-runtime.lock, not the full lock ``scripts/test.sh`` installs) runs no
 ``apt-get`` and names no chromium nor postgres; the test command's setup installs those.
 
 The scripts run as written, traced (``SHELLOPTS=xtrace``: the scripts they call too), in a
@@ -18,8 +19,10 @@ import pytest
 
 from tests.conftest import ROOT
 
-TOOLS = ("bash", "dirname", "ls", "id", "grep", "cat")  # what the scripts call besides the stubs
+# what the scripts call besides the stubs
+TOOLS = ("bash", "dirname", "ls", "id", "grep", "cat", "setsid", "tail")
 TEST_ONLY = re.compile(r"apt-get|chromium|postgres", re.IGNORECASE)
+LOCK = "requirements-runtime.lock"  # what the demo installs
 STUB = '#!/bin/bash\necho "{name} $*" >> "{log}"\n'
 
 
@@ -61,8 +64,46 @@ def test_the_demo_runs_no_test_only_system_package(sandbox):
     calls = log.read_text(encoding="utf-8").splitlines()
     assert not [c for c in calls if c.split()[0] in ("apt-get", "sudo")]
     # it still installs ragingest, ingests examples/ and asks the memo's question
-    assert any(c.startswith("python -m pip install") and "-r requirements.lock" in c for c in calls)
+    installs = [c for c in calls if c.startswith("python -m pip install")]
+    # the runtime pins only: no dev tools, no ray or bench extras (tests/test_locks.py)
+    assert [c.split()[-1] for c in installs if " -r " in c] == [LOCK]
     assert [c.split()[1] for c in calls if c.startswith("ragingest ")] == ["ingest", "query"]
+    # the model is built while pip installs the rest: started (in the background, so only the
+    # setup shell's own trace orders it) after what the build imports, before the lock
+    assert [c.split()[-1] for c in installs] == ["torch==2.13.0", "ml_dtypes", ".", LOCK]
+    assert "-c requirements-runtime.lock" in installs[1]
+    assert "python -m ragingest.models.prepare" in calls
+    setup = [line for line in trace.splitlines() if re.match(r"\+ (BUILD=|pip_install )", line)]
+    assert re.match(r"\+ BUILD=\d+$", setup[-2]) and setup[-1] == f"+ pip_install -r {LOCK}"
+
+
+def test_a_failed_model_build_fails_the_setup_with_its_reason(sandbox):
+    root, env, log = sandbox
+    python = root / ".venv" / "bin" / "python"
+    reason = "building the model failed: RuntimeError: sha256 mismatch for e5-small-q4.bin"
+    python.write_text(
+        STUB.format(name="python", log=log)
+        + f'case "$*" in *ragingest.models.prepare*) echo "{reason}" >&2; exit 1;; esac\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        ["bash", "scripts/setup.sh", "--runtime"], cwd=root, env=env,
+        executable=shutil.which("bash"), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "setup: building the default model failed (.venv/model-build.log):" in done.stderr
+    assert reason in done.stderr
+    # pip still installed the whole lock before the build's failure was reported
+    assert "-r requirements-runtime.lock" in log.read_text(encoding="utf-8")
+
+
+def test_the_full_setup_installs_the_full_lock(sandbox):
+    root, env, log = sandbox
+    assert "bash scripts/setup.sh\n" in (root / "scripts" / "test.sh").read_text()
+    traced(root, env, "setup.sh")
+    calls = log.read_text(encoding="utf-8").splitlines()
+    locks = [c.split()[-1] for c in calls if c.startswith("python -m pip install") and " -r " in c]
+    assert locks == ["requirements.lock"]
 
 
 def test_the_test_command_installs_chromium_and_postgresql_when_missing(sandbox):
