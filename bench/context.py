@@ -140,14 +140,15 @@ def seed_product_cache(persist: Path, chunks: list[Any], vectors: Any) -> None:
     import numpy as np
 
     from ragingest.models.resolve import load_model_info
-    from ragingest.vectorstore.cache import CACHE_FILE, SQLiteByteStore
+    from ragingest.vectorstore.cache import CACHE_FILE, LEGACY, NAMESPACE
+    from ragingest.vectorstore.kv import kv_store
 
     prefix = f"{load_model_info(None).fingerprint}:"
     pairs = {
         prefix + hashlib.sha256(c.embed_text.encode()).hexdigest(): np.asarray(v, "<f4").tobytes()
         for c, v in zip(chunks, vectors, strict=True)
     }
-    SQLiteByteStore(persist / CACHE_FILE).mset(list(pairs.items()))
+    kv_store(persist, None, CACHE_FILE, NAMESPACE, LEGACY).mset(list(pairs.items()))
 
 
 def product_row(
@@ -238,7 +239,9 @@ def margins(result: dict[str, Any]) -> dict[str, float]:
     """Per metric: ragingest minus the best plain splitter (context: the product's rows)."""
     rows = result["rows"]
     peers = [r for name, r in rows.items() if not name.startswith("ragingest")]
-    out = {}
+    out: dict[str, float] = {}
+    if not peers:  # --peers "": the ragingest rows alone
+        return out
     for metric, value in rows["ragingest"].items():
         if " r@5" in metric or " mrr" in metric or metric.startswith("context@"):
             ours = rows["ragingest (product)"][metric] if metric.startswith("context@") else value
@@ -294,8 +297,9 @@ def main() -> None:
     for name in args.sets.split(","):
         results[name] = measure(name, budgets, peers, work, options)
         print_table(name, results[name], budgets)
-    every = [margins(r) for r in results.values()]
-    print("\nminimum margin across sets:", {k: min(m[k] for m in every) for k in every[0]})
+    every = [m for m in (margins(r) for r in results.values()) if m]
+    if every:
+        print("\nminimum margin across sets:", {k: min(m[k] for m in every) for k in every[0]})
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 

@@ -9,9 +9,12 @@ Chroma, the lexical index and the parents) with precomputed vectors: a cheap det
 stand-in for the model (seeded unit vectors), recorded under the real model's identity, so
 building does not embed 100 000 texts on a small machine. The QUERY embedding is the real
 model's in both arms, counted in each latency. Each cell: ``--queries`` questions (the eval
-sets' questions, cycled) spread over the clients (threads), after a warm-up; p50/p95 latency,
-queries per second and the load average. The two arms of a concurrency run back to back, so
-the machine's load drifts little between the two numbers of a ratio.
+sets' questions interleaved, cycled) spread over the clients (threads), after a warm-up;
+p50/p95 latency, queries per second and the load average. Before the cells, each arm answers
+every question the cells ask once (the retriever's lexical term cache warm, as in a reader
+that has served these before; what a cold first call costs is in bench/README.md). The two
+arms of a concurrency run back to back, so the machine's load drifts little between the two
+numbers of a ratio.
 
     .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 160]
         [--modes embedded server] [--work DIR] [--json FILE]
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import itertools
 import json
 import os
 import re
@@ -112,16 +116,18 @@ def build(store: Any, chunks: int) -> None:
 
 
 def questions() -> list[str]:
-    found = []
+    """The eval sets' questions, interleaved (one of each set in turn, then the longer set's
+    rest), so the first ``--queries`` mix the languages."""
+    sets = []
     for path in sorted((SHARED / "eval").glob("*/questions*.csv")):
         with path.open(encoding="utf-8") as handle:
-            for row in csv.DictReader(handle):
-                text = row.get("question") or row.get("Question") or ""
-                if text.strip():
-                    found.append(text.strip())
-    if not found:
+            rows = csv.DictReader(handle)
+            found = [(r.get("question") or r.get("Question") or "").strip() for r in rows]
+            sets.append([text for text in found if text])
+    mixed = [text for group in itertools.zip_longest(*sets) for text in group if text]
+    if not mixed:
         raise SystemExit("no questions in ../shared/eval/*/questions*.csv")
-    return found
+    return mixed
 
 
 @contextlib.contextmanager
@@ -210,6 +216,10 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
         texts = questions()
         rows = []
         callables = arms(persist, server)
+        asked = texts[: max(args.queries, 4 * max(args.clients))]
+        for call in callables.values():  # caches warm, as in a reader serving these before
+            for text in dict.fromkeys(asked):
+                call(text)
         for clients in args.clients:  # both arms of a cell back to back: load drift cancels
             for name, call in callables.items():
                 total = max(args.queries, 4 * clients)

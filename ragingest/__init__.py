@@ -60,6 +60,7 @@ def retriever(
     max_context_tokens: int | None = None,
     auto_merge: float | None = None,
     tokenizer: str | TokenCounter | None = None,
+    join_neighbours: bool = True,
     **settings: Unpack[RetrieverSettings],
 ) -> BaseRetriever:
     """A LangChain retriever over an ingested collection: parent expansion, de-duplication,
@@ -70,7 +71,8 @@ def retriever(
     the best passages whole within that budget, counted by ``tokenizer`` (the generator's: a
     tokenizer.json, a tokenizer folder, ``"tiktoken:NAME"``, a callable; default the embedding
     model's), and returns chunks unless ``parents=True``; ``auto_merge=0.5`` searches chunks and
-    returns a parent section only when at least half of its chunks are hits.
+    returns a parent section only when at least half of its chunks are hits. Under a budget,
+    hits that meet in one section become one passage (``join_neighbours=False``: kept apart).
 
     Servers, as ``ingest`` takes them: ``chroma_host``, ``chroma_port``, ``chroma_token``
     (default ``$RAGINGEST_CHROMA_TOKEN``), ``chroma_token_header``, ``chroma_ssl`` and
@@ -87,6 +89,7 @@ def retriever(
         max_context_tokens=max_context_tokens,
         auto_merge=auto_merge,
         tokenizer=tokenizer,
+        join_neighbours=join_neighbours,
         **settings,
     )
 

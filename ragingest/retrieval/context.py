@@ -12,7 +12,9 @@ ragingest's chunk metadata (``doc_id``, ``start_index``/``end_index``, ``parent_
 - ``fit_budget(passages, max_tokens, count)``: passages are taken best first and each is
   added whole while the running total of ``count(text)`` stays within ``max_tokens``; one that
   does not fit is skipped and a smaller one further down may still fit. Never truncated: half
-  a rule is worse than a missing one, because the generator cannot tell it was cut.
+  a rule is worse than a missing one, because the generator cannot tell it was cut. With
+  ``sections`` (parent_id -> parent section), a passage next to one already taken in the same
+  section is joined to it (``assembly.pack``): a reference across a chunk boundary comes whole.
 
 ``ContextRetriever`` composes them over any retriever that returns such chunks (a
 ``ChunkRetriever`` with ``parents=False``) and is itself a LangChain ``BaseRetriever``.
@@ -36,6 +38,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict
 
+from ragingest.retrieval.assembly import Sections, pack
 from ragingest.retrieval.search import candidate_depth
 
 TokenCounter = Callable[[str], int]
@@ -90,10 +93,17 @@ class Context:
 
 
 def fit_budget(
-    passages: Sequence[Document], max_tokens: int | None, count: TokenCounter
+    passages: Sequence[Document],
+    max_tokens: int | None,
+    count: TokenCounter,
+    sections: Sections | None = None,
 ) -> Context:
     """Best first, each passage whole, while the total stays within ``max_tokens`` (no
-    budget: all of them)."""
+    budget: all of them); with ``sections``, neighbours in one section joined
+    (``assembly.pack``)."""
+    if sections is not None:
+        kept_, skipped_, total_ = pack(passages, max_tokens, count, sections)
+        return Context(kept_, total_, max_tokens, skipped_)
     kept: list[Document] = []
     skipped: list[Document] = []
     total = 0
@@ -176,12 +186,14 @@ def _as_parent(hit: Document, parent: Document, hits: set[str]) -> Document:
 
 
 class ContextRetriever(BaseRetriever):
-    """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``fit_budget`` →
-    the first ``k``.
+    """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``fit_budget``
+    (neighbours in one section joined when ``join_neighbours`` and a ``parent_store``) → the
+    first ``k``.
 
     ``base`` must return chunks (not parents), best first, more than fit: e.g.
     ``ChunkRetriever(parents=False, k=20)``. ``store`` is the ``ChunkStore`` (for the number of
-    chunks of each parent), ``parent_store`` the ``ParentStore``."""
+    chunks of each parent), ``parent_store`` the ``ParentStore`` (None: no auto-merging, no
+    joins)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -192,6 +204,7 @@ class ContextRetriever(BaseRetriever):
     max_context_tokens: int | None = None
     k: int | None = None  # at most this many passages (None: as many as fit)
     count: Any = None  # a TokenCounter; None: the embedding model's tokenizer
+    join_neighbours: bool = True
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
@@ -221,12 +234,25 @@ class ContextRetriever(BaseRetriever):
             )
         if self.count is None:
             self.count = token_counter()
-        context = fit_budget(passages, self.max_context_tokens, self.count)
+        joins = self.join_neighbours and self.parent_store is not None
+        sections = self._sections() if joins else None
+        context = fit_budget(passages, self.max_context_tokens, self.count, sections)
         if limit is not None and len(context.documents) > limit:
             extra = context.documents[limit:]
             context.documents = context.documents[:limit]
             context.tokens -= sum(self.count(doc.page_content) for doc in extra)
         return context
+
+    def _sections(self) -> Sections:
+        """parent_id -> its section, each read once for this call."""
+        read: dict[str, Document | None] = {}
+
+        def section(key: str) -> Document | None:
+            if key not in read:
+                read[key] = self.parent_store.mget([key])[0]
+            return read[key]
+
+        return section
 
     def _children(self, parent_id: str) -> int:
         return len(self.store.get(where={"parent_id": parent_id}, include=[])["ids"])
@@ -239,12 +265,14 @@ def retriever(
     max_context_tokens: int | None = None,
     auto_merge: float | None = None,
     tokenizer: str | TokenCounter | None = None,
+    join_neighbours: bool = True,
     **kwargs: Any,
 ) -> BaseRetriever:
     """``ragingest.retriever``: the ``ChunkRetriever`` of ``retrieval.retriever``, wrapped in
     a ``ContextRetriever`` when a budget or auto-merging is asked for. Under a budget the
     chunks themselves are the default (``parents=False``): at an equal budget whole parent
-    sections crowd out other hits (bench/README.md, "Context at an equal budget")."""
+    sections crowd out other hits (bench/README.md, "Context at an equal budget");
+    ``join_neighbours`` joins hits that meet in one section into one passage."""
     from ragingest.retrieval.retriever import retriever as chunk_retriever
 
     if max_context_tokens is None and auto_merge is None:
@@ -255,9 +283,10 @@ def retriever(
     return ContextRetriever(
         base=base,
         store=base.store,
-        parent_store=base.store.parent_store if auto_merge is not None else None,
+        parent_store=base.store.parent_store,
         merge_threshold=auto_merge,
         max_context_tokens=max_context_tokens,
         k=k,
         count=token_counter(tokenizer),
+        join_neighbours=join_neighbours,
     )

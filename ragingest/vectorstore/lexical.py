@@ -17,6 +17,14 @@ Contract:
   missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma. Each
   thread keeps one connection to the file (opened again when the file is replaced or the
   process forked): a search costs no connect.
+- ``search`` returns exactly what FTS5's ``OR`` query over ``ranking_terms`` returns (same
+  ids, order and scores), from per-term postings kept in a ``lexical_cache.TermCache`` that
+  the instance's threads share (up to ~128 MB): a term's postings are read from FTS5 once
+  per index version. Every write transaction raises the file's version
+  (``lexical_cache.raise_version``); a search reads it in the snapshot it reads all else
+  in, so it never mixes cached rows of another state (SQLite's ``data_version`` cannot
+  tell: its values are per connection, and a new connection knows nothing of what an older
+  one cached).
 """
 
 from __future__ import annotations
@@ -29,6 +37,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
+from ragingest.vectorstore.lexical_cache import (
+    Postings,
+    TermCache,
+    Version,
+    best,
+    create_version,
+    raise_version,
+    read_version,
+)
 from ragingest.vectorstore.lexical_terms import lexical_text, query_terms, ranking_terms, terms
 
 __all__ = [
@@ -43,11 +62,11 @@ __all__ = [
 ]
 
 LEXICAL_FILE = "ragingest_lexical.sqlite"
-FREQUENCY_CACHE = 100_000  # terms whose row counts a thread keeps
+_ID_BATCH = 500
 
 
-def _match_expression(chosen: Sequence[str]) -> str | None:
-    return " OR ".join(f'"{term}"' for term in chosen) or None
+def _phrase(term: str) -> str:
+    return f'"{term}"'
 
 
 class LexicalIndex:
@@ -60,6 +79,7 @@ class LexicalIndex:
         self._text, self._ids = f"lex_{digest}", f"lex_{digest}_ids"
         self._vocab = f"lex_{digest}_vocab"
         self._local = threading.local()
+        self._cache = TermCache()
 
     def _connection(self) -> sqlite3.Connection:
         """This thread's connection to the file: opened once, again when the file was
@@ -81,17 +101,11 @@ class LexicalIndex:
             return os.getpid(), -1
 
     @contextmanager
-    def _connect(self, searching: bool = False) -> Iterator[sqlite3.Connection]:
-        """One transaction on this thread's connection (``_connection``). Anything but a
-        search may write, so the thread's term counts go after it (``data_version`` tells of
-        other connections' writes only)."""
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """One transaction on this thread's connection (``_connection``)."""
         db = self._connection()
-        try:
-            with db:
-                yield db
-        finally:
-            if not searching:
-                self._local.frequencies = None
+        with db:
+            yield db
 
     def close(self) -> None:
         """Close this thread's connection (the next call opens another)."""
@@ -115,6 +129,7 @@ class LexicalIndex:
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {self._text} USING fts5(terms, "
             "tokenize = \"unicode61 remove_diacritics 0 tokenchars '_'\")"
         )
+        create_version(db)
 
     def _exists(self, db: sqlite3.Connection) -> bool:
         row = db.execute(
@@ -129,6 +144,7 @@ class LexicalIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             self._create(db)
+            raise_version(db)
             self._remove(db, ids)
             for chunk_id, text in zip(ids, texts, strict=True):
                 n = db.execute(f"INSERT INTO {self._ids} (id) VALUES (?)", (chunk_id,)).lastrowid
@@ -144,6 +160,8 @@ class LexicalIndex:
             return
         with self._connect() as db:
             if self._exists(db):
+                create_version(db)
+                raise_version(db)
                 self._remove(db, ids)
 
     def _remove(self, db: sqlite3.Connection, ids: Sequence[str]) -> None:
@@ -161,6 +179,8 @@ class LexicalIndex:
         if not self.path.exists():
             return
         with self._connect() as db:
+            create_version(db)
+            raise_version(db)  # the first write opens the transaction the DDL then runs in
             db.execute(f"DROP TABLE IF EXISTS {self._text}")
             db.execute(f"DROP TABLE IF EXISTS {self._ids}")
             if _has_registry(db):
@@ -177,9 +197,9 @@ class LexicalIndex:
         with self._connect() as db:
             if not self._exists(db):
                 return
-            db.execute(  # the first write opens the transaction the DDL then runs in
-                "DELETE FROM lexical_collections WHERE collection = ?", (collection,)
-            )
+            create_version(db)
+            raise_version(db)  # the first write opens the transaction the DDL then runs in
+            db.execute("DELETE FROM lexical_collections WHERE collection = ?", (collection,))
             db.execute(
                 "UPDATE lexical_collections SET collection = ?, text_table = ? "
                 "WHERE collection = ?",
@@ -214,35 +234,71 @@ class LexicalIndex:
         unique = query_terms(query)
         if not unique or limit <= 0 or not self.path.exists():
             return []
-        with self._connect(searching=True) as db:
+        with self._connect() as db:
+            db.execute("BEGIN")  # one snapshot: the version, the counts, the postings, the ids
             if not self._exists(db):
                 return []
-            frequency, total = self._frequencies(db, unique)
-            expression = _match_expression(ranking_terms(unique, frequency, total))
-            if expression is None:
+            version = read_version(db)
+            frequency, total = self._frequencies(db, unique, version)
+            chosen = ranking_terms(unique, frequency, total)
+            if not chosen:
                 return []
-            rows = db.execute(
-                f"SELECT i.id, bm25({self._text}) AS s FROM {self._text} "
-                f"JOIN {self._ids} AS i ON i.n = {self._text}.rowid "
-                f"WHERE {self._text} MATCH ? ORDER BY s, i.id LIMIT ? OFFSET ?",
-                (expression, limit, offset),
-            ).fetchall()
+            postings = [self._postings(db, term, version) for term in chosen]
+            ranked = self._ranked(db, best(postings, limit, offset))
+            if ranked is None:  # a row without its id (never written so): FTS5's own join
+                return self._search_joined(db, chosen, limit, offset)
+        return ranked[offset : offset + limit]
+
+    def _ranked(
+        self, db: sqlite3.Connection, scored: list[tuple[int, float]]
+    ) -> list[tuple[str, float]] | None:
+        """``scored`` rows as ``(chroma id, score)`` ordered as FTS5's ``ORDER BY -score,
+        id``; None when a row has no id."""
+        by_row: dict[int, str] = {}
+        for i in range(0, len(scored), _ID_BATCH):
+            batch = [row for row, _ in scored[i : i + _ID_BATCH]]
+            marks = ",".join("?" * len(batch))
+            by_row.update(db.execute(f"SELECT n, id FROM {self._ids} WHERE n IN ({marks})", batch))
+        if len(by_row) < len(scored):
+            return None
+        return sorted(((by_row[row], score) for row, score in scored), key=_best_first)
+
+    def _search_joined(
+        self, db: sqlite3.Connection, chosen: Sequence[str], limit: int, offset: int
+    ) -> list[tuple[str, float]]:
+        rows = db.execute(
+            f"SELECT i.id, bm25({self._text}) AS s FROM {self._text} "
+            f"JOIN {self._ids} AS i ON i.n = {self._text}.rowid "
+            f"WHERE {self._text} MATCH ? ORDER BY s, i.id LIMIT ? OFFSET ?",
+            (" OR ".join(map(_phrase, chosen)), limit, offset),
+        ).fetchall()
         return [(chunk_id, -float(score)) for chunk_id, score in rows]
 
+    def _postings(self, db: sqlite3.Connection, term: str, version: Version | None) -> Postings:
+        """The rows holding ``term`` and its BM25 in each, from the cache or from FTS5."""
+        found = self._cache.postings(version, term)
+        if found is None:
+            rows = db.execute(
+                f"SELECT rowid, bm25({self._text}) FROM {self._text} WHERE {self._text} MATCH ?",
+                (_phrase(term),),
+            ).fetchall()
+            found = Postings(
+                np.fromiter((row for row, _ in rows), dtype=np.int64, count=len(rows)),
+                -np.fromiter((score for _, score in rows), dtype=np.float64, count=len(rows)),
+            )
+            self._cache.keep_postings(version, term, found)
+        return found
+
     def _frequencies(
-        self, db: sqlite3.Connection, unique: Sequence[str]
+        self, db: sqlite3.Connection, unique: Sequence[str], version: Version | None
     ) -> tuple[dict[str, int], int]:
         """Rows per term of ``unique`` (FTS5's vocabulary table, which reads each term's
-        postings) and the row count; kept per thread until the file changes (SQLite's
-        ``data_version``, or a write on this thread)."""
-        local = self._local
-        version = db.execute("PRAGMA data_version").fetchone()[0]
-        cache = getattr(local, "frequencies", None)
-        if cache is None or local.version != version or len(cache) > FREQUENCY_CACHE:
+        postings) and the row count, kept in the cache for ``version``."""
+        total = self._cache.total(version)
+        if total is None:
             total = int(db.execute(f"SELECT count(*) FROM {self._ids}").fetchone()[0])
-            cache, local.frequencies, local.version, local.total = {}, {}, version, total
-            cache = local.frequencies
-        wanted = [term for term in unique if term not in cache]
+        counts = self._cache.counts(version, unique)
+        wanted = [term for term in unique if term not in counts]
         if wanted:
             db.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self._vocab} "
@@ -252,9 +308,10 @@ class LexicalIndex:
             found = db.execute(
                 f"SELECT term, doc FROM temp.{self._vocab} WHERE term IN ({marks})", wanted
             )
-            cache.update(dict.fromkeys(wanted, 0))
-            cache.update((term, int(rows)) for term, rows in found)
-        return {term: cache[term] for term in unique}, local.total
+            new = dict.fromkeys(wanted, 0) | {term: int(rows) for term, rows in found}
+            self._cache.keep_counts(version, total, new)
+            counts |= new
+        return counts, total
 
 
 def lexical_collections(persist_dir: str | Path) -> list[str]:
@@ -288,3 +345,7 @@ def drop_orphans(persist_dir: str | Path, alive: Callable[[], set[str]]) -> list
 def _has_registry(db: sqlite3.Connection) -> bool:
     found = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'lexical_collections'")
     return found.fetchone() is not None
+
+
+def _best_first(item: tuple[str, float]) -> tuple[float, str]:
+    return -item[1], item[0]

@@ -109,3 +109,57 @@ def test_retriever_auto_merge_gives_the_section_when_its_chunks_are_hit(memo_db)
     best = min(spans.index(s) for s in SECTION_CHUNKS)
     below = [s for s in spans[best + 1 :] if s in merged_spans]
     assert all(merged_spans.index(SECTION) < merged_spans.index(s) for s in below)
+
+
+# one section of one file: three paragraphs, each a chunk, and a second section after it
+SOURCE = "Alpha one.\n\nBeta two.\n\nGamma three.\n\nDelta four."
+SECTION_TEXT = SOURCE[:35]  # the first three paragraphs: parent "s1" over [0, 35)
+
+
+def piece(cid: str, start: int, end: int, parent: str = "s1") -> Document:
+    bounds = (0, 35) if parent == "s1" else (37, len(SOURCE))
+    meta = {"doc_id": "d", "start_index": start, "end_index": end, "parent_id": parent,
+            "parent_start": bounds[0], "parent_end": bounds[1], "chunk_ids": [cid],
+            "chunk_index": int(cid[1:])}
+    return Document(id=cid, page_content=SOURCE[start:end], metadata=meta)
+
+
+def sections(key: str) -> Document | None:
+    texts = {"s1": SECTION_TEXT, "s2": SOURCE[37:]}
+    return Document(page_content=texts[key])
+
+
+A, B, C, D = piece("c0", 0, 10), piece("c1", 12, 21), piece("c2", 23, 35), piece("c3", 37, 48, "s2")
+
+
+def test_fit_budget_joins_neighbours_of_one_section_into_one_exact_passage():
+    context = fit_budget([B, D, A], 100, len, sections)
+    assert [d.page_content for d in context.documents] == ["Alpha one.\n\nBeta two.", "Delta four."]
+    joined = context.documents[0]
+    assert (joined.metadata["start_index"], joined.metadata["end_index"]) == (0, 21)
+    assert joined.page_content == SOURCE[0:21]
+    assert joined.id == "c1"  # the better-ranked chunk's id and place
+    assert joined.metadata["chunk_ids"] == ["c1", "c0"]
+    assert "chunk_index" not in joined.metadata  # no longer one chunk's
+    assert context.tokens == 21 + 11  # the gap's two newlines are counted, nothing twice
+
+
+def test_fit_budget_joins_what_a_later_hit_bridges_and_skips_a_join_that_does_not_fit():
+    bridged = fit_budget([A, C, B], 100, len, sections)
+    assert [d.page_content for d in bridged.documents] == [SECTION_TEXT]
+    assert bridged.documents[0].metadata["chunk_ids"] == ["c0", "c2", "c1"]
+    assert bridged.tokens == 35
+    # A (10) and D (11) fit 25; joining B to A costs 11 more: skipped, and not as its own
+    tight = fit_budget([A, D, B], 25, len, sections)
+    assert [d.page_content for d in tight.documents] == ["Alpha one.", "Delta four."]
+    assert [d.id for d in tight.skipped] == ["c1"]
+    assert tight.tokens == 21
+
+
+def test_fit_budget_keeps_passages_of_other_sections_or_with_text_between_apart():
+    # C and D are neighbours in the file but in two sections; A and C have B between them
+    apart = fit_budget([C, D, A], 100, len, sections)
+    assert [d.id for d in apart.documents] == ["c2", "c3", "c0"]
+    assert apart.tokens == 12 + 11 + 10
+    # without sections: no joins, as before
+    assert [d.id for d in fit_budget([B, A], 100, len).documents] == ["c1", "c0"]

@@ -1,0 +1,145 @@
+"""Joining neighbouring passages while a context is filled: one passage where two chunks meet.
+
+A reference that spans a chunk boundary is whole only when both chunks are in the context *as
+one passage*. ``pack`` fills a budget like ``context.fit_budget`` (best first, each passage
+whole, one that does not fit skipped), and when a passage lies next to one already taken — the
+same parent section, nothing but whitespace between them — it is joined to that one: the union
+span, sliced from the section's text, so the joined text is still an exact slice of the file.
+It costs what the joined text counts beyond the taken one (the whitespace between them, no
+second copy of anything) and is kept only when that fits. A join that makes the passage touch
+another taken one joins that one too. The joined passage keeps the rank of the better one.
+
+Written by hand: LangChain and LlamaIndex merge whole parents (auto-merging) but have no join
+of two neighbouring hits under a token budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from langchain_core.documents import Document
+
+TokenCounter = Callable[[str], int]
+Sections = Callable[[str], Document | None]  # parent_id -> the parent section (None: unknown)
+
+_CHUNK_ONLY = ("chunk_index", "token_count", "content_hash", "chunk_id")
+
+
+@dataclass
+class _Taken:
+    doc: Document
+    tokens: int
+    joined: bool = False  # doc is a new Document built by ``joined``
+
+
+def _span(doc: Document) -> tuple[str, int, int]:
+    meta = doc.metadata
+    start = int(meta.get("start_index", 0))
+    source = str(meta.get("doc_id") or meta.get("source", ""))
+    return source, start, int(meta.get("end_index", start + len(doc.page_content)))
+
+
+def _ids(doc: Document) -> list[str]:
+    ids = doc.metadata.get("chunk_ids") or [doc.metadata.get("chunk_id") or doc.id or ""]
+    return [str(i) for i in ids if i]
+
+
+def joined(a: Document, b: Document, sections: Sections) -> Document | None:
+    """``a`` and ``b`` as one passage (``a``'s rank, id and metadata, the union span), when
+    they are in one document and one parent section holds both with only whitespace between
+    them (or they overlap); else None."""
+    source_a, start_a, end_a = _span(a)
+    source_b, start_b, end_b = _span(b)
+    key = str(a.metadata.get("parent_id") or "")
+    if source_a != source_b or not key or key != b.metadata.get("parent_id"):
+        return None
+    start, end = min(start_a, start_b), max(end_a, end_b)
+    low, high = sorted([(start_a, end_a), (start_b, end_b)])
+    section = sections(key)
+    if section is None or "parent_start" not in a.metadata:
+        return None
+    offset = int(a.metadata["parent_start"])
+    if start < offset or end > offset + len(section.page_content):
+        return None
+    if section.page_content[low[1] - offset : high[0] - offset].strip():
+        return None  # text between them that neither holds: not neighbours
+    meta = {k: v for k, v in a.metadata.items() if k not in _CHUNK_ONLY}
+    ids = _ids(a)
+    meta.update(
+        start_index=start,
+        end_index=end,
+        chunk_ids=ids + [i for i in _ids(b) if i not in ids],
+    )
+    text = section.page_content[start - offset : end - offset]
+    return Document(id=a.id, page_content=text, metadata=meta)
+
+
+def pack(
+    passages: Sequence[Document],
+    max_tokens: int | None,
+    count: TokenCounter,
+    sections: Sections,
+) -> tuple[list[Document], list[Document], int]:
+    """``(kept, skipped, tokens)``: best first, each passage whole within ``max_tokens`` (None:
+    all), neighbours joined (see the module docstring); ``tokens`` = the sum of
+    ``count(page_content)`` over ``kept``."""
+    taken: list[_Taken] = []
+    skipped: list[Document] = []
+    total = 0
+    rank: dict[str, int] = {}
+    for passage in passages:
+        for i in _ids(passage):
+            rank.setdefault(i, len(rank))
+        unions = ((i, joined(t.doc, passage, sections)) for i, t in enumerate(taken))
+        at, union = next(((i, u) for i, u in unions if u is not None), (None, None))
+        if at is None or union is None:
+            tokens = count(passage.page_content)
+            if max_tokens is not None and total + tokens > max_tokens:
+                skipped.append(passage)
+                continue
+            taken.append(_Taken(passage, tokens))
+            total += tokens
+            continue
+        tokens = count(union.page_content)
+        if max_tokens is not None and total + tokens - taken[at].tokens > max_tokens:
+            skipped.append(passage)
+            continue
+        total += tokens - taken[at].tokens
+        taken[at] = _Taken(union, tokens, joined=True)
+        total = _join_touching(taken, at, total, max_tokens, count, sections)
+    for t in taken:
+        if t.joined:  # the chunks best first, as for any passage
+            t.doc.metadata["chunk_ids"] = sorted(_ids(t.doc), key=rank.__getitem__)
+    return [t.doc for t in taken], skipped, total
+
+
+def _join_touching(
+    taken: list[_Taken],
+    at: int,
+    total: int,
+    max_tokens: int | None,
+    count: TokenCounter,
+    sections: Sections,
+) -> int:
+    """Join ``taken[at]`` with every other taken passage it now touches, while that fits;
+    the better-ranked of each pair keeps its place. Returns the new total."""
+    while True:
+        for other in range(len(taken)):
+            if other == at:
+                continue
+            first, second = sorted((at, other))
+            union = joined(taken[first].doc, taken[second].doc, sections)
+            if union is None:
+                continue
+            tokens = count(union.page_content)
+            extra = tokens - taken[first].tokens - taken[second].tokens
+            if max_tokens is not None and total + extra > max_tokens:
+                continue
+            taken[first] = _Taken(union, tokens, joined=True)
+            del taken[second]
+            total += extra
+            at = first
+            break
+        else:
+            return total
