@@ -88,11 +88,16 @@ def _after_headings(
             if following:
                 after[following.start()] = heading.start
     body_ends = sorted(p for p, s in cuts.items() if s >= SENTENCE and p not in after)
+    positions = sorted(cuts)
     glued: set[int] = set()
     for at, heading_start in after.items():
         block = next((b for b in structure.blocks if b.start <= at < b.end), None)
-        first = bisect.bisect_right(body_ends, at)
-        until = block.end if block else body_ends[first] if first < len(body_ends) else end
+        if block:  # measured to the next cut, as the stretch it makes is measured
+            first = bisect.bisect_left(positions, block.end)
+            until = positions[first] if first < len(positions) else end
+        else:
+            first = bisect.bisect_right(body_ends, at)
+            until = body_ends[first] if first < len(body_ends) else end
         if counter.count(heading_start, min(until, end)) <= budget:
             glued.add(at)
     return glued
@@ -110,13 +115,13 @@ def _soft_wrap(text: str, line_break: re.Match[str]) -> bool:
 def _fine_candidates(
     text: str, start: int, end: int, counter: SpanCounter, structure: Structure
 ) -> dict[int, int]:
-    """Word starts, then unit starts, for a stretch with no coarser boundary that fits."""
-    if structure.block_at(start) or any(b.start <= start < b.end for b in structure.blocks):
-        return {}
+    """Word starts, then unit starts, for a stretch with no coarser boundary that fits; none
+    inside an atomic block."""
     cuts = {m.end(): WORD for m in _WORD.finditer(text, start, end) if m.end() < end}
     for pos in counter.boundaries(start + 1, end):
         cuts.setdefault(pos, UNIT)
-    return cuts
+    blocks = [b for b in structure.blocks if b.start < end and b.end > start]
+    return {p: s for p, s in cuts.items() if not any(b.start < p < b.end for b in blocks)}
 
 
 def pack(

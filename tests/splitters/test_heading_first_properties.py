@@ -111,6 +111,20 @@ def test_tables_and_code_are_cut_only_over_the_model_limit(e5_info, text):
         assert _tokens(e5_info, lead + body) > LIMIT, f"block {body[:30]!r} is cut"
 
 
+def test_a_heading_glued_to_a_code_block_never_cuts_the_block(e5_info):
+    """At 20 tokens the heading with the block fits the budget up to the fence, not up to the
+    next cut after it: the block stays whole (it is under the model limit) and the heading
+    line stays a piece of its own."""
+    text = (
+        "# Заявка\n```\nст. исключение правило заявка 2024 reader request album\n```\n\n"
+        "2024 т. Loan правило. Album т. Loan. Правило ст. period г. Request. Ст. reader. "
+        "Правило request 14 г.\n"
+    )
+    block = (text.index("```"), text.rindex("```") + 3)
+    chunks = _splitter(e5_info, 20, 4, 0).split_chunks(text)
+    assert [(c.start_index, c.end_index) for c in chunks] == [(0, 8), block, (74, 110), (111, 175)]
+
+
 def test_a_table_over_the_model_limit_is_cut_by_rows(e5_info):
     """The cut branch of the property above, on a table that surely exceeds the limit."""
     rows = [f"| правило {i} | срок выдачи {i} дней |" for i in range(30)]
