@@ -158,15 +158,29 @@ def _run(example: Example, args: list[str], tmp: Path) -> str:
 
 
 def _run_watch(example: Example, command: list[str], tmp: Path) -> str:
-    process = subprocess.Popen(
-        command, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
-    )
-    try:
-        first = process.stdout.readline() + process.stdout.readline()  # type: ignore[union-attr]
-    finally:
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=120)
-    assert "0 failed" in first, f"{example.where}: `{example.command}`\n{first}\n{err[-2000:]}"
+    """The watch's first report; then Ctrl-C must end it. Its stderr goes to a file and the
+    wait is on the process, not on its pipes; one that does not end prints every thread's
+    stack (faulthandler, on SIGABRT) into the failure."""
+    env = {**_env(), "PYTHONFAULTHANDLER": "1"}
+    with (tmp / "watch.err").open("w+", encoding="utf-8") as err:
+        process = subprocess.Popen(
+            command, cwd=tmp, stdout=subprocess.PIPE, stderr=err, text=True, env=env
+        )
+        try:
+            first = process.stdout.readline() + process.stdout.readline()  # type: ignore[union-attr]
+        finally:
+            process.send_signal(signal.SIGINT)
+            try:
+                code = process.wait(timeout=300)
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGABRT)
+                code = process.wait(timeout=60)
+            process.stdout.close()  # type: ignore[union-attr]
+        err.seek(0)
+        said = err.read()
+    where = f"{example.where}: `{example.command}`\n{first}\n{said[-4000:]}"
+    assert "0 failed" in first, where
+    assert code == 130, where
     return first
 
 

@@ -72,18 +72,39 @@ def test_a_parsers_child_counts_against_the_memory_bound(tmp_path):
     assert wait_gone(int(pid_file.read_text()))
 
 
-def test_tree_resident_bytes_adds_the_children():
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+def test_tree_resident_bytes_adds_the_children(tmp_path):
+    # an idle parent and its idle child (each asleep once the pid file is there): their sizes
+    # hold still while they are read, unlike this process's, whose threads may allocate
+    pid_file = tmp_path / "child.pid"
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_OF_ONE, str(pid_file)])
+    child = 0
     try:
-        deadline = time.monotonic() + 10
-        while (resident_bytes(child.pid) or 0) < 2**20 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        own, tree = resident_bytes(os.getpid()), tree_resident_bytes(os.getpid())
-        assert own is not None and tree is not None
-        assert tree >= own + (resident_bytes(child.pid) or 0) > own
+        child = int(pid_file.read_text())
+        own, kid = resident_bytes(parent.pid), resident_bytes(child)
+        tree = tree_resident_bytes(parent.pid)
+        assert own is not None and kid is not None and kid > 2**20
+        assert tree == own + kid
     finally:
-        child.kill()
-        child.wait()
+        parent.kill()
+        parent.wait()
+        if child:
+            os.kill(child, 9)
+
+
+PARENT_OF_ONE = """
+import pathlib, subprocess, sys, time
+ready = pathlib.Path(sys.argv[1] + ".ready")
+sleeper = "import pathlib, sys, time; pathlib.Path(sys.argv[1]).touch(); time.sleep(60)"
+child = subprocess.Popen([sys.executable, "-c", sleeper, str(ready)])
+while not ready.exists():
+    time.sleep(0.01)
+pathlib.Path(sys.argv[1] + ".tmp").write_text(str(child.pid))
+pathlib.Path(sys.argv[1] + ".tmp").rename(sys.argv[1])
+time.sleep(60)
+"""
 
 
 def test_the_memory_bound_has_a_default():
