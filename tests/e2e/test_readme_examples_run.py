@@ -158,14 +158,16 @@ def _run(example: Example, args: list[str], tmp: Path) -> str:
 
 
 def _run_watch(example: Example, command: list[str], tmp: Path) -> str:
-    """The watch's first report; then Ctrl-C must end it. Its stderr goes to a file and the
-    wait is on the process, not on its pipes; one that does not end prints every thread's
-    stack (faulthandler, on SIGABRT) into the failure."""
+    """The watch's first report; then Ctrl-C must end it. The watch gets a terminal's SIGINT
+    disposition (a test worker may run with SIGINT ignored, which a child inherits, and a
+    program keeps an inherited ignore). One that does not end prints every thread's stack
+    (faulthandler, on SIGABRT) into the failure."""
     env = {**_env(), "PYTHONFAULTHANDLER": "1"}
     with (tmp / "watch.err").open("w+", encoding="utf-8") as err:
         process = subprocess.Popen(
-            command, cwd=tmp, stdout=subprocess.PIPE, stderr=err, text=True, env=env
-        )
+            command, cwd=tmp, stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+            preexec_fn=_default_sigint,
+        )  # fmt: skip
         try:
             first = process.stdout.readline() + process.stdout.readline()  # type: ignore[union-attr]
         finally:
@@ -182,6 +184,10 @@ def _run_watch(example: Example, command: list[str], tmp: Path) -> str:
     assert "0 failed" in first, where
     assert code == 130, where
     return first
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _check_output(example: Example, args: list[str], out: str) -> None:
