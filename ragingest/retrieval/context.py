@@ -29,17 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForRetrieverRun,
-    CallbackManagerForRetrieverRun,
-)
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict
 
 from ragingest.retrieval.assembly import Sections, pack
 from ragingest.retrieval.search import candidate_depth
+from ragingest.retrieval.sync_retriever import SyncRetriever
 
 TokenCounter = Callable[[str], int]
 
@@ -185,7 +182,7 @@ def _as_parent(hit: Document, parent: Document, hits: set[str]) -> Document:
     return Document(page_content=parent.page_content, metadata=meta)
 
 
-class ContextRetriever(BaseRetriever):
+class ContextRetriever(SyncRetriever):
     """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``fit_budget``
     (neighbours in one section joined when ``join_neighbours`` and a ``parent_store``) → the
     first ``k``.
@@ -210,14 +207,6 @@ class ContextRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
         return self.context(query, k=k).documents
-
-    async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
-    ) -> list[Document]:
-        sync = run_manager.get_sync()
-        return await run_in_executor(
-            None, self._get_relevant_documents, query, run_manager=sync, k=k
-        )
 
     def context(self, query: str, k: int | None = None) -> Context:
         """The whole assembly, with its token total and the passages the budget left out;

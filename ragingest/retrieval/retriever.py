@@ -29,13 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypedDict
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForRetrieverRun,
-    CallbackManagerForRetrieverRun,
-)
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict
 
 from ragingest.defaults import HYBRID, TOP_K
@@ -51,6 +46,7 @@ from ragingest.retrieval.search import (
     lexical_page,
     rank_chunks,
 )
+from ragingest.retrieval.sync_retriever import SyncRetriever
 from ragingest.vectorstore.gate import reading
 
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
@@ -71,7 +67,7 @@ def _pool() -> ThreadPoolExecutor:
         return pool
 
 
-class ChunkRetriever(BaseRetriever):
+class ChunkRetriever(SyncRetriever):
     """Parent expansion, de-duplication, metadata filters, hybrid search and exactly ``k``
     over a ``ChunkStore`` (see the module docstring)."""
 
@@ -93,14 +89,6 @@ class ChunkRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
         return [_document(span) for span in self.passages(query, k=k)]
-
-    async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
-    ) -> list[Document]:
-        sync = run_manager.get_sync()
-        return await run_in_executor(
-            None, self._get_relevant_documents, query, run_manager=sync, k=k
-        )
 
     def passages(self, query: str, k: int | None = None) -> list[Span]:
         """The ``k`` passages for ``query`` (``k``: this call's, else the retriever's), best
