@@ -261,13 +261,20 @@ def retriever(
     a ``ContextRetriever`` when a budget or auto-merging is asked for. Under a budget the
     chunks themselves are the default (``parents=False``): at an equal budget whole parent
     sections crowd out other hits (bench/README.md, "Context at an equal budget");
-    ``join_neighbours`` joins hits that meet in one section into one passage."""
+    ``join_neighbours`` joins hits that meet in one section into one passage. Under a budget
+    (without ``auto_merge``) ``dedup`` defaults to False: a passage repeated at another place
+    of a file is kept at each place, best first, each paid for."""
     from ragingest.retrieval.retriever import retriever as chunk_retriever
 
     if max_context_tokens is None and auto_merge is None:
         return chunk_retriever(persist_dir, collection, **kwargs)
     k = kwargs.pop("k", 4)
     kwargs["parents"] = kwargs.get("parents", False) and auto_merge is None
+    if max_context_tokens is not None and auto_merge is None:
+        # a paragraph repeated elsewhere (another year's filing in one file) is evidence at
+        # its own place: dropping the copy cited the other place (bench/README.md, "Every
+        # splitter at an equal budget"); overlapping and touching hits are still joined
+        kwargs.setdefault("dedup", False)
     base = chunk_retriever(persist_dir, collection, k=candidate_depth(k), **kwargs)
     return ContextRetriever(
         base=base,

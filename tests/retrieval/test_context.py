@@ -163,3 +163,39 @@ def test_fit_budget_keeps_passages_of_other_sections_or_with_text_between_apart(
     assert apart.tokens == 12 + 11 + 10
     # without sections: no joins, as before
     assert [d.id for d in fit_budget([B, A], 100, len).documents] == ["c1", "c0"]
+
+
+REPEATED = (
+    "Квартальный дивиденд составил сорок центов на акцию и выплачивается держателям "
+    "обыкновенных акций в течение тридцати дней после решения совета директоров компании."
+)
+FILINGS = f"# Отчёты\n\n## Отчёт за 2016 год\n\n{REPEATED}\n\n## Отчёт за 2017 год\n\n{REPEATED}\n"
+
+
+@pytest.fixture(scope="module")
+def filings_db(tmp_path_factory):
+    root = tmp_path_factory.mktemp("filings")
+    (root / "src").mkdir()
+    (root / "src" / "filings.md").write_text(FILINGS, encoding="utf-8")
+    sizes = ("--chunk-size", "40", "--min-chunk-size", "10")  # a chunk per section
+    assert ingest_cli(root / "src", root / "db", "filings", *sizes) == 0
+    return root / "db"
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_retriever_with_a_budget_keeps_a_repeated_paragraph_at_each_of_its_places(filings_db):
+    # one paragraph at two places of one file: each place is its own evidence (its own year),
+    # so under a budget both come back, each an exact slice at its offsets
+    first = FILINGS.index(REPEATED)
+    second = FILINGS.index(REPEATED, first + 1)
+    query = "Какой квартальный дивиденд на акцию?"
+    found = ragingest.retriever(filings_db, "filings", k=4, max_context_tokens=500).invoke(query)
+    spans = {(d.metadata["start_index"], d.metadata["end_index"]) for d in found}
+    assert all(FILINGS[s:e] == d.page_content for d in found
+               for s, e in [(d.metadata["start_index"], d.metadata["end_index"])])
+    held = {p for p in (first, second) if any(s <= p and p + len(REPEATED) <= e for s, e in spans)}
+    assert held == {first, second}
+    # without a budget the de-duplicated top k shows the paragraph once
+    plain = ragingest.retriever(filings_db, "filings", k=4, parents=False).invoke(query)
+    assert sum(REPEATED in d.page_content for d in plain) == 1
