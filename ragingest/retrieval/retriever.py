@@ -43,6 +43,7 @@ from ragingest.retrieval.search import (
     Ranking,
     SearchType,
     candidate_depth,
+    fill_documents,
     lexical_page,
     rank_chunks,
 )
@@ -105,8 +106,11 @@ class ChunkRetriever(SyncRetriever):
                     vector, first = self._embed_and_search(query, n)
                 else:
                     first = None
-                ranking = self._ranking(query, vector, where, n, first)
+                ranking = self._ranking(query, vector, where, n, first, documents=False)
                 chosen = self._choose(ranking.hits, k)
+                if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
+                    ranking = self._ranking(query, vector, where, n, first, documents=True)
+                    chosen = self._choose(ranking.hits, k) or []
             if len(chosen) >= k or ranking.exhausted:
                 return chosen
             n *= 2
@@ -124,8 +128,10 @@ class ChunkRetriever(SyncRetriever):
         return vector, first
 
     def _ranking(
-        self, query: str, vector: list[float], where: Any, n: int, first: Any
+        self, query: str, vector: list[float], where: Any, n: int, first: Any, documents: bool
     ) -> Ranking:
+        """The ranked hits; with ``documents=False`` without their chunks, which ``_choose``
+        fetches for the prefix it reads (``search.fill_documents``)."""
         return rank_chunks(
             self.store,
             query,
@@ -138,15 +144,19 @@ class ChunkRetriever(SyncRetriever):
             rrf_k=self.rrf_k,
             query_vector=vector,
             lexical_first=first,
+            documents=documents,
         )
 
-    def _choose(self, hits: list[ChunkHit], k: int) -> list[Span]:
-        """``select`` over the ranked hits, parent-expanded, fetching parents for a growing
-        prefix only: ``select`` stops at the ``k``-th passage it keeps, so a prefix that gives
-        ``k`` gives what the whole list would."""
+    def _choose(self, hits: list[ChunkHit], k: int) -> list[Span] | None:
+        """``select`` over the ranked hits, parent-expanded, fetching chunks and parents for
+        a growing prefix only: ``select`` stops at the ``k``-th passage it keeps, so a prefix
+        that gives ``k`` gives what the whole list would. None when a dense hit has no stored
+        text (``search.fill_documents``)."""
         parents: dict[str, Document | None] = {}
         size = min(len(hits), 2 * k)
         while True:
+            if not fill_documents(self.store, hits[:size]):
+                return None
             candidates = [_span(hit) for hit in hits[:size]]  # fresh: select merges in place
             if self.parents and self.parent_store is not None:
                 candidates = self._expand(candidates, parents)
@@ -179,7 +189,7 @@ class ChunkRetriever(SyncRetriever):
 
 
 def _span(hit: ChunkHit) -> Span:
-    doc = hit.document
+    doc = hit.chunk
     meta = dict(doc.metadata)
     return Span(
         source=str(meta.get("doc_id") or meta.get("source", "")),
