@@ -31,7 +31,7 @@ from typing import Any, TypedDict
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from pydantic import ConfigDict
+from pydantic import ConfigDict, PrivateAttr
 
 from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval.filters import Where, chroma_where
@@ -48,6 +48,7 @@ from ragingest.retrieval.search import (
     rank_chunks,
 )
 from ragingest.retrieval.sync_retriever import SyncRetriever
+from ragingest.vectorstore.collection_info import is_remote
 from ragingest.vectorstore.gate import reading
 
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
@@ -85,6 +86,7 @@ class ChunkRetriever(SyncRetriever):
     lambda_mult: float = 0.5
     hybrid: bool = HYBRID
     rrf_k: int = RRF_K
+    _remote: bool | None = PrivateAttr(default=None)  # the store's Chroma is a server
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
@@ -106,7 +108,9 @@ class ChunkRetriever(SyncRetriever):
                     vector, first = self._embed_and_search(query, n)
                 else:
                     first = None
-                ranking = self._ranking(query, vector, where, n, first, documents=False)
+                ranking = self._ranking(
+                    query, vector, where, n, first, documents=False, prefetch=self._prefetch(k)
+                )
                 chosen = self._choose(ranking.hits, k)
                 if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
                     ranking = self._ranking(query, vector, where, n, first, documents=True)
@@ -128,7 +132,14 @@ class ChunkRetriever(SyncRetriever):
         return vector, first
 
     def _ranking(
-        self, query: str, vector: list[float], where: Any, n: int, first: Any, documents: bool
+        self,
+        query: str,
+        vector: list[float],
+        where: Any,
+        n: int,
+        first: Any,
+        documents: bool,
+        prefetch: int = 0,
     ) -> Ranking:
         """The ranked hits; with ``documents=False`` without their chunks, which ``_choose``
         fetches for the prefix it reads (``search.fill_documents``)."""
@@ -145,7 +156,17 @@ class ChunkRetriever(SyncRetriever):
             query_vector=vector,
             lexical_first=first,
             documents=documents,
+            prefetch=prefetch,
         )
+
+    def _prefetch(self, k: int) -> int:
+        """How many fused hits' chunks come with the lexical hits' check: the first prefix
+        ``_choose`` reads (``2 k``) when each Chroma call is a round trip to a server, else
+        none (the embedded store spends more on converting a chunk than on a call)."""
+        if self._remote is None:
+            client = getattr(self.store, "chroma_client", None)
+            self._remote = client is not None and is_remote(client)
+        return 2 * k if self._remote else 0
 
     def _choose(self, hits: list[ChunkHit], k: int) -> list[Span] | None:
         """``select`` over the ranked hits, parent-expanded, fetching chunks and parents for

@@ -28,6 +28,7 @@ caller ranks again with ``documents=True``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,11 +92,16 @@ def rank_chunks(
     query_vector: list[float] | None = None,
     lexical_first: list[tuple[str, float]] | None = None,
     documents: bool = True,
+    prefetch: int = 0,
 ) -> Ranking:
     """The best chunks for ``query`` (see the module docstring). ``query_vector``: the
     query's embedding, when computed already; ``lexical_first``: ``lexical_page(store,
     query, n)``, when searched already (beside the embedding); ``documents=False``: hits
-    without their chunks (module docstring; "mmr" fetches them whatever it says)."""
+    without their chunks (module docstring; "mmr" fetches them whatever it says), except,
+    with ``prefetch`` (hybrid), those of the lexical hits and of the first ``prefetch`` dense
+    ones, which come in the get that checks the lexical hits: they hold the first
+    ``prefetch`` fused hits (a dense-only hit at dense rank r has the r - 1 better dense
+    hits before it), so a caller reading that many needs no second round trip."""
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     flt = chroma_where(where)
@@ -119,12 +125,19 @@ def rank_chunks(
     }
     if not hybrid:
         return Ranking(list(hits.values()), dense_done)
-    lexical, lexical_done = lexical_ranked(
-        store, query, n, flt, first=lexical_first, known=set(hits), documents=documents
-    )
+    along = [] if documents else [chunk_id for chunk_id, _, _ in dense[:prefetch]]
+    lexical, lexical_done, chunks = lexical_ranked(
+        store, query, n, flt, first=lexical_first, known=set(hits), documents=documents,
+        along=along,
+    )  # fmt: skip
     for rank, (chunk_id, bm25, doc) in enumerate(lexical, 1):
         hit = hits.setdefault(chunk_id, ChunkHit(chunk_id, doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
+        if hit.document is None:  # a dense hit's chunk, come with the lexical ones
+            hit.document = doc
+    for chunk_id in along:
+        if hits[chunk_id].document is None:
+            hits[chunk_id].document = chunks.get(chunk_id)
     fused = reciprocal_rank_fusion(
         [[chunk_id for chunk_id, _, _ in dense], [chunk_id for chunk_id, _, _ in lexical]], rrf_k
     )
@@ -181,40 +194,50 @@ def lexical_ranked(
     first: list[tuple[str, float]] | None = None,
     known: set[str] | None = None,
     documents: bool = True,
-) -> tuple[list[tuple[str, float, Document | None]], bool]:
+    along: Sequence[str] = (),
+) -> tuple[list[tuple[str, float, Document | None]], bool, dict[str, Document]]:
     """The ``n`` best chunks by BM25 that Chroma holds and ``where`` admits, as
-    ``(chroma id, bm25, Document)`` best first, and whether the index has no more. Ids the
-    index holds but Chroma does not (a write cut short) are skipped. ``first``: the index's
-    first ``n`` (``lexical_page``), searched already; ``known``: ids at hand that pass
-    ``where`` (the dense hits), not asked of Chroma again; their Document is None, as is
-    every Document with ``documents=False`` (Chroma is asked which ids it holds, not for
-    their chunks)."""
+    ``(chroma id, bm25, Document)`` best first; whether the index has no more; and the
+    chunks fetched by id. Ids the index holds but Chroma does not (a write cut short) are
+    skipped. ``first``: the index's first ``n`` (``lexical_page``), searched already;
+    ``known``: ids at hand that pass ``where`` (the dense hits), not asked of Chroma again
+    (their Document is None). ``documents=False``: Chroma is asked which ids it holds, not
+    for their chunks (every Document None), unless ``along`` is given: then each get brings
+    the chunks of its whole page (known ids too), and the first those of the ids ``along``."""
     index = getattr(store, "lexical", None)
     if index is None:
-        return [], True
+        return [], True, {}
     known = known or set()
-    include = ["documents", "metadatas"] if documents else []
+    every = bool(along) and not documents
+    with_chunks = documents or every
+    include = ["documents", "metadatas"] if with_chunks else []
     out: list[tuple[str, float, Document | None]] = []
+    chunks: dict[str, Document] = {}
     offset, page = 0, n
     found = first if first is not None else index.search(query, page, offset)
     while True:
         offset += len(found)
         wanted = [i for i, _ in found if i not in known]
-        held: dict[str, Document | None] = dict.fromkeys(known)
-        if wanted:
-            got = store.get(ids=wanted, where=where, include=include)
-            if documents:
+        asked = wanted
+        if every:  # the page's dense hits too, and the first time the ids ``along``
+            asked = list(dict.fromkeys([*wanted, *(i for i, _ in found), *along]))
+            along = ()
+        held = set(known)
+        if asked:
+            got = store.get(ids=asked, where=where, include=include)
+            held.update(got["ids"])
+            if with_chunks:  # ``every``: a chunk without text is left to ``fill_documents``
                 rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-                held |= {
-                    i: Document(page_content=t or "", metadata=m or {}, id=i) for i, t, m in rows
+                chunks |= {
+                    i: Document(page_content=t or "", metadata=m or {}, id=i)
+                    for i, t, m in rows
+                    if t is not None or not every
                 }
-            else:
-                held |= dict.fromkeys(got["ids"])
-        out.extend((i, s, held[i]) for i, s in found if i in held)
+        out.extend((i, s, chunks.get(i)) for i, s in found if i in held)
         if len(found) < page:
-            return out[:n], True
+            return out[:n], True, chunks
         if len(out) >= n:
-            return out[:n], False
+            return out[:n], False, chunks
         page *= 2  # ``where`` or a cut-short write skipped some: read deeper
         found = index.search(query, page, offset)
 
