@@ -13,7 +13,7 @@ from typing import Any
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from ragingest.errors import CollectionMismatchError
-from ragingest.models.resolve import canonical_name, model_fingerprint, resolve_model_path
+from ragingest.models.locate import canonical_name, model_fingerprint, resolve_model_path
 from ragingest.vectorstore.server import active_server
 
 MODEL_KEY = "ragingest_model"
