@@ -17,6 +17,12 @@ tokens) and every chunk is an exact slice of its file. Per set (a folder with ``
   passage of a context of at most N cl100k tokens; passages are taken best first, each whole,
   while they fit (``ragingest.retrieval.context.fit_budget``), at most 20 of them.
 
+Every row is scored twice: with each reference's edge whitespace trimmed (the main reading:
+a splitter that strips its chunks' edges can never hold a reference that starts with the space
+before a sentence, one that keeps it can) and with the references as the questions file gives
+them (``raw``, reported beside it). The rule is the same for every row; the chunks, vectors and
+rankings are the same for both readings.
+
 The plain splitters (``ragingest.evaluate.baselines``) rank with the hybrid search above, 80
 deep (the depth ``ragingest.retriever`` pools for 20 passages). The ``ragingest`` rows are the
 product: dense and hybrid are ``ragingest evaluate``'s default configuration in the same
@@ -42,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, SHARED
+from bench.scoring import readings, score_context, score_ranked, scores
 
 PEERS = ("recursive", "semchunk", "chonkie", "llamaindex")
 SIZE = 200
@@ -64,22 +71,6 @@ def _questions_file(folder: Path) -> Path:
         if (folder / name).exists():
             return folder / name
     raise SystemExit(f"{folder}: no questions.csv")
-
-
-def _whole(references: Any, spans: list[tuple[str, int, int]]) -> bool:
-    """Every reference inside one span of its file."""
-    return all(
-        any(c == r.corpus_id and s <= r.start and r.end <= e for c, s, e in spans)
-        for r in references
-    )
-
-
-def _scores(per_question: dict[str, list[float]]) -> dict[str, float]:
-    out = {}
-    for key, values in per_question.items():
-        mean = sum(values) / max(len(values), 1)
-        out[key] = round(mean, 3) if key.endswith("mrr") else round(100 * mean, 1)
-    return out
 
 
 def splitter_row(
@@ -108,10 +99,9 @@ def splitter_row(
     deep = retrieve(chunks, vectors, query_vectors, CONTEXT_DEPTH, texts)
     per_q: dict[str, list[float]] = {}
     for n, q in enumerate(questions):
+        refs = readings(q, corpus)
         for mode, ranking in rankings.items():
-            top = [hits[i] for i in ranking[n][:5]]
-            per_q.setdefault(f"{mode} r@5", []).append(m.recall_at_k(q.references, top))
-            per_q.setdefault(f"{mode} mrr", []).append(m.mrr(q.references, top))
+            score_ranked(per_q, mode, refs, [hits[i] for i in ranking[n][:5]])
         for budget in budgets:
             spans, total = [], 0
             for i in deep[n]:
@@ -120,8 +110,8 @@ def splitter_row(
                 if total + sizes[i] <= budget:
                     spans.append((chunks[i].corpus_id, chunks[i].start, chunks[i].end))
                     total += sizes[i]
-            per_q.setdefault(f"context@{budget}", []).append(_whole(q.references, spans))
-    row = _scores(per_q) | _sizes(chunks, sizes)
+            score_context(per_q, budget, refs, spans)
+    row = scores(per_q) | _sizes(chunks, sizes)
     return row, chunks, vectors
 
 
@@ -163,7 +153,6 @@ def product_row(
     import ragingest
     from bench.hybrid import located
     from ragingest.cli.main import main
-    from ragingest.evaluate import metrics as m
     from ragingest.vectorstore.cache import CACHE_FILE
 
     # a fresh collection each run (file stamps would skip unchanged files), the cache kept
@@ -181,8 +170,7 @@ def product_row(
         )
         for q in questions:
             top = [located(d, corpus) for d in found.invoke(q.text)]
-            per_q.setdefault(f"{mode} r@5", []).append(m.recall_at_k(q.references, top))
-            per_q.setdefault(f"{mode} mrr", []).append(m.mrr(q.references, top))
+            score_ranked(per_q, mode, readings(q, corpus), top)
     for budget in budgets:
         found = ragingest.retriever(
             persist,
@@ -197,8 +185,8 @@ def product_row(
                 (h.corpus_id, h.start, h.end)
                 for h in (located(d, corpus) for d in found.invoke(q.text))
             ]
-            per_q.setdefault(f"context@{budget}", []).append(_whole(q.references, spans))
-    return _scores(per_q)
+            score_context(per_q, budget, readings(q, corpus), spans)
+    return scores(per_q)
 
 
 def measure(
@@ -235,9 +223,10 @@ def measure(
     }
 
 
-def margins(result: dict[str, Any]) -> dict[str, float]:
-    """Per metric: ragingest minus the best plain splitter (context: the product's rows)."""
-    rows = result["rows"]
+def margins(result: dict[str, Any], reading: str = "") -> dict[str, float]:
+    """Per metric: ragingest minus the best plain splitter (context: the product's rows), in
+    the trimmed reading, or the raw one with ``reading="raw"``."""
+    rows = {name: row.get(reading, {}) if reading else row for name, row in result["rows"].items()}
     peers = [r for name, r in rows.items() if not name.startswith("ragingest")]
     out: dict[str, float] = {}
     if not peers:  # --peers "": the ragingest rows alone
@@ -267,6 +256,11 @@ def print_table(name: str, result: dict[str, Any], budgets: list[int]) -> None:
         cells = [str(row.get(c, "–")) for c in columns]
         print(f"| {label} | {' | '.join(cells)} |")
     print("margin over the best peer:", margins(result))
+    raw = [c for c in columns if c in next(iter(result["rows"].values()))["raw"]]
+    print(f"raw references (as the questions file gives them): | splitter | {' | '.join(raw)} |")
+    for label, row in result["rows"].items():
+        print(f"| {label} | {' | '.join(str(row['raw'].get(c, '–')) for c in raw)} |")
+    print("raw margin over the best peer:", margins(result, "raw"))
 
 
 def main() -> None:
@@ -297,9 +291,11 @@ def main() -> None:
     for name in args.sets.split(","):
         results[name] = measure(name, budgets, peers, work, options)
         print_table(name, results[name], budgets)
-    every = [m for m in (margins(r) for r in results.values()) if m]
-    if every:
-        print("\nminimum margin across sets:", {k: min(m[k] for m in every) for k in every[0]})
+    for reading in ("", "raw"):
+        every = [m for m in (margins(r, reading) for r in results.values()) if m]
+        if every:
+            name = f"minimum margin across sets{' (raw references)' if reading else ''}:"
+            print(f"\n{name}", {k: min(m[k] for m in every) for k in every[0]})
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 

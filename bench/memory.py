@@ -30,7 +30,7 @@ CORPUS_CACHE = Path(tempfile.gettempdir()) / "ragingest-bench-corpus"
 
 
 def run(quick: bool, say: Any = print, backend: str | None = None) -> dict[str, Any]:
-    from ragingest.models.resolve import backend_name
+    from ragingest.models.locate import backend_name
 
     backend = backend_name(backend)
     megabytes = 10 if quick else 100

@@ -32,7 +32,8 @@ from ragingest.evaluate.data import Question, load_corpus, load_questions
 from ragingest.evaluate.metrics import Hit
 from ragingest.evaluate.results import ConfigResult, Evaluation, format_table
 from ragingest.evaluate.retrieval import retrieve
-from ragingest.models.resolve import canonical_name, load_model_info
+from ragingest.models.locate import canonical_name
+from ragingest.models.resolve import load_model_info
 from ragingest.retrieval.retriever import Span, select
 from ragingest.retrieval.search import candidate_depth
 

@@ -30,6 +30,9 @@ HEADING, PARAGRAPH, LIST_ITEM, TABLE, CODE, HEADER, FOOTER, PAGE_NUMBER = (
 )
 
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
+# a line of a paged document that ends a sentence (a page break after it ends the paragraph)
+SENTENCE_END = re.compile(r"[.!?:;…»\")]$")
+_HYPHENATED = re.compile(r"[A-Za-zА-Яа-яЁё]-$")
 
 
 @dataclass
@@ -49,6 +52,20 @@ class Block:
     def fingerprint(self) -> str:
         """The fingerprint of the block's text (what boilerplate detection compares)."""
         return fingerprint(self.text)
+
+
+def append_line(block: Block, text: str, page: int | None) -> None:
+    """Run paragraph ``block`` on with the next line of its document, ``text`` (clean, one
+    line) on ``page``: a word hyphenated at the line's end is joined without its hyphen, any
+    other line after one space; a line on another page than the last one adds a page mark."""
+    if _HYPHENATED.search(block.text) and text[:1].islower():
+        block.text, glue = block.text[:-1], ""
+    else:
+        glue = " "
+    last_page = block.page_marks[-1][1] if block.page_marks else block.page
+    if page != last_page:
+        block.page_marks.append((len(block.text) + len(glue), page or 0))
+    block.text += glue + text
 
 
 def fingerprint(text: str) -> str:

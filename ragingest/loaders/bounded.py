@@ -39,7 +39,6 @@ import contextlib
 import logging
 import math
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +52,7 @@ from langchain_core.documents import Document
 
 from ragingest.defaults import FILE_TIMEOUT as DEFAULT_FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
+from ragingest.loaders.process_tree import kill_group, resident_bytes, tree_resident_bytes
 
 if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
     from ragingest.loaders.cleaning import CleaningRules
@@ -82,51 +82,6 @@ def load_documents(
     from ragingest.loaders import loader_for
 
     return list(loader_for(path, root, max_bytes, cleaning).lazy_load())
-
-
-def resident_bytes(pid: int) -> int | None:
-    """The resident memory of process ``pid`` (``/proc``), None where it can't be read."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (``/proc/PID/task/*/children``); [] where it can't be read."""
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        current = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{current}/task/{task}/children", "rb") as children:
-                    kids = [int(k) for k in children.read().split()]
-            except (OSError, ValueError):
-                continue
-            found += kids
-            todo += kids
-    return found
-
-
-def tree_resident_bytes(pid: int) -> int | None:
-    """The resident memory of ``pid`` and every process below it; None where ``pid``'s can't
-    be read."""
-    own = resident_bytes(pid)
-    if own is None:
-        return None
-    return own + sum(resident_bytes(child) or 0 for child in descendants(pid))
-
-
-def kill_group(pid: int) -> None:
-    """Kill the process group ``pid`` leads (the worker and what it started), if any."""
-    with contextlib.suppress(OSError):  # no such group (any more), or not ours
-        os.killpg(pid, signal.SIGKILL)
 
 
 def memory_reason(memory_mb: int) -> str:

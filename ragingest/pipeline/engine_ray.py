@@ -54,8 +54,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
-
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CorpusCleaner
@@ -66,7 +64,7 @@ from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.ray_env import actor_count, data_context, failed
 from ragingest.pipeline.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
 from ragingest.pipeline.split import FileChunks
-from ragingest.vectorstore.cache import CachedEmbeddings
+from ragingest.vectorstore.cache import CachedEmbeddings, cached_text_hashes
 
 log = logging.getLogger(__name__)
 
@@ -94,35 +92,6 @@ class RayStats:
 
 
 LAST_STATS = RayStats()
-
-
-def cached_hashes(embeddings: CachedEmbeddings) -> Any:
-    """Sorted uint64 hashes of the texts in the embedding cache for this model (8 bytes per
-    text, read straight from the key column of the cache's ``SQLStore`` table): the split skips
-    them. Empty when the cache is another store (then every text is embedded on Ray; still
-    correct)."""
-    import numpy as np
-
-    from ragingest.vectorstore.kv import KV_TABLE
-
-    store = getattr(getattr(embeddings, "document_embedding_store", None), "store", None)
-    engine, namespace = getattr(store, "engine", None), getattr(store, "namespace", None)
-    if engine is None or namespace is None:
-        return np.zeros(0, dtype=np.uint64)
-    prefix = f"{embeddings.fingerprint}:"
-    end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-    key = KV_TABLE.c.key
-    statement = (
-        select(func.substr(key, len(prefix) + 1, 16))
-        .where(KV_TABLE.c.namespace == namespace)
-        .where(key >= prefix)
-        .where(key < end)
-    )
-    with engine.connect() as connection:
-        rows = connection.execute(statement)
-        hashes = np.fromiter((int(h, 16) for (h,) in rows), dtype=np.uint64)
-    hashes.sort()
-    return hashes
 
 
 class RayEngine:
@@ -213,7 +182,7 @@ class RayEngine:
         stats.seconds["scan"] = time.perf_counter() - clock
 
         self.clock = time.perf_counter()
-        cached = cached_hashes(self.embeddings)
+        cached = cached_text_hashes(self.embeddings)
         actors = min(actor_count(ray, o.ray_actors), len(rows))
         memory = ray.cluster_resources().get("memory")
         if memory:  # an actor that can't get its memory would stall the pool

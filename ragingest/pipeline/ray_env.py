@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.errors import RagIngestError
-from ragingest.models.resolve import cache_dir
+from ragingest.models.locate import cache_dir
 
 LOOPBACK = "127.0.0.1"
 # Ray is the ``ray`` extra: scripts/demo.sh installs the runtime pins only, scripts/setup.sh all

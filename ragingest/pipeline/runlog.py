@@ -2,19 +2,27 @@
 Chroma directory (or ``--run-log FILE``), for cron/systemd/watch runs to be checked later.
 
 Each line: ``started``, ``finished`` (ISO 8601, UTC), ``seconds``, ``collection``,
-``physical`` (the Chroma collection written), ``status`` ("ok" | "failed_files" | "error"),
-``error``, ``files_seen``, ``files_changed`` (parsed: new or modified), ``files_unchanged``,
-``files_failed``, ``files_deleted`` (gone from the roots), ``chunks_added``,
+``physical`` (the Chroma collection written), ``status`` ("ok" | "failed_files" |
+"refused" | "error"), ``error``, ``files_seen``, ``files_changed`` (parsed: new or modified),
+``files_unchanged``, ``files_failed``, ``files_deleted`` (gone from the roots), ``chunks_added``,
 ``chunks_skipped``, ``chunks_deleted``, ``chunks_updated``, ``embeddings_computed``,
 ``embeddings_cached``, ``rebuilt``, ``pid``. A run killed with ``kill -9`` writes no line.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragingest.pipeline.options import IngestOptions
+    from ragingest.pipeline.report import RunReport
+
+log = logging.getLogger(__name__)
 
 RUN_LOG = "ragingest_runs.jsonl"
 
@@ -76,3 +84,42 @@ def last_run(path: str | Path, collection: str, block: int = 1 << 16) -> dict[st
                     return record
             tail = lines[0] if start else b""
     return None
+
+
+def now() -> str:
+    """This moment in UTC, ISO 8601 to the millisecond (the run log's times)."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
+    """Append the line of the run ``report`` describes (begun at ``started``) to the run log
+    of ``options``; a log that cannot be written is a warning, never a failed run."""
+    status = "refused" if report.refused else "error" if report.error else None
+    status = status or ("failed_files" if report.failed else "ok")
+    record = {
+        "started": started,
+        "finished": now(),
+        "seconds": round(report.seconds, 3),
+        "collection": options.collection,
+        "physical": report.collection,
+        "persist_dir": str(options.persist_dir),
+        "status": status,
+        "error": report.error,
+        "files_seen": len(report.files),
+        "files_changed": report.changed,
+        "files_unchanged": report.unchanged,
+        "files_failed": report.failed,
+        "files_deleted": report.files_deleted,
+        "chunks_added": report.added,
+        "chunks_skipped": report.skipped,
+        "chunks_deleted": report.deleted,
+        "chunks_updated": report.updated,
+        "embeddings_computed": report.embeddings_computed,
+        "embeddings_cached": report.embeddings_cached,
+        "rebuilt": report.rebuilt,
+        "pid": os.getpid(),
+    }
+    try:
+        append(run_log_path(options.persist_dir, options.run_log), record)
+    except OSError as exc:
+        log.warning("could not write the run log: %s", exc)

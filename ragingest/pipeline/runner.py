@@ -17,9 +17,7 @@ source or more than ``max_delete_share`` of them, is refused before anything cha
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,7 +69,7 @@ def ingest(
     """One run: lock the collection, bring it up to date with ``paths`` and the document
     sources (``pipeline.sources``: LangChain loaders, given Documents), log the run. The run fills
     ``report`` when given, so a caller still has it when the run raises."""
-    started = _now()
+    started = runlog.now()
     clock = time.perf_counter()
     if report is None:
         report = RunReport()
@@ -93,7 +91,7 @@ def ingest(
         raise
     finally:
         report.seconds = time.perf_counter() - clock
-        _log_run(options, report, started)
+        runlog.log_run(options, report, started)
     return report
 
 
@@ -288,42 +286,6 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 group, pending = [], 0
         flush()
     return keep
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
-
-
-def _log_run(options: IngestOptions, report: RunReport, started: str) -> None:
-    status = "refused" if report.refused else "error" if report.error else None
-    status = status or ("failed_files" if report.failed else "ok")
-    record = {
-        "started": started,
-        "finished": _now(),
-        "seconds": round(report.seconds, 3),
-        "collection": options.collection,
-        "physical": report.collection,
-        "persist_dir": str(options.persist_dir),
-        "status": status,
-        "error": report.error,
-        "files_seen": len(report.files),
-        "files_changed": report.changed,
-        "files_unchanged": report.unchanged,
-        "files_failed": report.failed,
-        "files_deleted": report.files_deleted,
-        "chunks_added": report.added,
-        "chunks_skipped": report.skipped,
-        "chunks_deleted": report.deleted,
-        "chunks_updated": report.updated,
-        "embeddings_computed": report.embeddings_computed,
-        "embeddings_cached": report.embeddings_cached,
-        "rebuilt": report.rebuilt,
-        "pid": os.getpid(),
-    }
-    try:
-        runlog.append(runlog.run_log_path(options.persist_dir, options.run_log), record)
-    except OSError as exc:
-        log.warning("could not write the run log: %s", exc)
 
 
 def _progress(items: list, enabled: bool) -> Any:

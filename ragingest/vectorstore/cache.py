@@ -142,3 +142,32 @@ def cached_embeddings(
 
     store = kv_store(persist_dir, records_url, CACHE_FILE, NAMESPACE, LEGACY)
     return CachedEmbeddings(model_name, fingerprint, factory, store, batch_size)
+
+
+def cached_text_hashes(embeddings: CachedEmbeddings) -> np.ndarray:
+    """Sorted uint64 hashes of the texts in the embedding cache for this model (8 bytes per
+    text, read straight from the key column of the cache's ``SQLStore`` table): the split skips
+    them. Empty when the cache is another store (then every text is embedded on Ray; still
+    correct)."""
+    from sqlalchemy import func, select
+
+    from ragingest.vectorstore.kv import KV_TABLE
+
+    store = getattr(getattr(embeddings, "document_embedding_store", None), "store", None)
+    engine, namespace = getattr(store, "engine", None), getattr(store, "namespace", None)
+    if engine is None or namespace is None:
+        return np.zeros(0, dtype=np.uint64)
+    prefix = f"{embeddings.fingerprint}:"
+    end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    key = KV_TABLE.c.key
+    statement = (
+        select(func.substr(key, len(prefix) + 1, 16))
+        .where(KV_TABLE.c.namespace == namespace)
+        .where(key >= prefix)
+        .where(key < end)
+    )
+    with engine.connect() as connection:
+        rows = connection.execute(statement)
+        hashes = np.fromiter((int(h, 16) for (h,) in rows), dtype=np.uint64)
+    hashes.sort()
+    return hashes

@@ -13,7 +13,7 @@ from typing import Any
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from ragingest.errors import CollectionMismatchError
-from ragingest.models.resolve import canonical_name, model_fingerprint, resolve_model_path
+from ragingest.models.locate import canonical_name, model_fingerprint, resolve_model_path
 from ragingest.vectorstore.server import active_server
 
 MODEL_KEY = "ragingest_model"
@@ -42,6 +42,13 @@ def chroma_client(persist_dir: str | Path | None) -> Any:
         return chromadb.PersistentClient(
             path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
         )
+
+
+def is_remote(client: Any) -> bool:
+    """Whether ``client`` talks to a Chroma server over HTTP (each call a round trip) rather
+    than to the embedded store in this process."""
+    settings = client.get_settings()
+    return str(getattr(settings, "chroma_api_impl", "")).endswith(".FastAPI")
 
 
 def require_store_dir(persist_dir: str | Path) -> None:

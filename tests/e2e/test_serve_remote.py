@@ -57,7 +57,7 @@ def servers(tmp_path_factory):
 def machine(tmp_path: Path, name: str) -> tuple[Path, dict[str, str]]:
     """A folder and an environment of their own: another HOME; the model stays where this
     machine installed it (it is not a file of the ingest run)."""
-    from ragingest.models.resolve import cache_dir
+    from ragingest.models.locate import cache_dir
 
     folder = tmp_path / name
     (folder / "home").mkdir(parents=True)

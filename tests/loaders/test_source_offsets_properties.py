@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import normalize_text
+from ragingest.loaders.plain_headings import heading_edits, text_headings
 from ragingest.loaders.source_map import (
     apply_edits,
     normalize_edits,
@@ -19,7 +20,6 @@ from ragingest.loaders.source_map import (
     source_map_of,
     to_source,
 )
-from ragingest.loaders.text import heading_edits, text_headings
 from ragingest.schema import chunk_metadata
 from ragingest.splitters import HeadingFirstSplitter
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragingest.models import resolve as models
+from ragingest.models import locate as models
 from ragingest.models.onnx_backend import omp_threads, pooling_config
 
 pytestmark = pytest.mark.slow

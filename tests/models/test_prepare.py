@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ragingest.models import prepare
-from ragingest.models.resolve import cache_dir, load_model_info
+from ragingest.models.locate import cache_dir
+from ragingest.models.resolve import load_model_info
 
 pytestmark = pytest.mark.slow  # builds the default model when the cache lacks it
 

@@ -57,7 +57,7 @@ def test_counts_and_specials_equal_the_full_tokenizers(tokenizers, e5_info):
 
 
 def test_a_model_without_a_unigram_tokenizer_gets_none(tmp_path):
-    from ragingest.models.resolve import MINILM, resolve_model_path
+    from ragingest.models.locate import MINILM, resolve_model_path
 
     folder = Path(resolve_model_path(MINILM))
     assert SubsetTokenizer.load(folder / "tokenizer.json", tmp_path) is None

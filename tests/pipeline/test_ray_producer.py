@@ -8,8 +8,9 @@ import pickle
 import numpy as np
 import pytest
 
+from ragingest.defaults import MODEL as DEFAULT_MODEL
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
-from ragingest.models.resolve import DEFAULT_MODEL, load_model_info
+from ragingest.models.resolve import load_model_info
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.ray_tasks import digests_of, in_sorted, scan_batch, split_batch, text_hashes
 from ragingest.pipeline.split import split_file

@@ -9,8 +9,8 @@ import pickle
 
 import pytest
 
+from ragingest.defaults import MODEL as DEFAULT_MODEL
 from ragingest.errors import FileTimeoutError
-from ragingest.models.resolve import DEFAULT_MODEL
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.ray_tasks import split_batch, worker_parsers
 

@@ -10,7 +10,8 @@ import pytest
 
 from ragingest.loaders import CleaningRules, loader_for
 from ragingest.loaders.cleaning import CorpusCleaner
-from ragingest.loaders.text import decode, text_headings
+from ragingest.loaders.plain_headings import text_headings
+from ragingest.loaders.text import decode
 from ragingest.pipeline.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, detect

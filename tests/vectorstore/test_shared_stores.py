@@ -153,10 +153,10 @@ def test_stores_of_the_earlier_sqlite_schema_still_open(tmp_path):
 
 
 def test_the_ray_split_reads_the_cached_text_hashes_of_one_model(tmp_path):
-    from ragingest.pipeline.engine_ray import cached_hashes
+    from ragingest.vectorstore.cache import cached_text_hashes
 
     cache = cached_embeddings(tmp_path, "m", "fp", lambda: FixedEmbeddings())
     cache.embed_documents(["a", "b"])
     cached_embeddings(tmp_path, "m", "fq", lambda: FixedEmbeddings()).embed_documents(["c"])
     digest = [int(hashlib.sha256(t.encode()).hexdigest()[:16], 16) for t in ("a", "b")]
-    assert cached_hashes(cache).tolist() == sorted(digest)
+    assert cached_text_hashes(cache).tolist() == sorted(digest)

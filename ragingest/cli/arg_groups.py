@@ -1,0 +1,137 @@
+"""Option groups several ``ragingest`` subcommands share (``args`` assembles them): the value
+types, the split options, the store options and how files are read."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ragingest import defaults as d
+
+
+def non_negative(text: str) -> int:
+    """An integer option's value, refused below 0."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be >= 0")
+    return value
+
+
+def share(text: str) -> float:
+    """A fraction option's value, refused outside 0…1."""
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
+
+
+def add_split_args(parser: argparse.ArgumentParser) -> None:
+    """How chunks are cut and embedded: ingest, watch and inspect (same cut)."""
+    group = parser.add_argument_group("splitting (sizes in --unit, default model tokens)")
+    group.add_argument(
+        "--chunk-size",
+        type=non_negative,
+        default=None,
+        help=f"largest chunk (default: {d.CHUNK_SIZE} tokens, capped at the model's limit)",
+    )
+    group.add_argument(
+        "--chunk-overlap",
+        type=non_negative,
+        default=None,
+        help="overlap between pieces of one long section "
+        f"(default {round(d.CHUNK_SIZE * d.OVERLAP_RATIO)})",
+    )
+    group.add_argument(
+        "--min-chunk-size",
+        type=non_negative,
+        default=None,
+        help=f"merge smaller pieces into a neighbour (default {d.MIN_CHUNK_SIZE}; 0 = never)",
+    )
+    group.add_argument(
+        "--no-context-prefix",
+        action="store_true",
+        help="embed the chunk text alone, without its heading breadcrumb",
+    )
+    group.add_argument(
+        "--model",
+        default=None,
+        help=f"embedding model: {d.MODEL} (default), "
+        "sentence-transformers/all-MiniLM-L6-v2, or a local path",
+    )
+
+
+def add_store_args(parser: argparse.ArgumentParser, persist_required: bool = True) -> None:
+    """Where the collection lives: the persist dir, the name, the records database, the
+    Chroma server (every command that opens a collection)."""
+    if persist_required:
+        parser.add_argument("--persist-dir", required=True, type=Path, help="Chroma directory")
+    else:
+        parser.add_argument(
+            "--persist-dir",
+            type=Path,
+            default=None,
+            help="Chroma directory (not needed with --chroma-host and a PostgreSQL "
+            "--records-url: everything a query reads is on those servers)",
+        )
+    parser.add_argument("--collection", required=True, help="collection name")
+    parser.add_argument(
+        "--records-url",
+        metavar="URL",
+        default=None,
+        help="SQLAlchemy URL of the records database (record manager, file states, aliases; "
+        "with PostgreSQL also the writer lock): postgresql+psycopg://USER@HOST:PORT/DB for "
+        "writers on several machines; default: $RAGINGEST_RECORDS_URL, else "
+        "sqlite:///PERSIST_DIR/ragingest_records.sqlite",
+    )
+    from ragingest.vectorstore.server import add_server_args
+
+    add_server_args(parser)
+
+
+def add_file_args(parser: argparse.ArgumentParser) -> None:
+    """How files are read and cut: shared by ingest, watch and inspect (same cut)."""
+    parser.add_argument(
+        "--max-file-mb",
+        type=float,
+        default=d.MAX_FILE_MB,
+        help=f"refuse larger files (default {d.MAX_FILE_MB})",
+    )
+    parser.add_argument(
+        "--file-timeout",
+        type=float,
+        default=d.FILE_TIMEOUT,
+        metavar="SECONDS",
+        help="stop parsing a file after this long and report it failed "
+        f"(default {d.FILE_TIMEOUT:g}; 0: none)",
+    )
+    parser.add_argument(
+        "--file-memory-mb",
+        type=non_negative,
+        default=None,
+        metavar="MB",
+        help="stop parsing a file whose parser process and the processes it starts (pandoc) "
+        "use more resident memory than this (the parser libraries count: ~500 MB once HTML "
+        "is parsed) and report it failed (default: the smaller of 2048 and half the "
+        "machine's memory; 0: no bound)",
+    )
+    parser.add_argument(
+        "--follow-symlinks-outside",
+        action="store_true",
+        help="follow symlinks that lead out of the ingested folders (default: skip them)",
+    )
+    parser.add_argument(
+        "--no-clean",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="switch a cleaning rule off (repeatable): headers_footers, page_numbers, toc, "
+        "empty_pages, boilerplate, quotes, signatures, or all",
+    )
+    parser.add_argument(
+        "--content-type",
+        action="append",
+        default=[],
+        metavar="GLOB=TYPE",
+        help="force a content type for matching files (repeatable), e.g. 'faq/*.md=faq'; "
+        "default: .ragingest.toml [content_types] in the root, else auto-detected",
+    )
