@@ -234,7 +234,7 @@ def _ranked(store: ChunkStore, question: str, depth: int, hybrid: bool) -> list[
     from ragingest.retrieval.search import rank_chunks
 
     ranking = rank_chunks(store, question, depth, hybrid=hybrid)
-    return [str(hit.document.id) for hit in ranking.hits]
+    return [hit.chunk_id for hit in ranking.hits]
 
 
 def _retrieval_check(

@@ -101,7 +101,9 @@ def repeats(text: str, chosen: str) -> bool:
 @functools.lru_cache(maxsize=256)  # one query compares each candidate with every chosen one
 def _shingles(text: str) -> frozenset[tuple[str, ...]]:
     words = _TOKEN.findall(text.lower())
-    return frozenset(tuple(words[i : i + 3]) for i in range(max(1, len(words) - 2)))
+    if len(words) < 3:  # one shingle of the words there are
+        return frozenset([tuple(words)])
+    return frozenset(zip(words, words[1:], words[2:], strict=False))
 
 
 def _merge_touching(spans: list[Span]) -> list[Span]:

@@ -68,10 +68,10 @@ def search(
     out = []
     for hit in ranking.hits[:k]:
         row = {
-            "id": hit.document.id,
-            "text": hit.document.page_content,
+            "id": hit.chunk.id,
+            "text": hit.chunk.page_content,
             "score": round(float(hit.score), 4),
-            "metadata": hit.document.metadata,
+            "metadata": hit.chunk.metadata,
         }
         if hybrid:
             row |= {"dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank}

@@ -31,7 +31,7 @@ from typing import Any, TypedDict
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from pydantic import ConfigDict
+from pydantic import ConfigDict, PrivateAttr
 
 from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval.filters import Where, chroma_where
@@ -43,10 +43,12 @@ from ragingest.retrieval.search import (
     Ranking,
     SearchType,
     candidate_depth,
+    fill_documents,
     lexical_page,
     rank_chunks,
 )
 from ragingest.retrieval.sync_retriever import SyncRetriever
+from ragingest.vectorstore.collection_info import is_remote
 from ragingest.vectorstore.gate import reading
 
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
@@ -84,6 +86,7 @@ class ChunkRetriever(SyncRetriever):
     lambda_mult: float = 0.5
     hybrid: bool = HYBRID
     rrf_k: int = RRF_K
+    _remote: bool | None = PrivateAttr(default=None)  # the store's Chroma is a server
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
@@ -105,8 +108,13 @@ class ChunkRetriever(SyncRetriever):
                     vector, first = self._embed_and_search(query, n)
                 else:
                     first = None
-                ranking = self._ranking(query, vector, where, n, first)
+                ranking = self._ranking(
+                    query, vector, where, n, first, documents=False, prefetch=self._prefetch(k)
+                )
                 chosen = self._choose(ranking.hits, k)
+                if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
+                    ranking = self._ranking(query, vector, where, n, first, documents=True)
+                    chosen = self._choose(ranking.hits, k) or []
             if len(chosen) >= k or ranking.exhausted:
                 return chosen
             n *= 2
@@ -124,8 +132,17 @@ class ChunkRetriever(SyncRetriever):
         return vector, first
 
     def _ranking(
-        self, query: str, vector: list[float], where: Any, n: int, first: Any
+        self,
+        query: str,
+        vector: list[float],
+        where: Any,
+        n: int,
+        first: Any,
+        documents: bool,
+        prefetch: int = 0,
     ) -> Ranking:
+        """The ranked hits; with ``documents=False`` without their chunks, which ``_choose``
+        fetches for the prefix it reads (``search.fill_documents``)."""
         return rank_chunks(
             self.store,
             query,
@@ -138,15 +155,29 @@ class ChunkRetriever(SyncRetriever):
             rrf_k=self.rrf_k,
             query_vector=vector,
             lexical_first=first,
+            documents=documents,
+            prefetch=prefetch,
         )
 
-    def _choose(self, hits: list[ChunkHit], k: int) -> list[Span]:
-        """``select`` over the ranked hits, parent-expanded, fetching parents for a growing
-        prefix only: ``select`` stops at the ``k``-th passage it keeps, so a prefix that gives
-        ``k`` gives what the whole list would."""
+    def _prefetch(self, k: int) -> int:
+        """How many fused hits' chunks come with the lexical hits' check: the first prefix
+        ``_choose`` reads (``2 k``) when each Chroma call is a round trip to a server, else
+        none (the embedded store spends more on converting a chunk than on a call)."""
+        if self._remote is None:
+            client = getattr(self.store, "chroma_client", None)
+            self._remote = client is not None and is_remote(client)
+        return 2 * k if self._remote else 0
+
+    def _choose(self, hits: list[ChunkHit], k: int) -> list[Span] | None:
+        """``select`` over the ranked hits, parent-expanded, fetching chunks and parents for
+        a growing prefix only: ``select`` stops at the ``k``-th passage it keeps, so a prefix
+        that gives ``k`` gives what the whole list would. None when a dense hit has no stored
+        text (``search.fill_documents``)."""
         parents: dict[str, Document | None] = {}
         size = min(len(hits), 2 * k)
         while True:
+            if not fill_documents(self.store, hits[:size]):
+                return None
             candidates = [_span(hit) for hit in hits[:size]]  # fresh: select merges in place
             if self.parents and self.parent_store is not None:
                 candidates = self._expand(candidates, parents)
@@ -179,7 +210,7 @@ class ChunkRetriever(SyncRetriever):
 
 
 def _span(hit: ChunkHit) -> Span:
-    doc = hit.document
+    doc = hit.chunk
     meta = dict(doc.metadata)
     return Span(
         source=str(meta.get("doc_id") or meta.get("source", "")),

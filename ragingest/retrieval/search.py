@@ -16,11 +16,19 @@ whose ``document.id`` is the Chroma id.
 
 ``Ranking.exhausted`` is true when no list could give more than it gave (asking for a larger
 ``n`` finds nothing new): the retriever's loop for exactly ``k`` stops on it.
+
+``documents=False`` (a similarity ranking): the same hits in the same order, but Chroma is
+asked for ids and distances only, and a lexical hit's chunk only for whether it is there and
+passes ``where``; each ``ChunkHit.document`` stays None until ``fill_documents`` fetches it,
+for the hits a caller keeps (a retriever keeps 8 of 40). It returns False when a dense hit
+turns out to have no stored text, which Chroma's own search leaves out of its list: the
+caller ranks again with ``documents=True``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,12 +54,20 @@ def candidate_depth(k: int) -> int:
 class ChunkHit:
     """One ranked chunk: the stored document, its final score, and its dense and lexical ranks
     and scores where it had them."""
-    document: Document  # the stored chunk; document.id = its Chroma id
+    chunk_id: str  # the Chroma id
+    document: Document | None  # the stored chunk (None until ``fill_documents``)
     score: float
     dense_rank: int | None = None
     dense_score: float | None = None
     lexical_rank: int | None = None
     lexical_score: float | None = None
+
+    @property
+    def chunk(self) -> Document:
+        """The stored chunk: a ranking's with ``documents=True``, or after ``fill_documents``."""
+        if self.document is None:
+            raise LookupError(f"chunk {self.chunk_id!r} was ranked without its text")
+        return self.document
 
 
 @dataclass
@@ -75,41 +91,80 @@ def rank_chunks(
     rrf_k: int = RRF_K,
     query_vector: list[float] | None = None,
     lexical_first: list[tuple[str, float]] | None = None,
+    documents: bool = True,
+    prefetch: int = 0,
 ) -> Ranking:
     """The best chunks for ``query`` (see the module docstring). ``query_vector``: the
     query's embedding, when computed already; ``lexical_first``: ``lexical_page(store,
-    query, n)``, when searched already (beside the embedding)."""
+    query, n)``, when searched already (beside the embedding); ``documents=False``: hits
+    without their chunks (module docstring; "mmr" fetches them whatever it says), except,
+    with ``prefetch`` (hybrid), those of the lexical hits and of the first ``prefetch`` dense
+    ones, which come in the get that checks the lexical hits: they hold the first
+    ``prefetch`` fused hits (a dense-only hit at dense rank r has the r - 1 better dense
+    hits before it), so a caller reading that many needs no second round trip."""
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     flt = chroma_where(where)
     vector = query_vector if query_vector is not None else store.embeddings.embed_query(query)
+    dense: list[tuple[str, float, Document | None]]
     if search_type == "mmr":
-        dense, dense_done = _mmr(store, vector, n, max(fetch_k, n), lambda_mult, flt)
+        chosen, dense_done = _mmr(store, vector, n, max(fetch_k, n), lambda_mult, flt)
+        dense = [(str(doc.id), cosine, doc) for doc, cosine in chosen]
     else:
-        found = store.similarity_search_by_vector_with_relevance_scores(vector, k=n, filter=flt)
         # the collection is in cosine space: distance = 1 - cosine
-        dense = [(doc, 1.0 - float(distance)) for doc, distance in found]
+        if documents:
+            found = store.similarity_search_by_vector_with_relevance_scores(vector, k=n, filter=flt)
+            dense = [(str(doc.id), 1.0 - float(distance), doc) for doc, distance in found]
+        else:
+            nearest = store.nearest_ids(vector, n, flt)
+            dense = [(chunk_id, 1.0 - distance, None) for chunk_id, distance in nearest]
         dense_done = len(dense) < n
     hits = {
-        doc.id: ChunkHit(doc, cosine, dense_rank=rank, dense_score=cosine)
-        for rank, (doc, cosine) in enumerate(dense, 1)
+        chunk_id: ChunkHit(chunk_id, doc, cosine, dense_rank=rank, dense_score=cosine)
+        for rank, (chunk_id, cosine, doc) in enumerate(dense, 1)
     }
     if not hybrid:
         return Ranking(list(hits.values()), dense_done)
-    lexical, lexical_done = lexical_hits(
-        store, query, n, flt, first=lexical_first, known={str(d.id): d for d, _ in dense}
-    )
-    for rank, (doc, bm25) in enumerate(lexical, 1):
-        hit = hits.setdefault(doc.id, ChunkHit(doc, 0.0))
+    along = [] if documents else [chunk_id for chunk_id, _, _ in dense[:prefetch]]
+    lexical, lexical_done, chunks = lexical_ranked(
+        store, query, n, flt, first=lexical_first, known=set(hits), documents=documents,
+        along=along,
+    )  # fmt: skip
+    for rank, (chunk_id, bm25, doc) in enumerate(lexical, 1):
+        hit = hits.setdefault(chunk_id, ChunkHit(chunk_id, doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
+        if hit.document is None:  # a dense hit's chunk, come with the lexical ones
+            hit.document = doc
+    for chunk_id in along:
+        if hits[chunk_id].document is None:
+            hits[chunk_id].document = chunks.get(chunk_id)
     fused = reciprocal_rank_fusion(
-        [[str(doc.id) for doc, _ in dense], [str(doc.id) for doc, _ in lexical]], rrf_k
+        [[chunk_id for chunk_id, _, _ in dense], [chunk_id for chunk_id, _, _ in lexical]], rrf_k
     )
     out = []
     for chunk_id, score in fused:
         hits[chunk_id].score = score
         out.append(hits[chunk_id])
     return Ranking(out, dense_done and lexical_done)
+
+
+def fill_documents(store: Any, hits: list[ChunkHit]) -> bool:
+    """Give each of ``hits`` without its chunk the stored one (one Chroma get; the hits came
+    from one ranking under the same read, so each is there and passes its filter). False
+    when a dense hit has no stored text: a ranking with ``documents=True`` leaves it out."""
+    wanted = [hit.chunk_id for hit in hits if hit.document is None]
+    if not wanted:
+        return True
+    got = store.get(ids=wanted, include=["documents", "metadatas"])
+    found = dict(zip(got["ids"], zip(got["documents"], got["metadatas"], strict=True), strict=True))
+    for hit in hits:
+        if hit.document is not None:
+            continue
+        text, metadata = found.get(hit.chunk_id, (None, None))
+        if text is None and (hit.dense_rank is not None or hit.chunk_id not in found):
+            return False
+        hit.document = Document(page_content=text or "", metadata=metadata or {}, id=hit.chunk_id)
+    return True
 
 
 def reciprocal_rank_fusion(
@@ -130,42 +185,59 @@ def reciprocal_rank_fusion(
     return sorted(scores.items(), key=lambda item: (-item[1], *ranks[item[0]]))
 
 
-def lexical_hits(
+def lexical_ranked(
     store: Any,
     query: str,
     n: int,
     where: dict[str, Any] | None = None,
     *,
     first: list[tuple[str, float]] | None = None,
-    known: dict[str, Document] | None = None,
-) -> tuple[list[tuple[Document, float]], bool]:
+    known: set[str] | None = None,
+    documents: bool = True,
+    along: Sequence[str] = (),
+) -> tuple[list[tuple[str, float, Document | None]], bool, dict[str, Document]]:
     """The ``n`` best chunks by BM25 that Chroma holds and ``where`` admits, as
-    ``(Document, bm25)`` best first, and whether the index has no more. Ids the index holds
-    but Chroma does not (a write cut short) are skipped. ``first``: the index's first ``n``
-    (``lexical_page``), searched already; ``known``: chunks at hand that pass ``where`` (the
-    dense hits), by id, not fetched from Chroma again."""
+    ``(chroma id, bm25, Document)`` best first; whether the index has no more; and the
+    chunks fetched by id. Ids the index holds but Chroma does not (a write cut short) are
+    skipped. ``first``: the index's first ``n`` (``lexical_page``), searched already;
+    ``known``: ids at hand that pass ``where`` (the dense hits), not asked of Chroma again
+    (their Document is None). ``documents=False``: Chroma is asked which ids it holds, not
+    for their chunks (every Document None), unless ``along`` is given: then each get brings
+    the chunks of its whole page (known ids too), and the first those of the ids ``along``."""
     index = getattr(store, "lexical", None)
     if index is None:
-        return [], True
-    known = known or {}
-    out: list[tuple[Document, float]] = []
+        return [], True, {}
+    known = known or set()
+    every = bool(along) and not documents
+    with_chunks = documents or every
+    include = ["documents", "metadatas"] if with_chunks else []
+    out: list[tuple[str, float, Document | None]] = []
+    chunks: dict[str, Document] = {}
     offset, page = 0, n
     found = first if first is not None else index.search(query, page, offset)
     while True:
         offset += len(found)
         wanted = [i for i, _ in found if i not in known]
-        docs = dict(known)
-        if wanted:
-            got = store.get(ids=wanted, where=where, include=["documents", "metadatas"])
-            docs |= {
-                i: Document(page_content=t or "", metadata=m or {}, id=i)
-                for i, t, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-            }
-        out.extend((docs[i], s) for i, s in found if i in docs)
+        asked = wanted
+        if every:  # the page's dense hits too, and the first time the ids ``along``
+            asked = list(dict.fromkeys([*wanted, *(i for i, _ in found), *along]))
+            along = ()
+        held = set(known)
+        if asked:
+            got = store.get(ids=asked, where=where, include=include)
+            held.update(got["ids"])
+            if with_chunks:  # ``every``: a chunk without text is left to ``fill_documents``
+                rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+                chunks |= {
+                    i: Document(page_content=t or "", metadata=m or {}, id=i)
+                    for i, t, m in rows
+                    if t is not None or not every
+                }
+        out.extend((i, s, chunks.get(i)) for i, s in found if i in held)
         if len(found) < page:
-            return out[:n], True
+            return out[:n], True, chunks
         if len(out) >= n:
-            return out[:n], False
+            return out[:n], False, chunks
         page *= 2  # ``where`` or a cut-short write skipped some: read deeper
         found = index.search(query, page, offset)
 

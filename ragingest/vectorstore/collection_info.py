@@ -44,6 +44,13 @@ def chroma_client(persist_dir: str | Path | None) -> Any:
         )
 
 
+def is_remote(client: Any) -> bool:
+    """Whether ``client`` talks to a Chroma server over HTTP (each call a round trip) rather
+    than to the embedded store in this process."""
+    settings = client.get_settings()
+    return str(getattr(settings, "chroma_api_impl", "")).endswith(".FastAPI")
+
+
 def require_store_dir(persist_dir: str | Path) -> None:
     """Refuse, creating nothing, a ``persist_dir`` that holds no Chroma store (with a Chroma
     server only the directory's other files are read, so it need not exist)."""

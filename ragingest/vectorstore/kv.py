@@ -13,7 +13,9 @@ call).
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -38,14 +40,57 @@ KV_TABLE = LangchainKeyValueStores.__table__
 Legacy = tuple[str, str]
 
 
+_READERS = threading.local()  # per thread: {file: (connection, (pid, inode))}
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """This thread's read connection to the SQLite file ``path``: opened once, again when
+    the file was replaced (another inode) or the process forked."""
+    kept: dict[Path, tuple[sqlite3.Connection, tuple[int, int]]] = getattr(_READERS, "kept", {})
+    _READERS.kept = kept
+    try:
+        identity = (os.getpid(), os.stat(path).st_ino)
+    except FileNotFoundError:
+        identity = (os.getpid(), -1)
+    db, opened = kept.get(path, (None, None))
+    if db is None or opened != identity:
+        if db is not None and opened is not None and opened[0] == os.getpid():
+            db.close()
+        db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+        kept[path] = (db, identity)
+    return db
+
+
 class BatchedSQLStore(SQLStore):
     """``SQLStore`` with keys sent in batches, and keys listed without reading values."""
 
+    local_file: Path | None = None  # set by kv_store when the table is in a SQLite file
+
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
-        found: list[bytes | None] = []
-        for part in chunks_of(list(keys)):
-            found.extend(super().mget(part))
-        return found
+        """``SQLStore.mget``: the values in key order, None where absent. In a SQLite file
+        one ``SELECT`` per batch on this thread's own sqlite3 connection: an ORM session (or
+        a pooled SQLAlchemy connection) costs 0.5-1 ms a call, the read itself 0.02 ms, and a
+        query reads its parents on every call; else a Core ``SELECT`` per batch."""
+        found: dict[str, bytes] = {}
+        if self.local_file is not None:
+            db = _reader(self.local_file)
+            for part in chunks_of(list(keys)):
+                marks = ",".join("?" * len(part))
+                rows = db.execute(
+                    f"SELECT key, value FROM {KV_TABLE.name} "
+                    f"WHERE namespace = ? AND key IN ({marks})",
+                    [self.namespace, *part],
+                )
+                found.update((key, bytes(value)) for key, value in rows)
+            return [found.get(key) for key in keys]
+        columns = select(KV_TABLE.c.key, KV_TABLE.c.value)
+        with self.engine.connect() as connection:  # type: ignore[union-attr]  # a sync engine here
+            for part in chunks_of(list(keys)):
+                statement = columns.where(
+                    KV_TABLE.c.namespace == self.namespace, KV_TABLE.c.key.in_(part)
+                )
+                found.update((key, value) for key, value in connection.execute(statement))
+        return [found.get(key) for key in keys]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         for part in chunks_of(list(dict(key_value_pairs).items())):
@@ -72,9 +117,12 @@ def kv_store(
     legacy: Legacy | None = None,
 ) -> BatchedSQLStore:
     """The store ``namespace`` (see the module docstring)."""
-    return BatchedSQLStore(
+    store = BatchedSQLStore(
         namespace=namespace, engine=kv_engine(persist_dir, records_url, file, legacy)
     )
+    if not is_shared(persist_dir, records_url):
+        store.local_file = Path(persist_dir or ".") / file
+    return store
 
 
 def kv_engine(

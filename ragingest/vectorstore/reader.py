@@ -70,6 +70,13 @@ class ChunkReader:
             kwargs["include"] = include
         return self.collection.get(**kwargs)
 
+    def nearest_ids(
+        self, embedding: list[float], k: int, where: dict[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest as ``(Chroma id, cosine distance)``, nearest first, without texts
+        or metadata (``ChunkStore.nearest_ids``)."""
+        return nearest(self.collection, embedding, k, where)
+
     def similarity_search_by_vector_with_relevance_scores(
         self,
         embedding: list[float],
@@ -90,6 +97,17 @@ class ChunkReader:
             for text, metadata, chunk_id, distance in rows
             if text is not None
         ]
+
+
+def nearest(
+    collection: Any, embedding: list[float], k: int, where: dict[str, Any] | None = None
+) -> list[tuple[str, float]]:
+    """The ``k`` nearest of a chromadb ``collection`` as ``(id, distance)``, nearest first:
+    Chroma asked for the distances alone."""
+    found = collection.query(
+        query_embeddings=[embedding], n_results=k, where=where, include=["distances"]
+    )
+    return [(str(i), float(d)) for i, d in zip(found["ids"][0], found["distances"][0], strict=True)]
 
 
 def open_reader(

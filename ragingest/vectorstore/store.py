@@ -47,6 +47,7 @@ from ragingest.vectorstore.gate import ReadGate, read_gate
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import lexical_text
 from ragingest.vectorstore.names import chroma_name
+from ragingest.vectorstore.reader import nearest
 
 if TYPE_CHECKING:  # the type only: the parents database is opened by open_store
     from ragingest.vectorstore.parents import ParentStore
@@ -103,6 +104,7 @@ class ChunkStore(Chroma):
     lexical: Any = None  # a LexicalIndex or PgLexicalIndex, set by open_store
     gate: ReadGate | None = None  # readers see a write group whole (set by open_store)
     _lexical_synced: bool = False
+    _query_handle: Any = None  # the chromadb collection ``nearest_ids`` queries
 
     def __init__(self, *, collection_name: str, client: Any, **kwargs: Any) -> None:
         super().__init__(collection_name=collection_name, client=client, **kwargs)
@@ -117,6 +119,16 @@ class ChunkStore(Chroma):
     def count(self) -> int:
         """The number of chunks in the collection."""
         return self.collection.count()
+
+    def nearest_ids(
+        self, embedding: list[float], k: int, where: dict[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest chunks as ``(Chroma id, cosine distance)``, nearest first: the
+        ids of ``similarity_search_by_vector_with_relevance_scores`` without their texts and
+        metadata, whose conversion costs more than the search (``search.rank_chunks``)."""
+        if self._query_handle is None:  # a collection handle, as langchain_chroma keeps one
+            self._query_handle = self.collection
+        return nearest(self._query_handle, embedding, k, where)
 
     def ids(self) -> list[str]:
         """The ids of every chunk in the collection."""
@@ -191,6 +203,7 @@ class ChunkStore(Chroma):
     def delete_collection(self) -> None:
         """Drop the collection and its lexical index."""
         super().delete_collection()
+        self._query_handle = None
         if self.lexical is not None:
             self.lexical.drop()
 

@@ -1,0 +1,140 @@
+"""A ranking without the chunks (``rank_chunks(documents=False)`` + ``fill_documents``) is the
+ranking with them, and the retriever that uses it returns what it returns with the chunks
+fetched up front: over deterministic vectors on a real Chroma, with filters, a chunk stored
+without text and an indexed id Chroma lacks (a write cut short)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from langchain_core.documents import Document
+
+from ragingest.retrieval import retriever as retriever_module
+from ragingest.retrieval.retriever import ChunkRetriever
+from ragingest.retrieval.search import fill_documents, rank_chunks
+from ragingest.vectorstore.store import open_store
+from tests.fake_embeddings import HashedWordEmbeddings
+
+WORDS = "alpha beta gamma delta omega sigma kappa lambda theta zeta rho tau".split()
+QUERIES = ["alpha beta", "gamma omega sigma", "kappa", "zeta rho tau theta", "nothing here"]
+WHERES = [None, {"source": "f03.md"}, {"chunk_index": {"$gte": 2}}]
+
+
+class NamedEmbeddings(HashedWordEmbeddings):
+    """Hashed words under a model identity of their own (a collection records one)."""
+
+    model_name = "hashed-words"
+    fingerprint = "hashed-words-64"
+
+
+def _chunks() -> tuple[list[Document], list[str]]:
+    rng = np.random.default_rng(7)
+    docs, parents = [], []
+    for file in range(8):
+        offset = 0
+        for section in range(2):
+            texts = [" ".join(rng.choice(WORDS, 5)) + f" f{file}s{section}c{i}" for i in range(3)]
+            parent = "\n\n".join(texts)
+            start = offset
+            for i, text in enumerate(texts):
+                at = start + sum(len(t) + 2 for t in texts[:i])
+                meta = {
+                    "source": f"f{file:02d}.md",
+                    "doc_id": f"d{file:02d}",
+                    "chunk_index": 3 * section + i,
+                    "start_index": at,
+                    "end_index": at + len(text),
+                    "parent_id": f"p{file:02d}{section}",
+                    "parent_start": start,
+                    "parent_end": start + len(parent),
+                }
+                docs.append(Document(page_content=text, metadata=meta, id=f"c{file}{section}{i}"))
+                parents.append(parent)
+            offset = start + len(parent) + 2
+    return docs, parents
+
+
+@pytest.fixture
+def store(tmp_path):
+    chunk_store = open_store(tmp_path, "words", NamedEmbeddings(dimensions=64))
+    docs, parents = _chunks()
+    chunk_store.add_documents(docs, ids=[d.id for d in docs], parent_texts=parents)
+    return chunk_store
+
+
+def _rows(ranking) -> list[tuple]:
+    return [
+        (h.chunk_id, h.chunk.id, h.chunk.page_content, h.chunk.metadata, h.score, h.dense_rank,
+         h.dense_score, h.lexical_rank, h.lexical_score)
+        for h in ranking.hits
+    ]  # fmt: skip
+
+
+def _cut_short(store) -> None:
+    """A chunk in Chroma without its text, and an indexed id Chroma does not hold."""
+    vector = store.embeddings.embed_query("alpha beta gamma")
+    store.collection.upsert(ids=["textless"], embeddings=[vector], metadatas=[{"source": "x"}])
+    store.lexical.add(["textless", "gone"], ["alpha beta gamma", "alpha beta kappa zeta"])
+
+
+@pytest.mark.parametrize("prefetch", [0, 1, 8])
+def test_ranking_without_documents_is_the_ranking_with_them(store, prefetch):
+    for query in QUERIES:
+        for where in WHERES:
+            for n in (4, 20, 40):
+                full = rank_chunks(store, query, n, where=where, hybrid=True)
+                bare = rank_chunks(
+                    store, query, n, where=where, hybrid=True, documents=False, prefetch=prefetch
+                )
+                fetched = [hit.document is not None for hit in bare.hits]
+                assert all(fetched[:prefetch]) and (prefetch or not any(fetched))
+                assert fill_documents(store, bare.hits)
+                assert _rows(bare) == _rows(full) and bare.exhausted == full.exhausted
+                assert len(full.hits) > 0 or query == "nothing here"
+
+
+def test_a_dense_hit_without_text_asks_for_the_full_ranking(store):
+    _cut_short(store)
+    bare = rank_chunks(store, "alpha beta gamma", 20, hybrid=True, documents=False)
+    assert "textless" in [h.chunk_id for h in bare.hits if h.dense_rank is not None]
+    assert "gone" not in [h.chunk_id for h in bare.hits]
+    assert not fill_documents(store, bare.hits)
+    full = rank_chunks(store, "alpha beta gamma", 20, hybrid=True)
+    textless = [h for h in full.hits if h.chunk_id == "textless"]
+    assert textless and textless[0].dense_rank is None and textless[0].lexical_rank is not None
+
+
+def _spans(found) -> list[tuple]:
+    return [
+        (s.source, s.start, s.end, s.text, s.metadata, s.score, s.chunk_ids, s.expanded,
+         s.dense_rank, s.lexical_rank, s.dense_score, s.lexical_score)
+        for s in found
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("remote", [False, True])
+@pytest.mark.parametrize("cut_short", [False, True])
+def test_retriever_answers_as_with_the_chunks_fetched_up_front(
+    store, monkeypatch, cut_short, remote
+):
+    if cut_short:
+        _cut_short(store)
+    retrievers = [
+        ChunkRetriever(store=store, parent_store=store.parent_store, k=k, where=where)
+        for k in (1, 4, 9)
+        for where in WHERES
+    ]
+    for chunks in retrievers:  # as against a Chroma server: the prefix comes with the check
+        chunks._remote = remote
+    bare = [[_spans(r.passages(q)) for q in [*QUERIES, "alpha beta gamma"]] for r in retrievers]
+    real = retriever_module.rank_chunks
+    asked: list[bool] = []
+
+    def with_documents(*args, **kwargs):
+        asked.append(kwargs["documents"])
+        return real(*args, **{**kwargs, "documents": True})
+
+    monkeypatch.setattr(retriever_module, "rank_chunks", with_documents)
+    full = [[_spans(r.passages(q)) for q in [*QUERIES, "alpha beta gamma"]] for r in retrievers]
+    assert bare == full
+    assert False in asked and any(len(answer) == 9 for answers in full for answer in answers)
