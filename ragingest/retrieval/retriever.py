@@ -34,6 +34,7 @@ from langchain_core.documents import Document
 from pydantic import ConfigDict, PrivateAttr
 
 from ragingest.defaults import HYBRID, TOP_K
+from ragingest.retrieval import admission
 from ragingest.retrieval.filters import Where, chroma_where
 from ragingest.retrieval.passages import Span, select
 from ragingest.retrieval.search import (
@@ -123,13 +124,19 @@ class ChunkRetriever(SyncRetriever):
         """The query's vector and, for hybrid search, the lexical index's first ``n``: the
         index is searched on another thread while the model embeds (both release the GIL)."""
         if not self.hybrid:
-            return self.store.embeddings.embed_query(query), None
+            return self._embed(query), None
         lexical = _pool().submit(lexical_page, self.store, query, n)
         try:
-            vector = self.store.embeddings.embed_query(query)
+            vector = self._embed(query)
         finally:
             first = lexical.result()
         return vector, first
+
+    def _embed(self, query: str) -> list[float]:
+        """The query's vector, embedded when one of the process's embedding slots is free
+        (``admission``: first come, first served)."""
+        with admission.EMBEDDING_GATE:
+            return self.store.embeddings.embed_query(query)
 
     def _ranking(
         self,
