@@ -19,6 +19,11 @@ returned span, ``score`` (the best chunk's: cosine, or the fused score with ``hy
 ``dense_rank``/``lexical_rank`` and ``dense_score``/``lexical_score`` where the passage was in
 that list, ``chunk_ids`` (Chroma ids of the chunks that matched) and ``expanded`` (a parent was
 returned). ``passages(query)`` returns the same as ``Span``s, for code that needs more.
+
+Threads may share a retriever. The query's embedding waits for one of the process's
+``os.cpu_count()`` embedding slots, first come first served (``admission.EMBEDDING_GATE``):
+one embedding's ONNX threads already use every core, so more at once only finish later
+together. The lexical search runs beside it on a pool thread.
 """
 
 from __future__ import annotations

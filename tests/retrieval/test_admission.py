@@ -6,8 +6,13 @@ import threading
 import time
 
 import pytest
+from langchain_core.documents import Document
 
+from ragingest.retrieval import admission
 from ragingest.retrieval.admission import FifoGate
+from ragingest.retrieval.retriever import ChunkRetriever
+from ragingest.vectorstore.store import open_store
+from tests.fake_embeddings import HashedWordEmbeddings
 
 
 def _wait_until(condition, what: str) -> None:
@@ -142,3 +147,53 @@ def test_an_error_inside_gives_the_slot_back() -> None:
 def test_a_gate_needs_a_slot() -> None:
     with pytest.raises(ValueError, match="at least one slot"):
         FifoGate(0)
+
+
+class _NamedEmbeddings(HashedWordEmbeddings):
+    """Hashed words under a model identity of their own (a collection records one)."""
+
+    model_name = "hashed-words"
+    fingerprint = "hashed-words-64"
+
+
+def test_a_retrievers_query_embedding_waits_for_a_slot(tmp_path, monkeypatch) -> None:
+    store = open_store(tmp_path, "words", _NamedEmbeddings(dimensions=64))
+    texts = ["alpha beta gamma", "alpha delta", "omega sigma kappa", "beta theta zeta"]
+    docs = [
+        Document(
+            page_content=text,
+            metadata={"source": f"f{n}.md", "doc_id": f"d{n}", "start_index": 0,
+                      "end_index": len(text)},
+            id=f"c{n}",
+        )
+        for n, text in enumerate(texts)
+    ]  # fmt: skip
+    store.add_documents(docs, ids=[d.id for d in docs])
+    retriever = ChunkRetriever(store=store, parent_store=store.parent_store, k=3)
+    expected = [(d.id, d.page_content, d.metadata) for d in retriever.invoke("alpha beta")]
+    assert [row[0] for row in expected[:1]] == ["c0"]  # both words: first by either list
+
+    gate = FifoGate(1)
+    monkeypatch.setattr(admission, "EMBEDDING_GATE", gate)
+    answers: dict[int, list[tuple]] = {}
+    finished: list[int] = []
+
+    def client(number: int) -> None:
+        found = retriever.invoke("alpha beta")
+        answers[number] = [(d.id, d.page_content, d.metadata) for d in found]
+        finished.append(number)
+
+    gate.__enter__()  # every query's embedding waits until the slot is handed on
+    threads = []
+    for number in range(3):
+        thread = threading.Thread(target=client, args=(number,))
+        thread.start()
+        threads.append(thread)
+        _wait_until(lambda n=number: gate.waiting == n + 1, f"query {number} waits")
+    assert finished == []
+    gate.__exit__(None, None, None)
+    for thread in threads:
+        thread.join(60)
+    assert sorted(finished) == [0, 1, 2]
+    assert all(answers[n] == expected for n in range(3))
+    assert gate.waiting == 0
