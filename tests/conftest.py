@@ -18,6 +18,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.pop("RAGINGEST_RECORDS_URL", None)  # a developer's shared records DB stays untouched
+# One intra-op thread per process (torch and ONNX Runtime read it, and the subprocesses the
+# tests start inherit it): the test workers, their CLI processes and servers run side by side
+# on a few cores, where a pool per process spins on cores the others need (half the CPU time of
+# an encode, measured on 2 cores). The jitter pass then runs ONNX Runtime on 2 (``onnx_threads``).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def memo_path() -> Path:

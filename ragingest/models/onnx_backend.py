@@ -214,6 +214,14 @@ def _quiet() -> Iterator[None]:
             logging.disable(logging.NOTSET)
 
 
+def omp_threads() -> int:
+    """``$OMP_NUM_THREADS`` when it is a whole number of at least 1, else 0 (no cap): the
+    variable that caps torch's threads, so several processes on a few cores can each be told
+    to use one."""
+    raw = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else 0
+
+
 class OnnxSentenceEncoder:
     """The part of ``SentenceTransformer`` ragingest uses, on ONNX Runtime."""
 
@@ -228,10 +236,11 @@ class OnnxSentenceEncoder:
         # ``ModelInfo.model_inputs`` (the process's one tokenizer), or a tokenizer of our own
         self.tokenizer = tokenizer
         options = ort.SessionOptions()
-        # the threads torch was told to use (a Ray actor sets 1), else ONNX Runtime's default
+        # the threads torch was told to use (a Ray actor sets 1), else $OMP_NUM_THREADS as
+        # torch reads it (ONNX Runtime's own build ignores it), else ONNX Runtime's default
         # (physical cores, as torch's); torch itself is not imported for this
         torch = sys.modules.get("torch")
-        threads = torch.get_num_threads() if torch is not None else 0
+        threads = torch.get_num_threads() if torch is not None else omp_threads()
         options.intra_op_num_threads = onnx_threads(threads)  # another count under the jitter
         options.enable_cpu_mem_arena = False  # the arena keeps the largest batch's memory
         # idle intra-op threads sleep instead of spinning: a spinning thread burns a core

@@ -22,8 +22,8 @@ from tests.postgres import postgres_server, server_bin
 pytestmark = pytest.mark.slow
 
 FILES = ("alpha", "beta", "gamma")
-SECTIONS = 30
-ROUNDS = 5  # revisions written after the first
+SECTIONS = 24  # 8 chunks a file: its write spans batches of --batch-size 4
+ROUNDS = 3  # revisions written after the first: the loop must see three of the four
 MAX_QUERIES = 3000
 MAX_SECONDS = 600
 MARK = re.compile(r"Ревизия r(\d+)\.")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ragingest.models import locate as models
-from ragingest.models.onnx_backend import pooling_config
+from ragingest.models.onnx_backend import omp_threads, pooling_config
 
 pytestmark = pytest.mark.slow
 
@@ -31,6 +31,17 @@ def test_onnx_vectors_are_another_model_for_collections(e5_info, monkeypatch):
     assert models.model_fingerprint(e5_info.name, folder) == torch_print + "-onnx-int8"
     monkeypatch.setenv("RAGINGEST_BACKEND", "torch")  # what the pipeline's model_identity sees
     assert models.model_fingerprint(e5_info.name, folder) == torch_print  # torch keeps its own
+
+
+@pytest.mark.parametrize(
+    ("value", "threads"), [(None, 0), ("1", 1), (" 3 ", 3), ("0", 0), ("-2", 0), ("two", 0)]
+)
+def test_onnx_threads_follow_omp_num_threads_when_it_is_a_count(monkeypatch, value, threads):
+    if value is None:
+        monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert omp_threads() == threads  # 0: ONNX Runtime's own default
 
 
 def test_pooling_config_of_e5(e5_info):
