@@ -28,15 +28,27 @@ class FifoGate:
         self._free = slots
         self._waiting: deque[threading.Lock] = deque()
 
-    def __enter__(self) -> FifoGate:
+    def acquire(self) -> None:
+        """Take a slot, waiting behind every thread that asked before."""
         with self._lock:
             if self._free and not self._waiting:
                 self._free -= 1
-                return self
+                return
             turn = threading.Lock()
             turn.acquire()
             self._waiting.append(turn)
         turn.acquire()  # released by the holder that hands its slot to this thread
+
+    def release(self) -> None:
+        """Give the slot back: to the oldest waiter directly, else to the free ones."""
+        with self._lock:
+            if self._waiting:
+                self._waiting.popleft().release()  # the slot passes on, never freed between
+            else:
+                self._free += 1
+
+    def __enter__(self) -> FifoGate:
+        self.acquire()
         return self
 
     def __exit__(
@@ -45,11 +57,7 @@ class FifoGate:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        with self._lock:
-            if self._waiting:
-                self._waiting.popleft().release()  # the slot passes on, never freed between
-            else:
-                self._free += 1
+        self.release()
 
     @property
     def waiting(self) -> int:

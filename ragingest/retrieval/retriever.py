@@ -23,7 +23,9 @@ returned). ``passages(query)`` returns the same as ``Span``s, for code that need
 Threads may share a retriever. The query's embedding waits for one of the process's
 ``os.cpu_count()`` embedding slots, first come first served (``admission.EMBEDDING_GATE``):
 one embedding's ONNX threads already use every core, so more at once only finish later
-together. The lexical search runs beside it on a pool thread.
+together. The slot is taken before the read gate (a query waiting for it holds no lock a
+writer waits for) and given back once the vector and the lexical search, which runs beside it
+on a pool thread, are in.
 """
 
 from __future__ import annotations
@@ -109,18 +111,29 @@ class ChunkRetriever(SyncRetriever):
         n = max(k, self.fetch_k)
         vector = None
         while True:
-            with reading(self.store):  # a write group is seen whole or not at all
-                if vector is None:
-                    vector, first = self._embed_and_search(query, n)
-                else:
-                    first = None
-                ranking = self._ranking(
-                    query, vector, where, n, first, documents=False, prefetch=self._prefetch(k)
-                )
-                chosen = self._choose(ranking.hits, k)
-                if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
-                    ranking = self._ranking(query, vector, where, n, first, documents=True)
-                    chosen = self._choose(ranking.hits, k) or []
+            slot = vector is None
+            if slot:  # taken before the read gate: a query queued for a slot holds no lock
+                admission.EMBEDDING_GATE.acquire()  # that a writer waits for
+            try:
+                with reading(self.store):  # a write group is seen whole or not at all
+                    if vector is None:
+                        try:
+                            vector, first = self._embed_and_search(query, n)
+                        finally:
+                            slot = False
+                            admission.EMBEDDING_GATE.release()
+                    else:
+                        first = None
+                    ranking = self._ranking(
+                        query, vector, where, n, first, documents=False, prefetch=self._prefetch(k)
+                    )
+                    chosen = self._choose(ranking.hits, k)
+                    if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
+                        ranking = self._ranking(query, vector, where, n, first, documents=True)
+                        chosen = self._choose(ranking.hits, k) or []
+            finally:
+                if slot:  # the read gate failed before the embedding
+                    admission.EMBEDDING_GATE.release()
             if len(chosen) >= k or ranking.exhausted:
                 return chosen
             n *= 2
@@ -138,10 +151,9 @@ class ChunkRetriever(SyncRetriever):
         return vector, first
 
     def _embed(self, query: str) -> list[float]:
-        """The query's vector, embedded when one of the process's embedding slots is free
-        (``admission``: first come, first served)."""
-        with admission.EMBEDDING_GATE:
-            return self.store.embeddings.embed_query(query)
+        """The query's vector (the caller holds one of the process's embedding slots,
+        ``admission``: first come, first served)."""
+        return self.store.embeddings.embed_query(query)
 
     def _ranking(
         self,

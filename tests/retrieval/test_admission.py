@@ -156,7 +156,9 @@ class _NamedEmbeddings(HashedWordEmbeddings):
     fingerprint = "hashed-words-64"
 
 
-def test_a_retrievers_query_embedding_waits_for_a_slot(tmp_path, monkeypatch) -> None:
+def test_a_retrievers_query_embedding_waits_for_a_slot_outside_the_read_gate(
+    tmp_path, monkeypatch
+) -> None:
     store = open_store(tmp_path, "words", _NamedEmbeddings(dimensions=64))
     texts = ["alpha beta gamma", "alpha delta", "omega sigma kappa", "beta theta zeta"]
     docs = [
@@ -191,7 +193,19 @@ def test_a_retrievers_query_embedding_waits_for_a_slot(tmp_path, monkeypatch) ->
         threads.append(thread)
         _wait_until(lambda n=number: gate.waiting == n + 1, f"query {number} waits")
     assert finished == []
+    writer_in = threading.Event()
+
+    def writer() -> None:
+        with store.gate.writing():
+            writer_in.set()
+
+    writing = threading.Thread(target=writer)
+    writing.start()
+    # the queued queries hold no read lock: a writer gets the collection meanwhile
+    writer_got_in = writer_in.wait(20)
     gate.__exit__(None, None, None)
+    writing.join(60)
+    assert writer_got_in
     for thread in threads:
         thread.join(60)
     assert sorted(finished) == [0, 1, 2]
