@@ -19,6 +19,13 @@ returned span, ``score`` (the best chunk's: cosine, or the fused score with ``hy
 ``dense_rank``/``lexical_rank`` and ``dense_score``/``lexical_score`` where the passage was in
 that list, ``chunk_ids`` (Chroma ids of the chunks that matched) and ``expanded`` (a parent was
 returned). ``passages(query)`` returns the same as ``Span``s, for code that needs more.
+
+Threads may share a retriever. The query's embedding waits for one of the process's
+``os.cpu_count()`` embedding slots, first come first served (``admission.EMBEDDING_GATE``):
+one embedding's ONNX threads already use every core, so more at once only finish later
+together. The slot is taken before the read gate (a query waiting for it holds no lock a
+writer waits for) and given back once the vector and the lexical search, which runs beside it
+on a pool thread, are in.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from langchain_core.documents import Document
 from pydantic import ConfigDict, PrivateAttr
 
 from ragingest.defaults import HYBRID, TOP_K
+from ragingest.retrieval import admission
 from ragingest.retrieval.filters import Where, chroma_where
 from ragingest.retrieval.passages import Span, select
 from ragingest.retrieval.search import (
@@ -103,18 +111,29 @@ class ChunkRetriever(SyncRetriever):
         n = max(k, self.fetch_k)
         vector = None
         while True:
-            with reading(self.store):  # a write group is seen whole or not at all
-                if vector is None:
-                    vector, first = self._embed_and_search(query, n)
-                else:
-                    first = None
-                ranking = self._ranking(
-                    query, vector, where, n, first, documents=False, prefetch=self._prefetch(k)
-                )
-                chosen = self._choose(ranking.hits, k)
-                if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
-                    ranking = self._ranking(query, vector, where, n, first, documents=True)
-                    chosen = self._choose(ranking.hits, k) or []
+            slot = vector is None
+            if slot:  # taken before the read gate: a query queued for a slot holds no lock
+                admission.EMBEDDING_GATE.acquire()  # that a writer waits for
+            try:
+                with reading(self.store):  # a write group is seen whole or not at all
+                    if vector is None:
+                        try:
+                            vector, first = self._embed_and_search(query, n)
+                        finally:
+                            slot = False
+                            admission.EMBEDDING_GATE.release()
+                    else:
+                        first = None
+                    ranking = self._ranking(
+                        query, vector, where, n, first, documents=False, prefetch=self._prefetch(k)
+                    )
+                    chosen = self._choose(ranking.hits, k)
+                    if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
+                        ranking = self._ranking(query, vector, where, n, first, documents=True)
+                        chosen = self._choose(ranking.hits, k) or []
+            finally:
+                if slot:  # the read gate failed before the embedding
+                    admission.EMBEDDING_GATE.release()
             if len(chosen) >= k or ranking.exhausted:
                 return chosen
             n *= 2
@@ -123,13 +142,18 @@ class ChunkRetriever(SyncRetriever):
         """The query's vector and, for hybrid search, the lexical index's first ``n``: the
         index is searched on another thread while the model embeds (both release the GIL)."""
         if not self.hybrid:
-            return self.store.embeddings.embed_query(query), None
+            return self._embed(query), None
         lexical = _pool().submit(lexical_page, self.store, query, n)
         try:
-            vector = self.store.embeddings.embed_query(query)
+            vector = self._embed(query)
         finally:
             first = lexical.result()
         return vector, first
+
+    def _embed(self, query: str) -> list[float]:
+        """The query's vector (the caller holds one of the process's embedding slots,
+        ``admission``: first come, first served)."""
+        return self.store.embeddings.embed_query(query)
 
     def _ranking(
         self,
