@@ -13,9 +13,7 @@ call).
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
-import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -29,6 +27,7 @@ from ragingest.vectorstore.records import (
     is_shared,
     records_engine,
 )
+from ragingest.vectorstore.sqlite_local import ThreadLocalConnection
 
 with warnings.catch_warnings():  # the package's own sunset notice, said once per import
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -40,25 +39,7 @@ KV_TABLE = LangchainKeyValueStores.__table__
 Legacy = tuple[str, str]
 
 
-_READERS = threading.local()  # per thread: {file: (connection, (pid, inode))}
-
-
-def _reader(path: Path) -> sqlite3.Connection:
-    """This thread's read connection to the SQLite file ``path``: opened once, again when
-    the file was replaced (another inode) or the process forked."""
-    kept: dict[Path, tuple[sqlite3.Connection, tuple[int, int]]] = getattr(_READERS, "kept", {})
-    _READERS.kept = kept
-    try:
-        identity = (os.getpid(), os.stat(path).st_ino)
-    except FileNotFoundError:
-        identity = (os.getpid(), -1)
-    db, opened = kept.get(path, (None, None))
-    if db is None or opened != identity:
-        if db is not None and opened is not None and opened[0] == os.getpid():
-            db.close()
-        db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
-        kept[path] = (db, identity)
-    return db
+_READERS: dict[Path, ThreadLocalConnection] = {}  # per file: each thread's read connection
 
 
 class BatchedSQLStore(SQLStore):
@@ -73,7 +54,10 @@ class BatchedSQLStore(SQLStore):
         query reads its parents on every call; else a Core ``SELECT`` per batch."""
         found: dict[str, bytes] = {}
         if self.local_file is not None:
-            db = _reader(self.local_file)
+            reader = _READERS.get(self.local_file) or _READERS.setdefault(
+                self.local_file, ThreadLocalConnection(self.local_file, autocommit=True)
+            )
+            db = reader.get()
             for part in chunks_of(list(keys)):
                 marks = ",".join("?" * len(part))
                 rows = db.execute(

@@ -30,9 +30,7 @@ Contract:
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,6 +47,7 @@ from ragingest.vectorstore.lexical_cache import (
     read_version,
 )
 from ragingest.vectorstore.lexical_terms import lexical_text, query_terms, ranking_terms, terms
+from ragingest.vectorstore.sqlite_local import ThreadLocalConnection
 
 __all__ = [
     "LEXICAL_FILE",
@@ -78,27 +77,12 @@ class LexicalIndex:
         digest = hashlib.sha256(collection.encode("utf-8")).hexdigest()[:16]
         self._text, self._ids = f"lex_{digest}", f"lex_{digest}_ids"
         self._vocab = f"lex_{digest}_vocab"
-        self._local = threading.local()
+        self._db = ThreadLocalConnection(self.path, wal=True)
         self._cache = TermCache()
 
     def _connection(self) -> sqlite3.Connection:
-        """This thread's connection to the file: opened once, again when the file was
-        replaced (another inode) or the process forked."""
-        local = self._local
-        db = getattr(local, "db", None)
-        if db is None or local.identity != self._identity():
-            if db is not None and local.identity[0] == os.getpid():
-                db.close()
-            db = sqlite3.connect(str(self.path), timeout=60)
-            db.execute("PRAGMA journal_mode=WAL")
-            local.db, local.identity = db, self._identity()
-        return db
-
-    def _identity(self) -> tuple[int, int]:
-        try:
-            return os.getpid(), os.stat(self.path).st_ino
-        except FileNotFoundError:
-            return os.getpid(), -1
+        """This thread's connection to the file (``sqlite_local``)."""
+        return self._db.get()
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -109,10 +93,7 @@ class LexicalIndex:
 
     def close(self) -> None:
         """Close this thread's connection (the next call opens another)."""
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
+        self._db.close()
 
     def _create(self, db: sqlite3.Connection) -> None:
         db.execute(
