@@ -16,7 +16,7 @@ that has served these before; what a cold first call costs is in bench/README.md
 arms of a concurrency run back to back, so the machine's load drifts little between the two
 numbers of a ratio.
 
-    .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 160]
+    .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 640]
         [--modes embedded server] [--work DIR] [--json FILE]
 
 ``--work`` keeps the built collections (and the server's data) for the next run.
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument(
-        "--queries", type=int, default=160, help="calls per cell (at least 4 per client)"
+        "--queries", type=int, default=640, help="calls per cell (at least 4 per client)"
     )
     parser.add_argument(
         "--modes", nargs="+", default=["embedded", "server"], choices=["embedded", "server"]

@@ -87,9 +87,10 @@ def near_identical(a: str, b: str, threshold: float = 0.9) -> bool:
     if a == b:
         return True
     sa, sb = _shingles(a), _shingles(b)
-    if not sa or not sb:
-        return False
-    return len(sa & sb) / len(sa | sb) >= threshold
+    if not sa or not sb or min(len(sa), len(sb)) < threshold * max(len(sa), len(sb)):
+        return False  # Jaccard <= min / max: the sizes alone rule it out
+    shared = len(sa & sb)
+    return shared / (len(sa) + len(sb) - shared) >= threshold
 
 
 def repeats(text: str, chosen: str) -> bool:

@@ -24,8 +24,12 @@ Threads may share a retriever. The query's embedding waits for one of the proces
 ``os.cpu_count()`` embedding slots, first come first served (``admission.EMBEDDING_GATE``):
 one embedding's ONNX threads already use every core, so more at once only finish later
 together. The slot is taken before the read gate (a query waiting for it holds no lock a
-writer waits for) and given back once the vector and the lexical search, which runs beside it
-on a pool thread, are in.
+writer waits for) and given back once the vector and the lexical search are in: the lexical
+search and its check against Chroma (``search.lexical_page``) run beside the embedding on a
+pool thread. Chroma calls per query: embedded, that check (ids only), the dense top ``n``
+(ids and distances) and one get of the prefix ``select`` reads; against a server, where each
+call is a round trip, the check brings the lexical hits' chunks and the dense search its own,
+so no call follows the dense search.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from ragingest.retrieval.search import (
     RRF_K,
     SEARCH_TYPES,
     ChunkHit,
+    LexicalPage,
     Ranking,
     SearchType,
     candidate_depth,
@@ -116,20 +121,19 @@ class ChunkRetriever(SyncRetriever):
                 admission.EMBEDDING_GATE.acquire()  # that a writer waits for
             try:
                 with reading(self.store):  # a write group is seen whole or not at all
+                    documents = self._remote_store()
                     if vector is None:
                         try:
-                            vector, first = self._embed_and_search(query, n)
+                            vector, first = self._embed_and_search(query, n, where, documents)
                         finally:
                             slot = False
                             admission.EMBEDDING_GATE.release()
                     else:
                         first = None
-                    ranking = self._ranking(
-                        query, vector, where, n, first, documents=False, prefetch=self._prefetch(k)
-                    )
+                    ranking = self._ranking(query, vector, where, n, first, documents=documents)
                     chosen = self._choose(ranking.hits, k)
                     if chosen is None:  # a chunk without text: ranked as Chroma's search ranks
-                        ranking = self._ranking(query, vector, where, n, first, documents=True)
+                        ranking = self._ranking(query, vector, where, n, None, documents=True)
                         chosen = self._choose(ranking.hits, k) or []
             finally:
                 if slot:  # the read gate failed before the embedding
@@ -138,12 +142,15 @@ class ChunkRetriever(SyncRetriever):
                 return chosen
             n *= 2
 
-    def _embed_and_search(self, query: str, n: int) -> tuple[list[float], Any]:
-        """The query's vector and, for hybrid search, the lexical index's first ``n``: the
-        index is searched on another thread while the model embeds (both release the GIL)."""
+    def _embed_and_search(
+        self, query: str, n: int, where: Any, documents: bool
+    ) -> tuple[list[float], LexicalPage | None]:
+        """The query's vector and, for hybrid search, the lexical index's first ``n`` checked
+        against Chroma (``search.lexical_page``): searched on another thread while the model
+        embeds (the model, SQLite and Chroma release the GIL)."""
         if not self.hybrid:
             return self._embed(query), None
-        lexical = _pool().submit(lexical_page, self.store, query, n)
+        lexical = _pool().submit(lexical_page, self.store, query, n, where, documents)
         try:
             vector = self._embed(query)
         finally:
@@ -161,9 +168,8 @@ class ChunkRetriever(SyncRetriever):
         vector: list[float],
         where: Any,
         n: int,
-        first: Any,
+        first: LexicalPage | None,
         documents: bool,
-        prefetch: int = 0,
     ) -> Ranking:
         """The ranked hits; with ``documents=False`` without their chunks, which ``_choose``
         fetches for the prefix it reads (``search.fill_documents``)."""
@@ -180,17 +186,18 @@ class ChunkRetriever(SyncRetriever):
             query_vector=vector,
             lexical_first=first,
             documents=documents,
-            prefetch=prefetch,
         )
 
-    def _prefetch(self, k: int) -> int:
-        """How many fused hits' chunks come with the lexical hits' check: the first prefix
-        ``_choose`` reads (``2 k``) when each Chroma call is a round trip to a server, else
-        none (the embedded store spends more on converting a chunk than on a call)."""
+    def _remote_store(self) -> bool:
+        """Whether the store's Chroma is a server. There each call is a round trip: the
+        ranking brings the chunks (the dense search's with it, the lexical hits' with their
+        check beside the embedding), so no call follows the dense search; an embedded store
+        spends more on converting chunks than on a call, so it ranks ids and fetches the
+        prefix ``_choose`` reads."""
         if self._remote is None:
             client = getattr(self.store, "chroma_client", None)
             self._remote = client is not None and is_remote(client)
-        return 2 * k if self._remote else 0
+        return self._remote
 
     def _choose(self, hits: list[ChunkHit], k: int) -> list[Span] | None:
         """``select`` over the ranked hits, parent-expanded, fetching chunks and parents for
@@ -269,7 +276,6 @@ def _document(span: Span) -> Document:
             meta.pop(key, None)
     best = span.chunk_ids[0] if span.chunk_ids else None
     return Document(id=best, page_content=span.text, metadata=meta)
-
 
 
 class RetrieverSettings(TypedDict, total=False):

@@ -23,12 +23,16 @@ passes ``where``; each ``ChunkHit.document`` stays None until ``fill_documents``
 for the hits a caller keeps (a retriever keeps 8 of 40). It returns False when a dense hit
 turns out to have no stored text, which Chroma's own search leaves out of its list: the
 caller ranks again with ``documents=True``.
+
+``lexical_page(store, query, n, where, documents)``: the lexical index's first ``n`` and which
+of them Chroma holds under ``where`` (with their chunks when ``documents``), the part of a
+hybrid search that needs no query vector: a caller runs it beside the query's embedding and
+hands it to ``rank_chunks`` as ``lexical_first`` (same ``n``, ``where`` and ``documents``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +58,7 @@ def candidate_depth(k: int) -> int:
 class ChunkHit:
     """One ranked chunk: the stored document, its final score, and its dense and lexical ranks
     and scores where it had them."""
+
     chunk_id: str  # the Chroma id
     document: Document | None  # the stored chunk (None until ``fill_documents``)
     score: float
@@ -74,6 +79,7 @@ class ChunkHit:
 class Ranking:
     """The hits of one search in rank order; ``exhausted`` when the collection has no more to
     give."""
+
     hits: list[ChunkHit]
     exhausted: bool
 
@@ -90,18 +96,13 @@ def rank_chunks(
     lambda_mult: float = 0.5,
     rrf_k: int = RRF_K,
     query_vector: list[float] | None = None,
-    lexical_first: list[tuple[str, float]] | None = None,
+    lexical_first: LexicalPage | None = None,
     documents: bool = True,
-    prefetch: int = 0,
 ) -> Ranking:
     """The best chunks for ``query`` (see the module docstring). ``query_vector``: the
-    query's embedding, when computed already; ``lexical_first``: ``lexical_page(store,
-    query, n)``, when searched already (beside the embedding); ``documents=False``: hits
-    without their chunks (module docstring; "mmr" fetches them whatever it says), except,
-    with ``prefetch`` (hybrid), those of the lexical hits and of the first ``prefetch`` dense
-    ones, which come in the get that checks the lexical hits: they hold the first
-    ``prefetch`` fused hits (a dense-only hit at dense rank r has the r - 1 better dense
-    hits before it), so a caller reading that many needs no second round trip."""
+    query's embedding, when computed already; ``lexical_first``: ``lexical_page(store, query,
+    n, where, documents)``, when searched already (beside the embedding); ``documents=False``:
+    hits without their chunks (module docstring; "mmr" fetches them whatever it says)."""
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     flt = chroma_where(where)
@@ -125,19 +126,12 @@ def rank_chunks(
     }
     if not hybrid:
         return Ranking(list(hits.values()), dense_done)
-    along = [] if documents else [chunk_id for chunk_id, _, _ in dense[:prefetch]]
-    lexical, lexical_done, chunks = lexical_ranked(
-        store, query, n, flt, first=lexical_first, known=set(hits), documents=documents,
-        along=along,
-    )  # fmt: skip
+    lexical, lexical_done = lexical_ranked(
+        store, query, n, flt, first=lexical_first, known=set(hits), documents=documents
+    )
     for rank, (chunk_id, bm25, doc) in enumerate(lexical, 1):
         hit = hits.setdefault(chunk_id, ChunkHit(chunk_id, doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
-        if hit.document is None:  # a dense hit's chunk, come with the lexical ones
-            hit.document = doc
-    for chunk_id in along:
-        if hits[chunk_id].document is None:
-            hits[chunk_id].document = chunks.get(chunk_id)
     fused = reciprocal_rank_fusion(
         [[chunk_id for chunk_id, _, _ in dense], [chunk_id for chunk_id, _, _ in lexical]], rrf_k
     )
@@ -185,69 +179,85 @@ def reciprocal_rank_fusion(
     return sorted(scores.items(), key=lambda item: (-item[1], *ranks[item[0]]))
 
 
+@dataclass
+class LexicalPage:
+    """The lexical index's first ``len(found)`` hits for a query and which of them Chroma holds
+    under the ``where`` they were checked with (``held``); ``chunks``: the held ones' stored
+    chunks, when they were asked for (``lexical_page``)."""
+
+    found: list[tuple[str, float]]
+    held: set[str]
+    chunks: dict[str, Document]
+
+
+def lexical_page(
+    store: Any, query: str, n: int, where: Where = None, documents: bool = False
+) -> LexicalPage:
+    """The lexical index's ``n`` best ``(id, bm25)`` for ``query`` (none without an index),
+    checked against Chroma under ``where`` in one get, with their chunks when ``documents``:
+    what a hybrid search needs before the query vector (module docstring)."""
+    index = getattr(store, "lexical", None)
+    found = [] if index is None else index.search(query, n, 0)
+    held, chunks = _held(store, [i for i, _ in found], chroma_where(where), documents)
+    return LexicalPage(found, held, chunks)
+
+
+def _held(
+    store: Any, ids: list[str], where: dict[str, Any] | None, documents: bool
+) -> tuple[set[str], dict[str, Document]]:
+    """Which of ``ids`` Chroma holds under ``where``, and (``documents``) their chunks."""
+    if not ids:
+        return set(), {}
+    include = ["documents", "metadatas"] if documents else []
+    got = store.get(ids=ids, where=where, include=include)
+    if not documents:
+        return set(got["ids"]), {}
+    rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+    chunks = {i: Document(page_content=t or "", metadata=m or {}, id=i) for i, t, m in rows}
+    return set(chunks), chunks
+
+
 def lexical_ranked(
     store: Any,
     query: str,
     n: int,
     where: dict[str, Any] | None = None,
     *,
-    first: list[tuple[str, float]] | None = None,
+    first: LexicalPage | None = None,
     known: set[str] | None = None,
     documents: bool = True,
-    along: Sequence[str] = (),
-) -> tuple[list[tuple[str, float, Document | None]], bool, dict[str, Document]]:
+) -> tuple[list[tuple[str, float, Document | None]], bool]:
     """The ``n`` best chunks by BM25 that Chroma holds and ``where`` admits, as
-    ``(chroma id, bm25, Document)`` best first; whether the index has no more; and the
-    chunks fetched by id. Ids the index holds but Chroma does not (a write cut short) are
-    skipped. ``first``: the index's first ``n`` (``lexical_page``), searched already;
+    ``(chroma id, bm25, Document)`` best first, and whether the index has no more. Ids the
+    index holds but Chroma does not (a write cut short) are skipped. ``first``: the first page
+    (``lexical_page`` with ``n``, ``where`` and ``documents``), searched and checked already;
     ``known``: ids at hand that pass ``where`` (the dense hits), not asked of Chroma again
-    (their Document is None). ``documents=False``: Chroma is asked which ids it holds, not
-    for their chunks (every Document None), unless ``along`` is given: then each get brings
-    the chunks of its whole page (known ids too), and the first those of the ids ``along``."""
+    (their Document is None). ``documents=False``: Chroma is asked which ids it holds, not for
+    their chunks (every Document None)."""
     index = getattr(store, "lexical", None)
     if index is None:
-        return [], True, {}
+        return [], True
     known = known or set()
-    every = bool(along) and not documents
-    with_chunks = documents or every
-    include = ["documents", "metadatas"] if with_chunks else []
     out: list[tuple[str, float, Document | None]] = []
-    chunks: dict[str, Document] = {}
     offset, page = 0, n
-    found = first if first is not None else index.search(query, page, offset)
+    if first is None:
+        found = index.search(query, page, offset)
+        checked, chunks = _held(store, [i for i, _ in found if i not in known], where, documents)
+    else:
+        found, checked, chunks = first.found, first.held, dict(first.chunks)
+    held = known | checked
     while True:
         offset += len(found)
-        wanted = [i for i, _ in found if i not in known]
-        asked = wanted
-        if every:  # the page's dense hits too, and the first time the ids ``along``
-            asked = list(dict.fromkeys([*wanted, *(i for i, _ in found), *along]))
-            along = ()
-        held = set(known)
-        if asked:
-            got = store.get(ids=asked, where=where, include=include)
-            held.update(got["ids"])
-            if with_chunks:  # ``every``: a chunk without text is left to ``fill_documents``
-                rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-                chunks |= {
-                    i: Document(page_content=t or "", metadata=m or {}, id=i)
-                    for i, t, m in rows
-                    if t is not None or not every
-                }
         out.extend((i, s, chunks.get(i)) for i, s in found if i in held)
         if len(found) < page:
-            return out[:n], True, chunks
+            return out[:n], True
         if len(out) >= n:
-            return out[:n], False, chunks
+            return out[:n], False
         page *= 2  # ``where`` or a cut-short write skipped some: read deeper
         found = index.search(query, page, offset)
-
-
-def lexical_page(store: Any, query: str, n: int) -> list[tuple[str, float]]:
-    """The lexical index's ``n`` best ``(id, bm25)`` for ``query`` (none without an index):
-    the part of a hybrid search that needs no query vector, so it can run beside the
-    embedding."""
-    index = getattr(store, "lexical", None)
-    return [] if index is None else index.search(query, n, 0)
+        more, fetched = _held(store, [i for i, _ in found if i not in known], where, documents)
+        held |= more
+        chunks |= fetched
 
 
 def _mmr(

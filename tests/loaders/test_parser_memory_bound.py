@@ -18,10 +18,12 @@ pytestmark = pytest.mark.slow
 KEPT: list[bytes] = []  # memory a function leaves behind in the worker
 
 
-def grow(mb: int, pid_file: str) -> int:
-    """Allocate ``mb`` MB, 1 MB at a time, every page touched (a parser eating memory)."""
+def grow(mb: int, pid_file: str, hold: float = 0.0) -> int:
+    """Allocate ``mb`` MB, 1 MB at a time, every page touched (a parser eating memory), and
+    keep it ``hold`` seconds."""
     Path(pid_file).write_text(str(os.getpid()))
     held = [b"x" * 2**20 for _ in range(mb)]
+    time.sleep(hold)
     return len(held)
 
 
@@ -56,8 +58,10 @@ def test_memory_left_by_earlier_files_does_not_fail_the_next(tmp_path):
     with ParserPool(timeout=60, memory_mb=200) as pool:
         assert pool.call("a.txt", keep, 120) == 1  # the worker now holds ~170 MB
         first = pool.call("b.txt", os.getpid)
-        # 100 MB more is past 200 MB in this worker, not in a fresh one: the retry takes it
-        assert pool.call("c.txt", grow, 100, str(tmp_path / "pid")) == 100
+        # 100 MB more is past 200 MB in this worker, not in a fresh one: the retry takes it.
+        # Held for several of the pool's looks at the worker's memory (one every 50 ms): on a
+        # fast CPU a parse that frees its memory sooner can end between two looks
+        assert pool.call("c.txt", grow, 100, str(tmp_path / "pid"), 0.5) == 100
         assert pool.restarts == 1 and pool.call("d.txt", os.getpid) != first
 
 

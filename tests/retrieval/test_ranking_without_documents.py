@@ -11,7 +11,7 @@ from langchain_core.documents import Document
 
 from ragingest.retrieval import retriever as retriever_module
 from ragingest.retrieval.retriever import ChunkRetriever
-from ragingest.retrieval.search import fill_documents, rank_chunks
+from ragingest.retrieval.search import fill_documents, lexical_page, rank_chunks
 from ragingest.vectorstore.store import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
 
@@ -77,20 +77,28 @@ def _cut_short(store) -> None:
     store.lexical.add(["textless", "gone"], ["alpha beta gamma", "alpha beta kappa zeta"])
 
 
-@pytest.mark.parametrize("prefetch", [0, 1, 8])
-def test_ranking_without_documents_is_the_ranking_with_them(store, prefetch):
+@pytest.mark.parametrize("checked_beside", [False, True])
+def test_ranking_without_documents_is_the_ranking_with_them(store, checked_beside):
+    """Also with the lexical page searched and checked up front (``lexical_page``, as the
+    retriever runs it beside the embedding), with and without its chunks."""
     for query in QUERIES:
         for where in WHERES:
             for n in (4, 20, 40):
                 full = rank_chunks(store, query, n, where=where, hybrid=True)
+                first = lexical_page(store, query, n, where) if checked_beside else None
                 bare = rank_chunks(
-                    store, query, n, where=where, hybrid=True, documents=False, prefetch=prefetch
+                    store, query, n, where=where, hybrid=True, documents=False, lexical_first=first
                 )
-                fetched = [hit.document is not None for hit in bare.hits]
-                assert all(fetched[:prefetch]) and (prefetch or not any(fetched))
+                assert not any(hit.document is not None for hit in bare.hits)
                 assert fill_documents(store, bare.hits)
                 assert _rows(bare) == _rows(full) and bare.exhausted == full.exhausted
                 assert len(full.hits) > 0 or query == "nothing here"
+                if checked_beside:
+                    page = lexical_page(store, query, n, where, documents=True)
+                    fetched = rank_chunks(
+                        store, query, n, where=where, hybrid=True, lexical_first=page
+                    )
+                    assert _rows(fetched) == _rows(full) and fetched.exhausted == full.exhausted
 
 
 def test_a_dense_hit_without_text_asks_for_the_full_ranking(store):
@@ -124,7 +132,7 @@ def test_retriever_answers_as_with_the_chunks_fetched_up_front(
         for k in (1, 4, 9)
         for where in WHERES
     ]
-    for chunks in retrievers:  # as against a Chroma server: the prefix comes with the check
+    for chunks in retrievers:  # as against a Chroma server: the ranking brings the chunks
         chunks._remote = remote
     bare = [[_spans(r.passages(q)) for q in [*QUERIES, "alpha beta gamma"]] for r in retrievers]
     real = retriever_module.rank_chunks
@@ -132,9 +140,10 @@ def test_retriever_answers_as_with_the_chunks_fetched_up_front(
 
     def with_documents(*args, **kwargs):
         asked.append(kwargs["documents"])
-        return real(*args, **{**kwargs, "documents": True})
+        return real(*args, **{**kwargs, "documents": True, "lexical_first": None})
 
     monkeypatch.setattr(retriever_module, "rank_chunks", with_documents)
     full = [[_spans(r.passages(q)) for q in [*QUERIES, "alpha beta gamma"]] for r in retrievers]
     assert bare == full
-    assert False in asked and any(len(answer) == 9 for answers in full for answer in answers)
+    assert (False not in asked) == remote  # a server's ranking comes with the chunks
+    assert any(len(answer) == 9 for answers in full for answer in answers)
