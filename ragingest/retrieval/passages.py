@@ -1,7 +1,9 @@
 """Passages: the spans a retriever returns, and the choice of the best ``k`` without repeats.
 
 Seeds 002/004: never fill the top k with copies of the same text (overlap makes neighbours
-look alike). ``select`` is that choice alone; ``ragingest evaluate`` uses it too.
+look alike). ``select`` is that choice alone; ``ragingest evaluate`` uses it too. ``span_of``
+turns a ranked chunk into a candidate, ``as_document`` a chosen one into what the retriever
+returns.
 """
 
 from __future__ import annotations
@@ -9,9 +11,15 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.documents import Document
+
+if TYPE_CHECKING:
+    from ragingest.retrieval.search import ChunkHit
 
 _TOKEN = re.compile(r"\w+")
+_RETURNED_SCORES = ("dense_rank", "lexical_rank", "dense_score", "lexical_score")
 
 
 @dataclass
@@ -116,3 +124,45 @@ def _merge_touching(spans: list[Span]) -> list[Span]:
         else:
             same.absorb(span)
     return out
+
+
+def span_of(hit: ChunkHit) -> Span:
+    """A ranked chunk as a candidate passage: its own span, scores and ranks."""
+    doc = hit.chunk
+    meta = dict(doc.metadata)
+    return Span(
+        source=str(meta.get("doc_id") or meta.get("source", "")),
+        start=int(meta.get("start_index", 0)),
+        end=int(meta.get("end_index", len(doc.page_content))),
+        text=doc.page_content,
+        metadata=meta,
+        score=float(hit.score),
+        chunk_ids=[str(doc.id)],
+        dense_rank=hit.dense_rank,
+        lexical_rank=hit.lexical_rank,
+        dense_score=hit.dense_score,
+        lexical_score=hit.lexical_score,
+    )
+
+
+def as_document(span: Span) -> Document:
+    """A chosen passage as the retriever returns it: the stored metadata (none of the keys
+    starting with ``_``), the span, the score, ranks and scores where it had them, the chunk
+    ids and ``expanded``; a parent drops the chunk-only keys. ``id``: its best chunk's."""
+    meta = {k: v for k, v in span.metadata.items() if not k.startswith("_")}
+    meta.update(
+        start_index=span.start,
+        end_index=span.end,
+        score=round(span.score, 4),
+        chunk_ids=list(span.chunk_ids),
+        expanded=span.expanded,
+    )
+    for key in _RETURNED_SCORES:
+        value = getattr(span, key)
+        if value is not None:
+            meta[key] = round(value, 4) if isinstance(value, float) else value
+    if span.expanded:
+        for key in ("chunk_index", "token_count", "content_hash", "h3"):
+            meta.pop(key, None)
+    best = span.chunk_ids[0] if span.chunk_ids else None
+    return Document(id=best, page_content=span.text, metadata=meta)

@@ -47,7 +47,7 @@ from pydantic import ConfigDict, PrivateAttr
 from ragingest.defaults import HYBRID, TOP_K
 from ragingest.retrieval import admission
 from ragingest.retrieval.filters import Where, chroma_where
-from ragingest.retrieval.passages import Span, select
+from ragingest.retrieval.passages import Span, as_document, select, span_of
 from ragingest.retrieval.search import (
     RRF_K,
     SEARCH_TYPES,
@@ -66,7 +66,6 @@ from ragingest.vectorstore.gate import reading
 
 __all__ = ["ChunkRetriever", "Span", "retriever", "select"]
 
-_RETURN_ONLY = ("dense_rank", "lexical_rank", "dense_score", "lexical_score")
 _POOLS: dict[int, ThreadPoolExecutor] = {}  # by process: a forked child makes its own
 _POOLS_LOCK = threading.Lock()
 
@@ -104,7 +103,7 @@ class ChunkRetriever(SyncRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
-        return [_document(span) for span in self.passages(query, k=k)]
+        return [as_document(span) for span in self.passages(query, k=k)]
 
     def passages(self, query: str, k: int | None = None) -> list[Span]:
         """The ``k`` passages for ``query`` (``k``: this call's, else the retriever's), best
@@ -209,7 +208,7 @@ class ChunkRetriever(SyncRetriever):
         while True:
             if not fill_documents(self.store, hits[:size]):
                 return None
-            candidates = [_span(hit) for hit in hits[:size]]  # fresh: select merges in place
+            candidates = [span_of(hit) for hit in hits[:size]]  # fresh: select merges in place
             if self.parents and self.parent_store is not None:
                 candidates = self._expand(candidates, parents)
             chosen = select(candidates, k, self.dedup)
@@ -238,44 +237,6 @@ class ChunkRetriever(SyncRetriever):
             candidate.expanded = span != chunk
             out.append(candidate)
         return out
-
-
-def _span(hit: ChunkHit) -> Span:
-    doc = hit.chunk
-    meta = dict(doc.metadata)
-    return Span(
-        source=str(meta.get("doc_id") or meta.get("source", "")),
-        start=int(meta.get("start_index", 0)),
-        end=int(meta.get("end_index", len(doc.page_content))),
-        text=doc.page_content,
-        metadata=meta,
-        score=float(hit.score),
-        chunk_ids=[str(doc.id)],
-        dense_rank=hit.dense_rank,
-        lexical_rank=hit.lexical_rank,
-        dense_score=hit.dense_score,
-        lexical_score=hit.lexical_score,
-    )
-
-
-def _document(span: Span) -> Document:
-    meta = {k: v for k, v in span.metadata.items() if not k.startswith("_")}
-    meta.update(
-        start_index=span.start,
-        end_index=span.end,
-        score=round(span.score, 4),
-        chunk_ids=list(span.chunk_ids),
-        expanded=span.expanded,
-    )
-    for key in _RETURN_ONLY:
-        value = getattr(span, key)
-        if value is not None:
-            meta[key] = round(value, 4) if isinstance(value, float) else value
-    if span.expanded:
-        for key in ("chunk_index", "token_count", "content_hash", "h3"):
-            meta.pop(key, None)
-    best = span.chunk_ids[0] if span.chunk_ids else None
-    return Document(id=best, page_content=span.text, metadata=meta)
 
 
 class RetrieverSettings(TypedDict, total=False):
