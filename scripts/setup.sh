@@ -15,7 +15,9 @@ case "${1:-}" in
 esac
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
+  # without an exported SHELLOPTS: a wrapper script such as pyenv's shim would inherit this
+  # script's nounset through it (SHELLOPTS=xtrace bash scripts/demo.sh) and fail on its own
+  env -u SHELLOPTS "$PYTHON" -m venv .venv
 fi
 # --no-compile: Python compiles the modules a run imports when it first imports them, not all
 # ~24 000 files of the install (half of its CPU time); (this machine's pip config names
