@@ -23,7 +23,8 @@ from langchain_core.documents import Document
 TokenCounter = Callable[[str], int]
 Sections = Callable[[str], Document | None]  # parent_id -> the parent section (None: unknown)
 
-_CHUNK_ONLY = ("chunk_index", "token_count", "content_hash", "chunk_id")
+# what describes one chunk and not a section holding it: a joined or parent passage drops them
+CHUNK_ONLY = ("chunk_index", "token_count", "content_hash", "chunk_id")
 
 
 @dataclass
@@ -40,7 +41,8 @@ def _span(doc: Document) -> tuple[str, int, int]:
     return source, start, int(meta.get("end_index", start + len(doc.page_content)))
 
 
-def _ids(doc: Document) -> list[str]:
+def chunk_ids(doc: Document) -> list[str]:
+    """The ids of the chunks a passage holds: ``chunk_ids``, else ``chunk_id``, else its id."""
     ids = doc.metadata.get("chunk_ids") or [doc.metadata.get("chunk_id") or doc.id or ""]
     return [str(i) for i in ids if i]
 
@@ -64,12 +66,12 @@ def joined(a: Document, b: Document, sections: Sections) -> Document | None:
         return None
     if section.page_content[low[1] - offset : high[0] - offset].strip():
         return None  # text between them that neither holds: not neighbours
-    meta = {k: v for k, v in a.metadata.items() if k not in _CHUNK_ONLY}
-    ids = _ids(a)
+    meta = {k: v for k, v in a.metadata.items() if k not in CHUNK_ONLY}
+    ids = chunk_ids(a)
     meta.update(
         start_index=start,
         end_index=end,
-        chunk_ids=ids + [i for i in _ids(b) if i not in ids],
+        chunk_ids=ids + [i for i in chunk_ids(b) if i not in ids],
     )
     text = section.page_content[start - offset : end - offset]
     return Document(id=a.id, page_content=text, metadata=meta)
@@ -89,7 +91,7 @@ def pack(
     total = 0
     rank: dict[str, int] = {}
     for passage in passages:
-        for i in _ids(passage):
+        for i in chunk_ids(passage):
             rank.setdefault(i, len(rank))
         unions = ((i, joined(t.doc, passage, sections)) for i, t in enumerate(taken))
         at, union = next(((i, u) for i, u in unions if u is not None), (None, None))
@@ -110,7 +112,7 @@ def pack(
         total = _join_touching(taken, at, total, max_tokens, count, sections)
     for t in taken:
         if t.joined:  # the chunks best first, as for any passage
-            t.doc.metadata["chunk_ids"] = sorted(_ids(t.doc), key=rank.__getitem__)
+            t.doc.metadata["chunk_ids"] = sorted(chunk_ids(t.doc), key=rank.__getitem__)
     return [t.doc for t in taken], skipped, total
 
 

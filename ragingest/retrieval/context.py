@@ -34,7 +34,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from ragingest.retrieval.assembly import Sections, pack
+from ragingest.retrieval.assembly import CHUNK_ONLY, Sections, chunk_ids, pack
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.sync_retriever import SyncRetriever
 
@@ -126,8 +126,7 @@ def _inside(inner: tuple[str, int, int], outer: tuple[str, int, int]) -> bool:
 
 
 def _hits(doc: Document) -> set[str]:
-    ids = doc.metadata.get("chunk_ids") or [doc.metadata.get("chunk_id") or doc.id or ""]
-    return {str(i) for i in ids if i}
+    return set(chunk_ids(doc))
 
 
 def auto_merge(
@@ -170,7 +169,7 @@ def auto_merge(
 
 def _as_parent(hit: Document, parent: Document, hits: set[str]) -> Document:
     meta = dict(hit.metadata)
-    for key in ("chunk_index", "token_count", "content_hash", "chunk_id"):
+    for key in CHUNK_ONLY:
         meta.pop(key, None)
     meta.update(
         start_index=int(meta["parent_start"]),
