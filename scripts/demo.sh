@@ -2,8 +2,8 @@
 # README command (1): set up, ingest examples/ into ./chroma_db (collection "examples"), ask.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 bash scripts/setup.sh --runtime  # requirements-runtime.lock: not the dev tools nor the ray/bench extras
-export HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 ANONYMIZED_TELEMETRY=False
 # --rebuild: a ./chroma_db left by an older version (another model or settings) is rebuilt
 .venv/bin/ragingest ingest examples --persist-dir ./chroma_db --collection examples --rebuild \
   --report ./chroma_db/last_run.json

@@ -4,9 +4,9 @@
 # as another CPU or thread count would give them: they must pass on any machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 bash scripts/setup.sh
 bash scripts/setup_test_system.sh
-export HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 ANONYMIZED_TELEMETRY=False
 .venv/bin/ruff check .
 .venv/bin/lint-imports  # the layers contract in pyproject.toml
 .venv/bin/mypy  # the types of ragingest/ ([tool.mypy] in pyproject.toml)
