@@ -36,13 +36,14 @@ def wait_port(port: int, proc: subprocess.Popen, seconds: float = 90) -> None:
     raise TimeoutError(f"nothing listens on {LOOPBACK}:{port}")
 
 
-def stop(proc: subprocess.Popen) -> None:
-    """Stop our own process (started with start_new_session) and its session, by pid."""
-    if proc.poll() is None:
+def stop(proc: subprocess.Popen, grace: float = 10) -> None:
+    """Stop our own process (started with start_new_session) and its session, by pid: SIGTERM,
+    then SIGKILL after ``grace`` seconds (at once with 0)."""
+    if grace and proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=10)
+            proc.wait(timeout=grace)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):

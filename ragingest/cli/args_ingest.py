@@ -119,5 +119,6 @@ def add_ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
         type=non_negative,
         default=None,
         metavar="N",
-        help="embedding actors, 0.5 CPU each (default: one per CPU of the cluster)",
+        help="embedding actors, 0.5 CPU each (default: one per CPU of the cluster; at most what "
+        "leaves a split task its half CPU)",
     )

@@ -61,7 +61,7 @@ from ragingest.pipeline.engine import SplitOutcome
 from ragingest.pipeline.engine_local import run_splitting, split_outcome
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.plan import FileTask
-from ragingest.pipeline.ray_env import actor_count, data_context, failed
+from ragingest.pipeline.ray_env import data_context, failed, pool_size
 from ragingest.pipeline.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
 from ragingest.pipeline.split import FileChunks
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_text_hashes
@@ -183,10 +183,14 @@ class RayEngine:
 
         self.clock = time.perf_counter()
         cached = cached_text_hashes(self.embeddings)
-        actors = min(actor_count(ray, o.ray_actors), len(rows))
         memory = ray.cluster_resources().get("memory")
-        if memory:  # an actor that can't get its memory would stall the pool
-            actors = max(1, min(actors, int(memory // ACTOR_MEMORY)))
+        actors = pool_size(cpus, o.ray_actors, len(rows), memory, ACTOR_CPUS, ACTOR_MEMORY)
+        if o.ray_actors and actors < min(o.ray_actors, len(rows)):
+            log.warning(
+                "--ray-actors %d: %d embedding actors fit this cluster (%g CPUs, %.1f GiB) "
+                "beside a split task; using %d",
+                o.ray_actors, actors, cpus, (memory or 0) / 2**30, actors,
+            )
         stats.actors = actors
         # split tasks on the CPUs the actors leave: no more worker processes (each builds a
         # splitter, ~4 s of tokenizer loading) than can run at once

@@ -18,8 +18,8 @@ Found while probing Ray 2.60 on this machine (each confirmed with strace):
 ``HOME`` moves, so the model caches are pinned first (``RAGINGEST_CACHE_DIR``, ``HF_HOME``):
 Ray's workers must find the same offline model as the driver.
 
-Also here, for the engine (``pipeline.engine_ray``): the actor count, the Ray Data context of a run
-(rows in order, quiet) and the message a Ray failure becomes.
+Also here, for the engine (``pipeline.engine_ray``): the actor pool's size, the Ray Data context
+of a run (rows in order, quiet) and the message a Ray failure becomes.
 """
 
 from __future__ import annotations
@@ -145,12 +145,25 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
                 os.environ[key] = value
 
 
-def actor_count(ray: Any, requested: int | None) -> int:
-    """The number of Ray embedding actors: ``requested``, else one per CPU of the cluster."""
-    if requested:
-        return requested
-    cpus = ray.cluster_resources().get("CPU", 1)
-    return max(1, int(cpus))  # half the CPUs at 0.5 each: the rest for map tasks
+def pool_size(
+    cpus: float,
+    requested: int | None,
+    files: int,
+    memory: float | None,
+    share: float,
+    actor_memory: int,
+) -> int:
+    """The number of embedding actors of a run on a cluster of ``cpus`` CPUs and ``memory``
+    bytes (None: not reported), each taking ``share`` of a CPU and ``actor_memory`` bytes:
+    ``requested``, else one per CPU; then at most one per file, at most what leaves one split
+    task its ``share`` (actors holding every CPU would wait for rows no task can make: a
+    deadlock) and at most what ``memory`` holds (an actor that can't get its memory stalls the
+    pool); never under 1."""
+    actors = requested or max(1, int(cpus))
+    actors = min(actors, files, int((cpus - share) / share))
+    if memory:
+        actors = min(actors, int(memory // actor_memory))
+    return max(1, actors)
 
 
 def failed(exc: BaseException) -> RagIngestError:

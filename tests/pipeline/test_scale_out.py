@@ -44,11 +44,13 @@ HEAD_SESSIONS: set[int] = set()  # our `ray start` heads: their workers share th
 
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
+    # one CPU: one embedding actor and one split task, the fewest processes beside the other
+    # test worker (a CPU per actor, at two, took 16 s more of this module alone)
     port = free_port()
     folder = tmp_path_factory.mktemp("ray_head")
     log = (folder / "head.log").open("w")
     proc = subprocess.Popen(
-        ray_start_command(port, num_cpus=2),
+        ray_start_command(port, num_cpus=1),
         env={**os.environ, **ray_environment()},
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -60,7 +62,9 @@ def ray_cluster(tmp_path_factory):
         time.sleep(2)  # the raylet registers after the GCS port opens
         yield f"{LOOPBACK}:{port}"
     finally:
-        stop(proc)  # never `ray stop`: it is machine-wide
+        # never `ray stop` (machine-wide); SIGKILL at once: the head sits on SIGTERM past 10 s
+        # and a throwaway cluster has nothing to flush
+        stop(proc, grace=0)
         log.close()
 
 
