@@ -31,37 +31,24 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.chunk import (
-    BREADCRUMB_SHARE,
-    DEFAULT_PARENT_SIZE,
-    Chunk,
-    bound_breadcrumb,
-    breadcrumb,
-)
+from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
 from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
 from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
 from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters.base import ChunkSplitter
-from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.conventions import (
     LangChainConventions,
     check_separators,
     levels,
     measures,
 )
-from ragingest.splitters.measure import (
-    MIN_BUDGET,
-    SpanCounter,
-    Unit,
-    capped_size,
-    section_budget,
-)
+from ragingest.splitters.embedded import EmbeddedText
+from ragingest.splitters.measure import SpanCounter, Unit, capped_size
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (
     Piece,
@@ -74,7 +61,6 @@ from ragingest.splitters.pieces import (
 from ragingest.splitters.structure import Heading, Structure, analyze
 
 log = logging.getLogger(__name__)
-
 
 
 class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
@@ -121,7 +107,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             tokenizer = info.splitter_tokenizer
             max_embed_tokens = max_embed_tokens or info.max_embed_tokens
         # a length function's sizes are not model tokens: they are not capped (the limit is
-        # kept by ``_fit_model``, in model tokens)
+        # kept by ``EmbeddedText.fit``, in model tokens)
         size_unit = "function" if self.sized_by_function else unit
         size = capped_size(chunk_size or DEFAULT_CHUNK_SIZE, size_unit, max_embed_tokens)
         if chunk_size is not None and size < chunk_size:
@@ -199,6 +185,19 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             sections = [(h.end if h else s, e, p, h) for s, e, p, h in sections]
         return sections
 
+    def embedded(self) -> EmbeddedText:
+        """This splitter's settings for the embedded text (``splitters.embedded``), read now:
+        a setting changed after construction counts."""
+        return EmbeddedText(
+            measure=self.measure,
+            token_measure=self.token_measure,
+            chunk_size=self.chunk_size,
+            max_embed_tokens=self.max_embed_tokens,
+            context_prefix=self.context_prefix,
+            sized_by_function=self.sized_by_function,
+            parent_chunk_size=self.parent_chunk_size,
+        )
+
     # -- the algorithm -------------------------------------------------------------------
     def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
         """The heading-first chunks of ``text`` (see the module docstring for the contract);
@@ -207,6 +206,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         counter = self.measure.index(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "")
         doc_title = doc_title or title or self.title
+        embedded = self.embedded()
         pieces: list[Piece] = []
         sections = self._sections(text, structure)
         strategy = "heading" if any(section[3] for section in sections) else "paragraph"
@@ -220,7 +220,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
                     heading,
                     strategy,
                     index,
-                    doc_title,
+                    embedded.budget(doc_title, headings),
                     counter,
                     structure,
                 )
@@ -232,34 +232,11 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             pieces,
             counter,
             self.min_chunk_size,
-            lambda piece: self._budget(doc_title, *named(piece)),
+            lambda piece: embedded.budget(doc_title, *named(piece)),
         )
-        chunks = [self._to_chunk(text, piece, doc_title, structure) for piece in pieces]
-        tokens = self._token_index(text, counter)
-        return self._fit_model(text, chunks, structure, doc_title, counter, tokens)
-
-    def _token_index(self, text: str, counter: SpanCounter) -> SpanCounter | None:
-        """The document's token index (the size counter itself when sizes are tokens); None
-        when nothing needs it (no model limit, sizes not counted by a length function)."""
-        needed = self.max_embed_tokens is not None or self.sized_by_function
-        if not needed or self.token_measure is None:
-            return None
-        return counter if self.measure.unit == "tokens" else self.token_measure.index(text)
-
-    def _budget(
-        self,
-        doc_title: str,
-        headings: tuple[tuple[int, str], ...],
-        sections: Sequence[tuple[tuple[int, str], ...]] = (),
-    ) -> int:
-        """Chunk size for a section: ``chunk_size`` minus what its breadcrumb costs the model."""
-        if self.max_embed_tokens is None or self.token_measure is None:
-            return self._chunk_size
-        prefix = self._prefix(doc_title, headings, "", sections)
-        cost = self.token_measure.cost(prefix) if prefix else 0
-        if self.measure.unit == "tokens":
-            return section_budget(self._chunk_size, self.max_embed_tokens, cost)
-        return self._chunk_size
+        chunks = [embedded.chunk(text, piece, doc_title) for piece in pieces]
+        tokens = embedded.token_index(text, counter)
+        return embedded.fit(text, chunks, structure, doc_title, counter, tokens)
 
     def _cut_section(
         self,
@@ -270,11 +247,12 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         heading: Heading | None,
         strategy: str,
         index: int,
-        doc_title: str,
+        budget: int,
         counter: SpanCounter,
         structure: Structure,
     ) -> list[Piece]:
-        budget = self._budget(doc_title, headings)
+        """The pieces of one section, each within ``budget`` (a table or code block over it
+        is its own piece, ``oversized``)."""
         by_paragraph = strategy == "paragraph"  # no headings: paragraphs are the structure
         overlap = self._chunk_overlap
         edges = [start, end]
@@ -296,122 +274,3 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             oversized = too_big and bool(block)
             pieces.append(Piece(s, e, headings, kind, index, oversized, sections=(headings,)))
         return pieces
-
-    def _prefix(
-        self,
-        doc_title: str,
-        headings: tuple[tuple[int, str], ...],
-        body: str,
-        sections: Sequence[tuple[tuple[int, str], ...]] = (),
-    ) -> str:
-        """Breadcrumb parts not already written at the start of ``body``; for a chunk holding
-        several sections, the common path then each section's own headings, ``; ``-joined."""
-        if not self.context_prefix:
-            return ""
-        parts = list(breadcrumb(doc_title, headings))
-        tails = [" > ".join(t for _, t in path[len(headings) :]) for path in sections]
-        if len(sections) > 1 and any(tails):
-            return self._bounded(" > ".join([*parts, "; ".join(t for t in tails if t)]))
-        first_line = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
-        if parts and first_line == parts[-1]:
-            parts.pop()
-        return self._bounded(" > ".join(parts))
-
-    def _bounded(self, prefix: str) -> str:
-        """``prefix`` within ``1 / BREADCRUMB_SHARE`` of the chunk budget, in model tokens
-        when the model is known (else in the splitter's unit)."""
-        if self.token_measure is not None and self.max_embed_tokens:
-            measure, budget = self.token_measure, self.max_embed_tokens
-        else:
-            measure, budget = self.measure, self.chunk_size
-        return bound_breadcrumb(prefix, max(1, budget // BREADCRUMB_SHARE), measure.cost)
-
-    def _to_chunk(self, text: str, piece: Piece, doc_title: str, structure: Structure) -> Chunk:
-        body = text[piece.start : piece.end]
-        # a path that the next one extends (a heading with its subsection) is named by it
-        headings, sections = named(piece)
-        prefix = self._prefix(doc_title, headings, body, sections)
-        return Chunk(
-            text=body,
-            start_index=piece.start,
-            end_index=piece.end,
-            token_count=0,
-            headings=headings,
-            title=doc_title,
-            strategy=piece.strategy,
-            embed_text=f"{prefix}\n{body}" if prefix else body,
-            oversized=piece.oversized,
-            parent=piece.parent,
-            sections=sections if len(sections) > 1 else (),
-        )
-
-    def _fit_model(
-        self,
-        text: str,
-        chunks: list[Chunk],
-        structure: Structure,
-        doc_title: str,
-        counter: SpanCounter,
-        tokens: SpanCounter | None,
-    ) -> list[Chunk]:
-        """Exact sizes; re-cut any chunk whose embedded text is over the model's limit.
-        Counted from the document's indexes (``Measure.exact_spans``), not re-tokenized."""
-        spans = [(c.start_index, c.end_index) for c in chunks]
-        if self.sized_by_function and self.token_measure is not None and tokens is not None:
-            sizes = self.token_measure.exact_spans(text, tokens, spans)  # model tokens
-        else:
-            sizes = self.measure.exact_spans(text, counter, spans)
-        chunks = [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
-        if self.max_embed_tokens is None or self.token_measure is None or tokens is None:
-            return chunks
-        embeds = [(c.embed_text, c.start_index, c.end_index) for c in chunks]
-        embedded = self.token_measure.exact_embedded(text, tokens, embeds)
-        out: list[Chunk] = []
-        for chunk, n in zip(chunks, embedded, strict=True):
-            if n <= self.max_embed_tokens:
-                out.append(chunk)
-                continue
-            out.extend(self._recut(text, chunk, n, structure, doc_title, counter, tokens))
-        return out
-
-    def _recut(
-        self,
-        text: str,
-        chunk: Chunk,
-        embedded: int,
-        structure: Structure,
-        doc_title: str,
-        sizes: SpanCounter,
-        counter: SpanCounter,
-    ) -> list[Chunk]:
-        """Cut a chunk over the model's limit, in model tokens (``counter``)."""
-        budget = counter.count(chunk.start_index, chunk.end_index) - (
-            embedded - self.max_embed_tokens  # type: ignore[operator]
-        )
-        budget = max(MIN_BUDGET, budget - 4)
-        span = (chunk.start_index, chunk.end_index)
-        spans = pack(text, *span, budget, 0, counter, structure)
-        if spans != [span]:
-            pieces = [
-                Piece(s, e, chunk.headings, chunk.strategy, 0, parent=chunk.parent_span)
-                for s, e in spans
-            ]
-            chunks = [self._to_chunk(text, p, doc_title, structure) for p in pieces]
-            return self._fit_model(text, chunks, structure, doc_title, sizes, counter)
-        # a table or code block over the model's limit (``blocks``): by rows/lines
-        block = block_of(structure, *span)
-        header = table_header(text, block) if block else ""
-        if header:
-            budget = max(MIN_BUDGET, budget - self.token_measure.cost(header) - 1)  # type: ignore[union-attr]
-        spans = cut_block(text, *span, budget, counter, structure)
-        if spans == [span]:  # one unbreakable token run: nothing more to cut
-            return [replace(chunk, oversized=True)]
-        chunks = []
-        parents = piece_parents(text, block, spans, sizes, self.parent_chunk_size)
-        for (s, e), parent in zip(spans, parents, strict=True):
-            piece = Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
-            part = self._to_chunk(text, piece, doc_title, structure)
-            embed = with_header(part.embed_text, part.text, header)
-            chunks.append(replace(part, embed_text=embed))
-        flat = replace(structure, blocks=[])
-        return self._fit_model(text, chunks, flat, doc_title, sizes, counter)

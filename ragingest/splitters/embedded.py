@@ -1,0 +1,178 @@
+"""What the model sees of a heading-first chunk: its breadcrumb and text, within the model's limit.
+
+Contract (``EmbeddedText``, built from a splitter's settings for one split):
+
+- ``prefix``: the breadcrumb (document title > headings) not already written at the start of
+  the body, within ``1 / BREADCRUMB_SHARE`` of the budget; for a chunk holding several
+  sections, the common path then each section's own headings, ``; ``-joined; empty without
+  ``context_prefix``;
+- ``budget``: the chunk size for a section, less what its breadcrumb costs the model (when
+  sizes are model tokens and the limit is known);
+- ``chunk``: a ``Piece`` as a ``Chunk``, ``embed_text = prefix + "\\n" + text``;
+- ``fit``: exact sizes (``token_count``, from the document's indexes, not re-tokenized), then
+  every chunk whose embedded text is over ``max_embed_tokens`` cut again in model tokens: by
+  ``packing.pack``, else (a table or code block) by rows/lines with the table's header kept in
+  each part's embedded text; a single unbreakable token run stays one chunk, ``oversized``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ragingest.chunk import BREADCRUMB_SHARE, Chunk, bound_breadcrumb, breadcrumb
+from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
+from ragingest.splitters.measure import MIN_BUDGET, Measure, SpanCounter, section_budget
+from ragingest.splitters.packing import pack
+from ragingest.splitters.pieces import Piece, named
+from ragingest.splitters.structure import Structure
+
+Path = tuple[tuple[int, str], ...]  # a heading path: (level, title) from the top
+
+
+@dataclass(frozen=True)
+class EmbeddedText:
+    """A splitter's settings for the embedded text (see the module docstring)."""
+
+    measure: Measure  # the splitter's sizes
+    token_measure: Measure | None  # model tokens (None: no model known)
+    chunk_size: int
+    max_embed_tokens: int | None
+    context_prefix: bool
+    sized_by_function: bool  # sizes from a length function: the limit is still model tokens
+    parent_chunk_size: int
+
+    def token_index(self, text: str, counter: SpanCounter) -> SpanCounter | None:
+        """The document's token index (the size counter itself when sizes are tokens); None
+        when nothing needs it (no model limit, sizes not counted by a length function)."""
+        needed = self.max_embed_tokens is not None or self.sized_by_function
+        if not needed or self.token_measure is None:
+            return None
+        return counter if self.measure.unit == "tokens" else self.token_measure.index(text)
+
+    def budget(self, doc_title: str, headings: Path, sections: Sequence[Path] = ()) -> int:
+        """Chunk size for a section: ``chunk_size`` minus what its breadcrumb costs the model."""
+        if self.max_embed_tokens is None or self.token_measure is None:
+            return self.chunk_size
+        prefix = self.prefix(doc_title, headings, "", sections)
+        cost = self.token_measure.cost(prefix) if prefix else 0
+        if self.measure.unit == "tokens":
+            return section_budget(self.chunk_size, self.max_embed_tokens, cost)
+        return self.chunk_size
+
+    def prefix(
+        self, doc_title: str, headings: Path, body: str, sections: Sequence[Path] = ()
+    ) -> str:
+        """Breadcrumb parts not already written at the start of ``body``; for a chunk holding
+        several sections, the common path then each section's own headings, ``; ``-joined."""
+        if not self.context_prefix:
+            return ""
+        parts = list(breadcrumb(doc_title, headings))
+        tails = [" > ".join(t for _, t in path[len(headings) :]) for path in sections]
+        if len(sections) > 1 and any(tails):
+            return self._bounded(" > ".join([*parts, "; ".join(t for t in tails if t)]))
+        first_line = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
+        if parts and first_line == parts[-1]:
+            parts.pop()
+        return self._bounded(" > ".join(parts))
+
+    def _bounded(self, prefix: str) -> str:
+        """``prefix`` within ``1 / BREADCRUMB_SHARE`` of the chunk budget, in model tokens
+        when the model is known (else in the splitter's unit)."""
+        if self.token_measure is not None and self.max_embed_tokens:
+            measure, budget = self.token_measure, self.max_embed_tokens
+        else:
+            measure, budget = self.measure, self.chunk_size
+        return bound_breadcrumb(prefix, max(1, budget // BREADCRUMB_SHARE), measure.cost)
+
+    def chunk(self, text: str, piece: Piece, doc_title: str) -> Chunk:
+        """``piece`` of ``text`` as a ``Chunk`` (``token_count`` is set by ``fit``)."""
+        body = text[piece.start : piece.end]
+        # a path that the next one extends (a heading with its subsection) is named by it
+        headings, sections = named(piece)
+        prefix = self.prefix(doc_title, headings, body, sections)
+        return Chunk(
+            text=body,
+            start_index=piece.start,
+            end_index=piece.end,
+            token_count=0,
+            headings=headings,
+            title=doc_title,
+            strategy=piece.strategy,
+            embed_text=f"{prefix}\n{body}" if prefix else body,
+            oversized=piece.oversized,
+            parent=piece.parent,
+            sections=sections if len(sections) > 1 else (),
+        )
+
+    def fit(
+        self,
+        text: str,
+        chunks: list[Chunk],
+        structure: Structure,
+        doc_title: str,
+        counter: SpanCounter,
+        tokens: SpanCounter | None,
+    ) -> list[Chunk]:
+        """Exact sizes; re-cut any chunk whose embedded text is over the model's limit.
+        Counted from the document's indexes (``Measure.exact_spans``), not re-tokenized."""
+        spans = [(c.start_index, c.end_index) for c in chunks]
+        if self.sized_by_function and self.token_measure is not None and tokens is not None:
+            sizes = self.token_measure.exact_spans(text, tokens, spans)  # model tokens
+        else:
+            sizes = self.measure.exact_spans(text, counter, spans)
+        chunks = [replace(c, token_count=n) for c, n in zip(chunks, sizes, strict=True)]
+        if self.max_embed_tokens is None or self.token_measure is None or tokens is None:
+            return chunks
+        embeds = [(c.embed_text, c.start_index, c.end_index) for c in chunks]
+        embedded = self.token_measure.exact_embedded(text, tokens, embeds)
+        out: list[Chunk] = []
+        for chunk, n in zip(chunks, embedded, strict=True):
+            if n <= self.max_embed_tokens:
+                out.append(chunk)
+                continue
+            out.extend(self._recut(text, chunk, n, structure, doc_title, counter, tokens))
+        return out
+
+    def _recut(
+        self,
+        text: str,
+        chunk: Chunk,
+        embedded: int,
+        structure: Structure,
+        doc_title: str,
+        sizes: SpanCounter,
+        counter: SpanCounter,
+    ) -> list[Chunk]:
+        """Cut a chunk over the model's limit, in model tokens (``counter``)."""
+        assert self.max_embed_tokens is not None and self.token_measure is not None  # by ``fit``
+        budget = counter.count(chunk.start_index, chunk.end_index) - (
+            embedded - self.max_embed_tokens
+        )
+        budget = max(MIN_BUDGET, budget - 4)
+        span = (chunk.start_index, chunk.end_index)
+        spans = pack(text, *span, budget, 0, counter, structure)
+        if spans != [span]:
+            pieces = [
+                Piece(s, e, chunk.headings, chunk.strategy, 0, parent=chunk.parent_span)
+                for s, e in spans
+            ]
+            chunks = [self.chunk(text, p, doc_title) for p in pieces]
+            return self.fit(text, chunks, structure, doc_title, sizes, counter)
+        # a table or code block over the model's limit (``blocks``): by rows/lines
+        block = block_of(structure, *span)
+        header = table_header(text, block) if block else ""
+        if header:
+            budget = max(MIN_BUDGET, budget - self.token_measure.cost(header) - 1)
+        spans = cut_block(text, *span, budget, counter, structure)
+        if spans == [span]:  # one unbreakable token run: nothing more to cut
+            return [replace(chunk, oversized=True)]
+        chunks = []
+        parents = piece_parents(text, block, spans, sizes, self.parent_chunk_size)
+        for (s, e), parent in zip(spans, parents, strict=True):
+            piece = Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
+            part = self.chunk(text, piece, doc_title)
+            embed = with_header(part.embed_text, part.text, header)
+            chunks.append(replace(part, embed_text=embed))
+        flat = replace(structure, blocks=[])
+        return self.fit(text, chunks, flat, doc_title, sizes, counter)
