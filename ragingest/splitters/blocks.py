@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ragingest.splitters.measure import SpanCounter
+from ragingest.splitters.counters import SpanCounter
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Block, Structure, is_table_rule
 

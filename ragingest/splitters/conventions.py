@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Self
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
-from ragingest.splitters.measure import Measure, SpanCounter, StartsCounter
+from ragingest.splitters.counters import SpanCounter, StartsCounter
+from ragingest.splitters.measure import Measure
 from ragingest.splitters.structure import Heading, Structure, analyze
 from ragingest.splitters.units import trim
 

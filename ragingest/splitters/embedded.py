@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 
 from ragingest.chunk import BREADCRUMB_SHARE, Chunk, bound_breadcrumb, breadcrumb
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
-from ragingest.splitters.measure import MIN_BUDGET, Measure, SpanCounter, section_budget
+from ragingest.splitters.counters import SpanCounter
+from ragingest.splitters.measure import MIN_BUDGET, Measure, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import Piece, named
 from ragingest.splitters.structure import Structure

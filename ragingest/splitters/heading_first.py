@@ -47,8 +47,9 @@ from ragingest.splitters.conventions import (
     levels,
     measures,
 )
+from ragingest.splitters.counters import SpanCounter
 from ragingest.splitters.embedded import EmbeddedText
-from ragingest.splitters.measure import SpanCounter, Unit, capped_size
+from ragingest.splitters.measure import Unit, capped_size
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (
     Piece,

@@ -25,7 +25,7 @@ import itertools
 import math
 import re
 
-from ragingest.splitters.measure import SpanCounter
+from ragingest.splitters.counters import SpanCounter
 from ragingest.splitters.sentences import sentence_starts
 from ragingest.splitters.structure import Structure
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ragingest.splitters.measure import SpanCounter
+from ragingest.splitters.counters import SpanCounter
 from ragingest.splitters.structure import Heading
 
 

@@ -16,7 +16,8 @@ from typing import Any
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
-from ragingest.splitters.measure import MIN_BUDGET, SpanCounter, section_budget
+from ragingest.splitters.counters import SpanCounter
+from ragingest.splitters.measure import MIN_BUDGET, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Structure, analyze
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from ragingest.splitters import HeadingFirstSplitter
-from ragingest.splitters.measure import Measure, TokenCounter
+from ragingest.splitters.counters import TokenCounter
+from ragingest.splitters.measure import Measure
 
 
 class _CountingBackend:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from ragingest.splitters.measure import Measure, TokenCounter
+from ragingest.splitters.counters import TokenCounter
+from ragingest.splitters.measure import Measure
 from ragingest.splitters.word_tokens import WordTokens, is_word_local, separators
 
 TRICKY = [
