@@ -187,9 +187,9 @@ class RayEngine:
         actors = pool_size(cpus, o.ray_actors, len(rows), memory, ACTOR_CPUS, ACTOR_MEMORY)
         if o.ray_actors and actors < min(o.ray_actors, len(rows)):
             log.warning(
-                "--ray-actors %d: %d embedding actors fit this cluster (%g CPUs, %.1f GiB) "
-                "beside a split task; using %d",
-                o.ray_actors, actors, cpus, (memory or 0) / 2**30, actors,
+                "--ray-actors %d is more than this cluster (%g CPUs, %.1f GiB) holds beside a "
+                "split task: using %d embedding actors",
+                o.ray_actors, cpus, (memory or 0) / 2**30, actors,
             )
         stats.actors = actors
         # split tasks on the CPUs the actors leave: no more worker processes (each builds a

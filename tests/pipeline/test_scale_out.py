@@ -44,8 +44,8 @@ HEAD_SESSIONS: set[int] = set()  # our `ray start` heads: their workers share th
 
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
-    # one CPU: one embedding actor and one split task, the fewest processes beside the other
-    # test worker (a CPU per actor, at two, took 16 s more of this module alone)
+    # one CPU: one embedding actor and one split task, the fewest processes (each loads a
+    # model or a tokenizer) beside the other test worker
     port = free_port()
     folder = tmp_path_factory.mktemp("ray_head")
     log = (folder / "head.log").open("w")
