@@ -213,8 +213,9 @@ def test_cli_reindexes_a_community_loader_on_a_schedule(corpus, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     second = json.loads(second_report.read_text(encoding="utf-8"))
-    # seen once in many full runs, not alone: the second run parsed the source again; say
-    # what each run saw, so that failure can be read
+    # the second run is a new process that reads ragingest's code version again
+    # (``pipeline.stamps``): a source file of ragingest edited while the suite runs makes it
+    # parse again, as designed; the message says what each run saw
     seen = (first["files"], second["files"], done.stdout, done.stderr[-2000:])
     assert [f["status"] for f in second["files"]] == ["unchanged"], seen
     assert (second["added"], second["embeddings_computed"], second["deleted"]) == (0, 0, 0)
