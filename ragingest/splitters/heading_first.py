@@ -186,7 +186,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             sections = [(h.end if h else s, e, p, h) for s, e, p, h in sections]
         return sections
 
-    def embedded(self) -> EmbeddedText:
+    def _embedded_text(self) -> EmbeddedText:
         """This splitter's settings for the embedded text (``splitters.embedded``), read now:
         a setting changed after construction counts."""
         return EmbeddedText(
@@ -207,7 +207,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         counter = self.measure.index(text)
         doc_title = next((h.title for h in structure.headings if h.level == 1), "")
         doc_title = doc_title or title or self.title
-        embedded = self.embedded()
+        embedded = self._embedded_text()
         pieces: list[Piece] = []
         sections = self._sections(text, structure)
         strategy = "heading" if any(section[3] for section in sections) else "paragraph"
