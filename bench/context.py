@@ -1,7 +1,8 @@
 """Every splitter at an equal budget: ragingest end to end against plain splitters, one harness.
 
 ``python -m bench.context [--sets clickhouse_ru,chroma_general,PATH] [--budgets 512,1024,2048]
-[--peers recursive,semchunk,chonkie,llamaindex] [--work DIR] [--out FILE]``
+[--peers recursive,semchunk,chonkie,llamaindex] [--fusion rrf|dbsf] [--option KEY=JSON]
+[--work DIR] [--out FILE]``
 
 Every splitter cuts at 200 tokens of the embedding model (multilingual-e5-small, no special
 tokens) and every chunk is an exact slice of its file. Per set (a folder with ``corpora/`` and
@@ -12,7 +13,8 @@ tokens) and every chunk is an exact slice of its file. Per set (a folder with ``
   MRR (``ragingest.evaluate.metrics``);
 - **hybrid**: the same vectors and BM25 over each chunk's embedded text (the product's
   ``LexicalIndex`` and analyzer), both 20 deep, fused by ``reciprocal_rank_fusion``
-  (rrf_k = 60), first 5 scored (``ragingest.evaluate.retrieval``): the same for everyone;
+  (rrf_k = 60; ``--fusion dbsf``: ``distribution_score_fusion``), first 5 scored
+  (``ragingest.evaluate.retrieval``): the same for everyone;
 - **context @ N**: the share of questions whose every reference lies whole inside one
   passage of a context of at most N cl100k tokens; passages are taken best first, each whole,
   while they fit (``ragingest.retrieval.context.fit_budget``), at most 20 of them.
@@ -29,10 +31,12 @@ product: dense and hybrid are ``ragingest evaluate``'s default configuration in 
 harness; ``ragingest (product)`` is ``ragingest ingest`` into a real Chroma directory and
 ``ragingest.retriever`` — dense/hybrid with ``k=5, parents=False, dedup=False``, context with
 ``max_context_tokens=N, tokenizer="tiktoken:cl100k_base", k=20`` and its defaults otherwise
-(passages placed in their file by their text). Embeddings are cached in ``--work``
-(``EmbeddingCache`` files, and the product's own cache, seeded with the same vectors), so a
-rerun only embeds chunks it has not seen; the product's Chroma directory is emptied (cache
-kept) before each ingest, so a changed splitter is always re-run.
+(passages placed in their file by their text); ``--option KEY=JSON`` passes a retriever
+option to its context rows (``fusion`` and ``dense_weight`` to its hybrid row too).
+Embeddings are cached in ``--work`` (``EmbeddingCache`` files, and the product's own cache,
+seeded with the same vectors), so a rerun only embeds chunks it has not seen; the product's
+Chroma directory is emptied (cache kept) before each ingest, so a changed splitter is always
+re-run.
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ def splitter_row(
     cache: Any,
     budgets: list[int],
     count: Any,
+    fusion: str = "rrf",
 ) -> tuple[dict[str, Any], list[Any], Any]:
     """Dense, hybrid and context scores of one configuration's chunks (in process)."""
     from ragingest.evaluate import metrics as m
@@ -94,9 +99,9 @@ def splitter_row(
     sizes = [count(c.text) for c in chunks]
     rankings = {
         "dense": nearest(vectors, query_vectors, 5),
-        "hybrid": retrieve(chunks, vectors, query_vectors, RANK_DEPTH, texts),
+        "hybrid": retrieve(chunks, vectors, query_vectors, RANK_DEPTH, texts, fusion),
     }
-    deep = retrieve(chunks, vectors, query_vectors, CONTEXT_DEPTH, texts)
+    deep = retrieve(chunks, vectors, query_vectors, CONTEXT_DEPTH, texts, fusion)
     per_q: dict[str, list[float]] = {}
     for n, q in enumerate(questions):
         refs = readings(q, corpus)
@@ -164,9 +169,10 @@ def product_row(
     if main([*argv, "--collection", collection, "--no-progress"]) != 0:
         raise SystemExit(f"ingest of {folder} failed")
     per_q: dict[str, list[float]] = {}
+    ranking = {key: options[key] for key in ("fusion", "dense_weight") if key in options}
     for mode, hybrid in (("dense", False), ("hybrid", True)):
         found = ragingest.retriever(
-            persist, collection, k=5, parents=False, dedup=False, hybrid=hybrid
+            persist, collection, k=5, parents=False, dedup=False, hybrid=hybrid, **ranking
         )
         for q in questions:
             top = [located(d, corpus) for d in found.invoke(q.text)]
@@ -190,7 +196,12 @@ def product_row(
 
 
 def measure(
-    name: str, budgets: list[int], peers: list[str], work: Path, options: dict[str, Any]
+    name: str,
+    budgets: list[int],
+    peers: list[str],
+    work: Path,
+    options: dict[str, Any],
+    fusion: str = "rrf",
 ) -> dict[str, Any]:
     from ragingest.evaluate.cache import EmbeddingCache
     from ragingest.evaluate.configs import DEFAULT, baseline_config
@@ -205,7 +216,7 @@ def measure(
     count = token_counter(CL100K)
     rows: dict[str, Any] = {}
     started = time.perf_counter()
-    ours, chunks, vectors = splitter_row(DEFAULT, corpus, questions, cache, budgets, count)
+    ours, chunks, vectors = splitter_row(DEFAULT, corpus, questions, cache, budgets, count, fusion)
     rows["ragingest"] = ours
     persist = work / f"product_{key}"
     seed_product_cache(persist, chunks, vectors)
@@ -213,7 +224,7 @@ def measure(
     for peer in peers:
         config = baseline_config(SIZE, strategy=peer)
         label = config.label.removeprefix("baseline: ")
-        rows[label] = splitter_row(config, corpus, questions, cache, budgets, count)[0]
+        rows[label] = splitter_row(config, corpus, questions, cache, budgets, count, fusion)[0]
         print(f"{key}: {label}: {json.dumps(rows[label])}", file=sys.stderr, flush=True)
     return {
         "folder": str(folder),
@@ -279,6 +290,12 @@ def main() -> None:
         default=[],
         help="a ragingest.retriever option for the context rows, KEY=JSON",
     )
+    parser.add_argument(
+        "--fusion",
+        choices=("rrf", "dbsf"),
+        default="rrf",
+        help="how the harness rows fuse dense and BM25 (the product's rows: --option fusion=...)",
+    )
     parser.add_argument("--out", default=None, help="write the JSON here too")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -289,7 +306,7 @@ def main() -> None:
     peers = [p for p in args.peers.split(",") if p]
     results = {}
     for name in args.sets.split(","):
-        results[name] = measure(name, budgets, peers, work, options)
+        results[name] = measure(name, budgets, peers, work, options, args.fusion)
         print_table(name, results[name], budgets)
     for reading in ("", "raw"):
         every = [m for m in (margins(r, reading) for r in results.values()) if m]

@@ -1,4 +1,4 @@
-"""Hybrid (BM25 + dense, reciprocal rank fusion) against dense alone, through the real path.
+"""Hybrid (BM25 + dense, the retriever's default fusion) against dense alone, the real path.
 
 Each shared eval set is ingested by ``ragingest ingest`` (default model and splitter) into a
 Chroma directory, then every question goes through ``ragingest.retriever`` twice: dense and
@@ -11,7 +11,7 @@ characters of the top 5 together. The "codes" rows are the questions that name a
 number (a token with a digit).
 
     .venv/bin/python -m bench.hybrid [--sets clickhouse_ru chroma_general] [--limit N]
-        [--persist-dir DIR] [--json FILE]
+        [--persist-dir DIR] [--fusion dbsf|rrf] [--json FILE]
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ def located(doc: Any, corpus: dict[str, str]) -> m.Hit:
     return m.Hit(corpus_id, found, found + len(body), body, 0)
 
 
-def measure(name: str, persist: Path, limit: int | None, k: int) -> dict[str, Any]:
+def measure(
+    name: str, persist: Path, limit: int | None, k: int, fusion: str | None = None
+) -> dict[str, Any]:
     import ragingest
 
     folder, questions_file = SETS[name]
@@ -65,6 +67,7 @@ def measure(name: str, persist: Path, limit: int | None, k: int) -> dict[str, An
     questions = load_questions(root / questions_file, corpus)[:limit]
     collection = f"bench_{name}"
     ingest(root / folder, persist, collection)
+    options = {} if fusion is None else {"fusion": fusion}
     rows: dict[str, dict[str, list[float]]] = {}
     modes = {  # name: (hybrid, parents and dedup)
         "dense": (False, False),
@@ -74,7 +77,7 @@ def measure(name: str, persist: Path, limit: int | None, k: int) -> dict[str, An
     }
     for mode, (hybrid, whole) in modes.items():
         retriever = ragingest.retriever(
-            persist, collection, k=k, parents=whole, dedup=whole, hybrid=hybrid
+            persist, collection, k=k, parents=whole, dedup=whole, hybrid=hybrid, **options
         )
         for q in questions:
             hits = [located(d, corpus) for d in retriever.invoke(q.text)]
@@ -101,10 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N questions of each set")
     parser.add_argument("-k", type=int, default=5)
     parser.add_argument("--persist-dir", default=None, help="reuse a Chroma directory")
+    parser.add_argument("--fusion", choices=("dbsf", "rrf"), help="default: the retriever's")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)
     persist = Path(args.persist_dir or tempfile.mkdtemp(prefix="bench_hybrid_"))
-    results = {name: measure(name, persist, args.limit, args.k) for name in args.sets}
+    results = {
+        name: measure(name, persist, args.limit, args.k, args.fusion) for name in args.sets
+    }
     head = f"{'set':16} {'mode/questions':22} {'n':>4} {'R@' + str(args.k):>6} {'MRR':>6}"
     print(f"{head} {'context chars':>13}")
     for name, rows in results.items():

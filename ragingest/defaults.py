@@ -40,6 +40,12 @@ SearchType = Literal["similarity", "mmr"]
 SEARCH_TYPES: tuple[SearchType, ...] = get_args(SearchType)
 TOP_K = 4  # passages a query or the retriever returns
 HYBRID = True  # BM25 fused with the vectors: it measured better on both eval sets
+Fusion = Literal["rrf", "dbsf"]
+FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
+# how the dense and BM25 lists become one: their scores scaled by each list's distribution
+# (dbsf), or reciprocal ranks (rrf)
+FUSION: Fusion = "dbsf"  # it ranked better than RRF on every tuning set (bench/README.md)
+DENSE_WEIGHT = 0.5  # distribution-based fusion: the dense list's share of the fused score
 
 # Evaluation and trace.
 EVALUATE_K = 5  # hits per question

@@ -96,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="fuse BM25 over stemmed words with the vectors, which finds codes and numbers "
         "such as E-07 (default; --no-hybrid: vectors only)",
     )
+    qry.add_argument(
+        "--fusion",
+        choices=d.FUSIONS,
+        default=d.FUSION,
+        help=f"how the two rankings become one: {d.FUSION} (default: each list's scores scaled "
+        "by their distribution and summed) or rrf (reciprocal ranks)",
+    )
     qry.add_argument("--json", action="store_true", help="print JSON")
 
     ins = sub.add_parser("inspect", help="show how a file is cut (no embedding)")

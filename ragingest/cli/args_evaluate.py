@@ -38,7 +38,7 @@ def add_evaluate_parser(sub: Any, positive: Callable[[str], int]) -> None:
         choices=d.EVALUATE_SEARCHES,
         default=d.EVALUATE_SEARCHES[0],
         help="how every configuration's chunks are ranked: hybrid (default, as ragingest's "
-        "retriever: BM25 fused with the vectors by reciprocal rank fusion) or dense (vectors "
+        "retriever: BM25 fused with the vectors, by its default fusion) or dense (vectors "
         "only, as Chroma's chunking report)",
     )
     ev.add_argument(

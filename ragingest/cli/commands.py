@@ -191,6 +191,7 @@ def query_command(args: argparse.Namespace) -> int:
             args.model,
             records_url=args.records_url,
             hybrid=args.hybrid,
+            fusion=args.fusion,
         )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))

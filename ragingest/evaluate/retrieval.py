@@ -6,8 +6,9 @@ Contract of ``retrieve(chunks, vectors, queries, k, query_texts=None)``: per que
 of its best ``k`` chunks, best first. Dense (``query_texts`` None): the ``k`` nearest by cosine
 (exact, so the same input always gives the same ranking), ties broken by position. Hybrid: the
 ``k`` nearest and the ``k`` best by BM25 of the query text over each chunk's ``embed_text``
-(breadcrumb + text, the product's ``lexical_text``), fused by ``reciprocal_rank_fusion``
-(rrf_k = 60), so up to ``2 k`` indices.
+(breadcrumb + text, the product's ``lexical_text``), fused as ``fusion`` says (the
+retriever's choices, ``retrieval.fusion``: distribution-scaled scores, the dense list weighing
+``DENSE_WEIGHT``, or reciprocal ranks, rrf_k = 60), so up to ``2 k`` indices.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ragingest.defaults import DENSE_WEIGHT, FUSION, Fusion
 from ragingest.evaluate.chunking import EvalChunk
-from ragingest.retrieval.search import reciprocal_rank_fusion
+from ragingest.retrieval.fusion import distribution_score_fusion, reciprocal_rank_fusion
 from ragingest.vectorstore.lexical import LexicalIndex
 
 # Exact search instead of a Chroma collection: an HNSW graph built anew per configuration
@@ -29,19 +31,26 @@ SCORE_DECIMALS = 6  # equal texts have equal vectors: scores this close tie, bro
 def nearest(vectors: np.ndarray, queries: np.ndarray, k: int) -> list[list[int]]:
     """Per query, the indices of the ``k`` rows of ``vectors`` with the highest cosine, best
     first; scores equal to ``SCORE_DECIMALS`` places rank by index."""
+    return [[i for i, _ in row] for row in nearest_scored(vectors, queries, k)]
+
+
+def nearest_scored(
+    vectors: np.ndarray, queries: np.ndarray, k: int
+) -> list[list[tuple[int, float]]]:
+    """``nearest`` with each hit's cosine (rounded to ``SCORE_DECIMALS``)."""
     if len(vectors) == 0:
         return [[] for _ in range(len(queries))]
     rows = np.asarray(vectors, dtype=np.float64)
     rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-    found: list[list[int]] = []
+    found: list[list[tuple[int, float]]] = []
     for i in range(0, len(queries), 256):
         batch = np.asarray(queries[i : i + 256], dtype=np.float64)
         batch = batch / np.maximum(np.linalg.norm(batch, axis=1, keepdims=True), 1e-12)
         scores = np.round(batch @ rows.T, SCORE_DECIMALS)
         positions = np.arange(len(rows))
         for row in scores:
-            order = np.lexsort((positions, -row))  # last key first: score, then position
-            found.append(order[:k].tolist())
+            order = np.lexsort((positions, -row))[:k]  # last key first: score, then position
+            found.append([(int(j), float(row[j])) for j in order])
     return found
 
 
@@ -51,27 +60,30 @@ def retrieve(
     queries: np.ndarray,
     k: int,
     query_texts: Sequence[str] | None = None,
+    fusion: Fusion = FUSION,
 ) -> list[list[int]]:
     """Chunk indices per query, best first (see the module docstring)."""
-    found = nearest(vectors, queries, min(k, len(chunks)))
-    if query_texts is not None:
-        with tempfile.TemporaryDirectory(prefix="ragingest-eval-") as folder:
-            found = _fuse(found, _lexical(chunks, query_texts, k, folder))
-    return found
+    dense = nearest_scored(vectors, queries, min(k, len(chunks)))
+    if query_texts is None:
+        return [[i for i, _ in row] for row in dense]
+    with tempfile.TemporaryDirectory(prefix="ragingest-eval-") as folder:
+        lexical = _lexical(chunks, query_texts, k, folder)
+    fused = []
+    for lists in zip(dense, lexical, strict=True):
+        if fusion == "dbsf":
+            scored = [[(str(i), score) for i, score in ranking] for ranking in lists]
+            ranking = distribution_score_fusion(scored, [DENSE_WEIGHT, 1.0 - DENSE_WEIGHT])
+        else:
+            ranking = reciprocal_rank_fusion([[str(i) for i, _ in ranking] for ranking in lists])
+        fused.append([int(i) for i, _ in ranking])
+    return fused
 
 
 def _lexical(
     chunks: Sequence[EvalChunk], query_texts: Sequence[str], k: int, folder: str
-) -> list[list[int]]:
-    """The ``k`` best chunk indices per query by BM25, from a lexical index in ``folder``."""
+) -> list[list[tuple[int, float]]]:
+    """The ``k`` best chunk indices per query by BM25, with their scores, from a lexical index
+    in ``folder``."""
     index = LexicalIndex(folder, "evaluate")
     index.add([str(j) for j in range(len(chunks))], [c.embed_text for c in chunks])
-    return [[int(i) for i, _ in index.search(text, k)] for text in query_texts]
-
-
-def _fuse(dense: list[list[int]], lexical: list[list[int]]) -> list[list[int]]:
-    fused = []
-    for by_vector, by_words in zip(dense, lexical, strict=True):
-        ranking = reciprocal_rank_fusion([list(map(str, by_vector)), list(map(str, by_words))])
-        fused.append([int(i) for i, _ in ranking])
-    return fused
+    return [[(int(i), score) for i, score in index.search(text, k)] for text in query_texts]

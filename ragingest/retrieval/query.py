@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragingest.defaults import HYBRID, TOP_K
+from ragingest.defaults import FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval.filters import parse_where
 from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.reader import open_reader
@@ -26,6 +26,7 @@ def search(
     records_url: str | None = None,
     hybrid: bool = HYBRID,
     *,
+    fusion: Fusion = FUSION,
     chroma_host: str | None = None,
     chroma_port: int = 8000,
     chroma_token: str | None = None,
@@ -33,13 +34,13 @@ def search(
     chroma_ssl: bool = False,
 ) -> list[dict[str, Any]]:
     """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first. ``hybrid``
-    (default: it measured better on both eval sets, see bench/README.md): score = the
-    reciprocal-rank-fusion score of the dense and BM25 rankings, with ``dense_rank`` and
-    ``lexical_rank``; else score = cosine. ``records_url``: the records database that resolves the
-    name (see ``open_store``); ``chroma_host`` and the other ``chroma_*`` options: a Chroma
-    server, as ``ingest`` takes them (default: the server of an enclosing ``use_server``, else
-    the embedded ``persist_dir``; ``persist_dir`` may be None with a server and a PostgreSQL
-    records database)."""
+    (default: it measured better on both eval sets, see bench/README.md): score = the fused
+    score of the dense and BM25 rankings (``fusion``, as ``rank_chunks`` takes it), with
+    ``dense_rank`` and ``lexical_rank``; else score = cosine. ``records_url``: the records
+    database that resolves the name (see ``open_store``); ``chroma_host`` and the other
+    ``chroma_*`` options: a Chroma server, as ``ingest`` takes them (default: the server of an
+    enclosing ``use_server``, else the embedded ``persist_dir``; ``persist_dir`` may be None
+    with a server and a PostgreSQL records database)."""
     from ragingest.vectorstore.gate import reading
     from ragingest.vectorstore.server import chroma_server
 
@@ -63,7 +64,13 @@ def search(
     vector = store.embeddings.embed_query(text)  # outside the gate: a writer waits less
     with reading(store):
         ranking = rank_chunks(
-            store, text, depth, where=where or None, hybrid=hybrid, query_vector=vector
+            store,
+            text,
+            depth,
+            where=where or None,
+            hybrid=hybrid,
+            fusion=fusion,
+            query_vector=vector,
         )
     out = []
     for hit in ranking.hits[:k]:

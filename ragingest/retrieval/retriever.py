@@ -6,7 +6,7 @@ top k with copies of the same text (overlap makes neighbours look alike).
 Contract of ``ChunkRetriever.invoke(query, k=None)`` (and ``ainvoke``; ``k`` for this call
 only, as LangChain's ``VectorStoreRetriever`` takes it; any other keyword is a TypeError):
 chunks are ranked by ``search.rank_chunks`` (``search_type`` "similarity" or "mmr", ``hybrid``
-adds BM25 by reciprocal rank fusion, ``where`` filters). With ``parents``, each is replaced by
+adds BM25 fused by ``fusion``, ``where`` filters). With ``parents``, each is replaced by
 its parent section from the docstore beside Chroma (the chunk itself when the parent is
 missing). With ``dedup``, a candidate that overlaps one already taken from the same file is
 merged into it (the union of the two spans, rebuilt exactly from their offsets), and one whose
@@ -44,18 +44,19 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from pydantic import ConfigDict, PrivateAttr
 
-from ragingest.defaults import HYBRID, TOP_K
+from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval import admission
 from ragingest.retrieval.filters import Where, chroma_where
+from ragingest.retrieval.fusion import RRF_K, SCALE_OVER
 from ragingest.retrieval.passages import Span, as_document, select, span_of
 from ragingest.retrieval.search import (
-    RRF_K,
     SEARCH_TYPES,
     ChunkHit,
     LexicalPage,
     Ranking,
     SearchType,
     candidate_depth,
+    check_fusion,
     fill_documents,
     lexical_page,
     rank_chunks,
@@ -97,6 +98,8 @@ class ChunkRetriever(SyncRetriever):
     search_type: SearchType = "similarity"
     lambda_mult: float = 0.5
     hybrid: bool = HYBRID
+    fusion: Fusion = FUSION
+    dense_weight: float = DENSE_WEIGHT
     rrf_k: int = RRF_K
     _remote: bool | None = PrivateAttr(default=None)  # the store's Chroma is a server
 
@@ -181,6 +184,8 @@ class ChunkRetriever(SyncRetriever):
             search_type=self.search_type,
             fetch_k=self.fetch_k,
             lambda_mult=self.lambda_mult,
+            fusion=self.fusion,
+            dense_weight=self.dense_weight,
             rrf_k=self.rrf_k,
             query_vector=vector,
             lexical_first=first,
@@ -205,9 +210,13 @@ class ChunkRetriever(SyncRetriever):
         text (``search.fill_documents``)."""
         parents: dict[str, Document | None] = {}
         size = min(len(hits), 2 * k)
+        # the dense head sets the fused order (its ranks, and its scale for dbsf): a chunk of
+        # it without text must send the ranking back even when the prefix does not reach it
+        head = [h for h in hits[size:] if h.dense_rank is not None and h.dense_rank <= SCALE_OVER]
         while True:
-            if not fill_documents(self.store, hits[:size]):
+            if not fill_documents(self.store, [*hits[:size], *head]):
                 return None
+            head = []
             candidates = [span_of(hit) for hit in hits[:size]]  # fresh: select merges in place
             if self.parents and self.parent_store is not None:
                 candidates = self._expand(candidates, parents)
@@ -251,6 +260,8 @@ class RetrieverSettings(TypedDict, total=False):
     fetch_k: int | None
     lambda_mult: float
     hybrid: bool
+    fusion: Fusion
+    dense_weight: float
     model: str | None
     records_url: str | None
     chroma_host: str | None
@@ -272,6 +283,8 @@ def retriever(
     fetch_k: int | None = None,
     lambda_mult: float = 0.5,
     hybrid: bool = HYBRID,
+    fusion: Fusion = FUSION,
+    dense_weight: float = DENSE_WEIGHT,
     model: str | None = None,
     records_url: str | None = None,
     chroma_host: str | None = None,
@@ -287,7 +300,10 @@ def retriever(
     ``search_type``: "similarity" or "mmr" (``lambda_mult``: 1 relevance only, 0 diversity
     only). ``fetch_k`` (default ``candidate_depth(k)``): the first candidate pool, grown until
     ``k`` passages remain. ``hybrid`` (default; ``False``: vectors only): fuse BM25 over
-    stemmed words with the dense ranking; it measured better on both eval sets.
+    stemmed words with the dense ranking; it measured better on both eval sets. ``fusion``:
+    "dbsf" (each list's scores scaled by their distribution, the dense list weighing
+    ``dense_weight``, BM25 the rest) or "rrf" (reciprocal ranks; "mmr" always fuses so, its
+    order being no score's); bench/README.md has both measured.
     ``records_url`` (default ``$RAGINGEST_RECORDS_URL``): the records database that resolves
     the name and, when it is PostgreSQL, holds the lexical index and the parent sections;
     ``chroma_host``/``chroma_port``/``chroma_token``/``chroma_token_header``/``chroma_ssl``: a
@@ -298,6 +314,7 @@ def retriever(
 
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
+    check_fusion(fusion, dense_weight)
     store = open_store(
         persist_dir,
         collection,
@@ -324,4 +341,6 @@ def retriever(
         search_type=search_type,
         lambda_mult=lambda_mult,
         hybrid=hybrid,
+        fusion=fusion,
+        dense_weight=dense_weight,
     )

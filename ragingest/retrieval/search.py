@@ -7,9 +7,11 @@ whose ``document.id`` is the Chroma id.
 - dense: the ``n`` nearest by cosine (``search_type="similarity"``), or (``"mmr"``) the first
   ``n`` of the maximal-marginal-relevance order over the ``max(fetch_k, n)`` nearest
   (``lambda_mult``: 1 = relevance only, 0 = diversity only);
-- ``hybrid``: also the ``n`` best by BM25 of the lexical index that pass ``where``, fused by
-  reciprocal rank fusion: ``score = sum(1 / (rrf_k + rank))`` over the lists a chunk is in
-  (Cormack et al. 2009, ``rrf_k`` = 60), ties broken by dense rank. Up to ``2 n`` hits;
+- ``hybrid``: also the ``n`` best by BM25 of the lexical index that pass ``where``, fused
+  (``fusion.py``) by the weighted sum of the two lists' scores, each scaled by its own
+  distribution (``fusion="dbsf"``, the dense list weighing ``dense_weight``, BM25 the rest)
+  or by reciprocal rank (``"rrf"``, ``rrf_k``; also under "mmr", whose order is not its
+  scores'), ties broken by dense rank. Up to ``2 n`` hits;
 - every hit keeps ``dense_rank``/``dense_score`` (cosine) and ``lexical_rank``/
   ``lexical_score`` (BM25), None where it is not in that list; ``score`` is the ranking score
   (cosine for dense alone, the fused score for hybrid).
@@ -22,7 +24,8 @@ asked for ids and distances only, and a lexical hit's chunk only for whether it 
 passes ``where``; each ``ChunkHit.document`` stays None until ``fill_documents`` fetches it,
 for the hits a caller keeps (a retriever keeps 8 of 40). It returns False when a dense hit
 turns out to have no stored text, which Chroma's own search leaves out of its list: the
-caller ranks again with ``documents=True``.
+caller ranks again with ``documents=True``. The dense list's first ``fusion.SCALE_OVER`` hits
+set the fused order (their ranks; for "dbsf" also the scale), so a caller fills them too.
 
 ``lexical_page(store, query, n, where, documents)``: the lexical index's first ``n`` and which
 of them Chroma holds under ``where`` (with their chunks when ``documents``), the part of a
@@ -32,17 +35,16 @@ hands it to ``rank_chunks`` as ``lexical_first`` (same ``n``, ``where`` and ``do
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from langchain_core.documents import Document
 
-from ragingest.defaults import SEARCH_TYPES, SearchType
+from ragingest.defaults import DENSE_WEIGHT, FUSION, FUSIONS, SEARCH_TYPES, Fusion, SearchType
 from ragingest.retrieval.filters import Where, chroma_where
+from ragingest.retrieval.fusion import RRF_K, distribution_score_fusion, reciprocal_rank_fusion
 
-RRF_K = 60
 MIN_CANDIDATES = 20
 
 
@@ -94,6 +96,8 @@ def rank_chunks(
     search_type: SearchType = "similarity",
     fetch_k: int = 20,
     lambda_mult: float = 0.5,
+    fusion: Fusion = FUSION,
+    dense_weight: float = DENSE_WEIGHT,
     rrf_k: int = RRF_K,
     query_vector: list[float] | None = None,
     lexical_first: LexicalPage | None = None,
@@ -105,6 +109,7 @@ def rank_chunks(
     hits without their chunks (module docstring; "mmr" fetches them whatever it says)."""
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
+    check_fusion(fusion, dense_weight)
     flt = chroma_where(where)
     vector = query_vector if query_vector is not None else store.embeddings.embed_query(query)
     dense: list[tuple[str, float, Document | None]]
@@ -132,14 +137,25 @@ def rank_chunks(
     for rank, (chunk_id, bm25, doc) in enumerate(lexical, 1):
         hit = hits.setdefault(chunk_id, ChunkHit(chunk_id, doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
-    fused = reciprocal_rank_fusion(
-        [[chunk_id for chunk_id, _, _ in dense], [chunk_id for chunk_id, _, _ in lexical]], rrf_k
-    )
+    if fusion == "dbsf" and search_type != "mmr":  # an MMR order is not its cosines' order
+        scored = [[(i, score) for i, score, _ in ranking] for ranking in (dense, lexical)]
+        fused = distribution_score_fusion(scored, [dense_weight, 1.0 - dense_weight])
+    else:
+        ids = [[chunk_id for chunk_id, _, _ in ranking] for ranking in (dense, lexical)]
+        fused = reciprocal_rank_fusion(ids, rrf_k)
     out = []
     for chunk_id, score in fused:
         hits[chunk_id].score = score
         out.append(hits[chunk_id])
     return Ranking(out, dense_done and lexical_done)
+
+
+def check_fusion(fusion: str, dense_weight: float) -> None:
+    """ValueError unless ``fusion`` is one of ``FUSIONS`` and ``dense_weight`` within [0, 1]."""
+    if fusion not in FUSIONS:
+        raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
+    if not 0.0 <= dense_weight <= 1.0:
+        raise ValueError(f"dense_weight must be between 0 and 1, not {dense_weight!r}")
 
 
 def fill_documents(store: Any, hits: list[ChunkHit]) -> bool:
@@ -159,24 +175,6 @@ def fill_documents(store: Any, hits: list[ChunkHit]) -> bool:
             return False
         hit.document = Document(page_content=text or "", metadata=metadata or {}, id=hit.chunk_id)
     return True
-
-
-def reciprocal_rank_fusion(
-    rankings: list[list[str]], rrf_k: int = RRF_K
-) -> list[tuple[str, float]]:
-    """Fuse rankings (ids, best first) into one: ``score = sum(1 / (rrf_k + rank))`` over
-    the rankings an id is in (rank from 1), best first; ties go to the better rank in the
-    first ranking, then the next. Usable on any ids (``ragingest evaluate``'s chunks too)."""
-    scores: dict[str, float] = {}
-    ranks: dict[str, list[float]] = {}
-    for position, ranking in enumerate(rankings):
-        for rank, key in enumerate(ranking, 1):
-            best = ranks.setdefault(key, [math.inf] * len(rankings))
-            if best[position] != math.inf:
-                continue  # an id twice in one ranking counts once, at its best rank
-            best[position] = rank
-            scores[key] = scores.get(key, 0.0) + 1.0 / (rrf_k + rank)
-    return sorted(scores.items(), key=lambda item: (-item[1], *ranks[item[0]]))
 
 
 @dataclass

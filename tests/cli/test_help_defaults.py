@@ -54,6 +54,7 @@ def test_ingest_defaults_are_the_options_defaults(tmp_path):
         (["ingest", "p", *STORE], "--engine", defaults.ENGINES),
         (["inspect", "f.md"], "--strategy", defaults.STRATEGIES),
         (["inspect", "f.md"], "--unit", defaults.UNITS),
+        (["query", "q", *STORE], "--fusion", defaults.FUSIONS),
         (["evaluate", "--corpus", "c", "--questions", "q"], "--search", defaults.EVALUATE_SEARCHES),
     ],
 )
@@ -68,6 +69,7 @@ def test_query_evaluate_and_trace_defaults_are_the_functions_defaults():
     query = parse("query", "q", *STORE)
     assert query.k == default_of(search, "k") == default_of(retriever, "k")
     assert query.hybrid is default_of(search, "hybrid") is default_of(retriever, "hybrid")
+    assert query.fusion == default_of(search, "fusion") == default_of(retriever, "fusion")
     ev = parse("evaluate", "--corpus", "c", "--questions", "q.csv")
     assert (ev.k, ev.search) == (default_of(evaluate, "k"), default_of(evaluate, "search"))
     tr = parse("trace", "q", "--expect", "x", *STORE)

@@ -1,5 +1,6 @@
 """``ragingest evaluate --search hybrid``: BM25 over a temp lexical index fused with the dense
-ranking by reciprocal rank fusion, the same for every configuration.
+ranking as the retriever fuses them (distribution-based score fusion; reciprocal rank fusion
+with ``fusion="rrf"``), the same for every configuration.
 
 The unit tests use hand-made vectors (a fake embedding, named as such) so that the dense order
 is known exactly and the fused order can be computed by hand; real Chroma, real FTS5 index.
@@ -51,12 +52,25 @@ def test_dense_ranking_is_the_cosine_order():
 
 
 def test_hybrid_fuses_bm25_by_reciprocal_rank():
+    def fused(k: int, query: str) -> list[list[int]]:
+        return retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, k, [query], fusion="rrf")
+
     # dense [0, 1, 2, 3], BM25 [3]: 3 scores 1/64 + 1/61, above 0's 1/61, 1's 1/62, 2's 1/63
-    assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 4, [QUERY]) == [[3, 0, 1, 2]]
+    assert fused(4, QUERY) == [[3, 0, 1, 2]]
     # two deep: dense [0, 1], BM25 [3]: 0 and 3 both score 1/61; the tie goes to the better
     # dense rank (0), then 1 (1/62); three hits from two lists of two
-    assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 2, [QUERY]) == [[0, 3, 1]]
+    assert fused(2, QUERY) == [[0, 3, 1]]
     # a query with no indexed term leaves the dense order
+    assert fused(4, "zzz") == [[0, 1, 2, 3]]
+
+
+def test_hybrid_fuses_scaled_scores_by_default():
+    # two deep: dense [0, 1] scales to 2/3 and 1/3; BM25 [3] alone is a flat list: 1. Halves:
+    # 3 scores 1/2, 0 1/3, 1 1/6 (RRF put 0 first: its rank ties 3's)
+    assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 2, [QUERY]) == [[3, 0, 1]]
+    # four deep: cosines 1.0, 0.8, 0.6, 0.0 (mean 0.6, sd 0.374) scale to .678, .589, .5, .233;
+    # 3 gets (0.233 + 1) / 2 = .616, above 0's .339, 1's .295 and 2's .25
+    assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 4, [QUERY]) == [[3, 0, 1, 2]]
     assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 4, ["zzz"]) == [[0, 1, 2, 3]]
 
 

@@ -1,11 +1,12 @@
-"""``where`` in every accepted form -> one Chroma filter; reciprocal rank fusion (no model)."""
+"""``where`` in every accepted form -> one Chroma filter; the two fusions (no model)."""
 
 from __future__ import annotations
 
 import pytest
 
 from ragingest.retrieval.filters import chroma_where
-from ragingest.retrieval.search import reciprocal_rank_fusion
+from ragingest.retrieval.fusion import distribution_score_fusion as dbsf
+from ragingest.retrieval.fusion import reciprocal_rank_fusion
 
 
 def test_where_forms():
@@ -38,3 +39,46 @@ def test_reciprocal_rank_fusion():
     assert fused[2][1] == pytest.approx(1 / 62)
     once = reciprocal_rank_fusion([["x", "x", "y"]])
     assert once == [("x", pytest.approx(1 / 61)), ("y", pytest.approx(1 / 63))]
+
+
+def test_dbsf_sums_each_lists_scores_scaled_by_its_spread():
+    # a two-hit list scales to mean +- sd: 2/3 and 1/3, whatever its scores
+    dense = [("a", 0.9), ("b", 0.8)]
+    lexical = [("b", 7.0), ("c", 2.0)]
+    fused = dbsf([dense, lexical], [0.5, 0.5])
+    assert fused == [
+        ("b", pytest.approx(1 / 2)),
+        ("a", pytest.approx(1 / 3)),
+        ("c", pytest.approx(1 / 6)),
+    ]
+    by_vectors = dbsf([dense, lexical], [0.8, 0.2])
+    assert by_vectors == [
+        ("a", pytest.approx(0.8 * 2 / 3)),
+        ("b", pytest.approx(0.8 / 3 + 0.2 * 2 / 3)),
+        ("c", pytest.approx(0.2 / 3)),
+    ]
+    tie = dbsf([[("d", 1.0), ("e", 0.0)], [("e", 1.0), ("d", 0.0)]], [0.5, 0.5])
+    assert tie == [("d", pytest.approx(0.5)), ("e", pytest.approx(0.5))]  # d: first in dense
+
+
+def test_dbsf_scales_by_the_head_and_scores_deeper_hits_on_that_scale():
+    head = [("a", 2.0), ("b", 0.0)]  # mean 1, sd 1: a score s scales to 1/2 + (s - 1) / 6
+    deep = [*head, ("c", -1.0), ("d", -5.0)]
+    assert dbsf([deep], [1.0], window=2) == [
+        ("a", pytest.approx(2 / 3)),
+        ("b", pytest.approx(1 / 3)),
+        ("c", pytest.approx(1 / 6)),
+        ("d", 0.0),  # below mean - 3 sd: clipped
+    ]
+    assert dbsf([head], [1.0], window=2) == [
+        ("a", pytest.approx(2 / 3)),
+        ("b", pytest.approx(1 / 3)),
+    ]
+
+
+def test_dbsf_flat_heads_duplicates_and_weights():
+    flat = [("x", 2.0), ("y", 2.0), ("z", 1.0), ("x", 0.5)]  # x again: counted once, at 2.0
+    assert dbsf([flat], [1.0], window=2) == [("x", 1.0), ("y", 1.0), ("z", 0.0)]
+    assert dbsf([[], [("w", 1.0)]], [0.5, 0.5]) == [("w", 0.5)]
+    with pytest.raises(ValueError, match="2 rankings need as many weights, not 1"):
+        dbsf([[], []], [1.0])

@@ -5,12 +5,15 @@ without text and an indexed id Chroma lacks (a write cut short)."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 import pytest
 from langchain_core.documents import Document
 
 from ragingest.retrieval import retriever as retriever_module
-from ragingest.retrieval.retriever import ChunkRetriever
+from ragingest.retrieval.fusion import distribution_score_fusion
+from ragingest.retrieval.retriever import ChunkRetriever, retriever
 from ragingest.retrieval.search import fill_documents, lexical_page, rank_chunks
 from ragingest.vectorstore.store import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
@@ -99,6 +102,49 @@ def test_ranking_without_documents_is_the_ranking_with_them(store, checked_besid
                         store, query, n, where=where, hybrid=True, lexical_first=page
                     )
                     assert _rows(fetched) == _rows(full) and fetched.exhausted == full.exhausted
+
+
+@pytest.mark.parametrize("dense_weight", [0.5, 0.2])
+def test_dbsf_ranks_by_the_lists_scaled_scores(store, dense_weight):
+    """The hybrid ranking with ``fusion="dbsf"`` is ``distribution_score_fusion`` over the
+    dense and BM25 lists its own hits carry; a retriever with that option returns passages in
+    that order."""
+    for query in QUERIES[:4]:
+        ranking = rank_chunks(
+            store, query, 20, hybrid=True, fusion="dbsf", dense_weight=dense_weight
+        )
+        lists = [
+            sorted((h for h in ranking.hits if getattr(h, rank) is not None), key=attrgetter(rank))
+            for rank in ("dense_rank", "lexical_rank")
+        ]
+        scored = [
+            [(h.chunk_id, getattr(h, score)) for h in hits]
+            for hits, score in zip(lists, ("dense_score", "lexical_score"), strict=True)
+        ]
+        assert all(scored)  # both lists take part
+        want = distribution_score_fusion(scored, [dense_weight, 1 - dense_weight])
+        assert [(h.chunk_id, h.score) for h in ranking.hits] == want
+        chunks = ChunkRetriever(
+            store=store, k=3, parents=False, dedup=False, fusion="dbsf", dense_weight=dense_weight
+        )
+        assert [s.chunk_ids[0] for s in chunks.passages(query)] == [i for i, _ in want[:3]]
+
+
+def test_mmr_fuses_by_rank_whatever_the_fusion(store):
+    for query in QUERIES[:4]:
+        orders = [
+            [h.chunk_id for h in rank_chunks(store, query, 8, hybrid=True, search_type="mmr",
+                                             lambda_mult=0.3, fusion=fusion).hits]
+            for fusion in ("dbsf", "rrf")
+        ]  # fmt: skip
+        assert orders[0] == orders[1] and orders[0]
+
+
+def test_an_unknown_fusion_is_refused(store, tmp_path):
+    with pytest.raises(ValueError, match="fusion must be one of rrf, dbsf, not 'mean'"):
+        rank_chunks(store, "alpha", 4, hybrid=True, fusion="mean")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"dense_weight must be between 0 and 1, not 1\.5"):
+        retriever(tmp_path, "words", fusion="dbsf", dense_weight=1.5)
 
 
 def test_a_dense_hit_without_text_asks_for_the_full_ranking(store):
