@@ -40,7 +40,7 @@ SearchType = Literal["similarity", "mmr"]
 SEARCH_TYPES: tuple[SearchType, ...] = get_args(SearchType)
 TOP_K = 4  # passages a query or the retriever returns
 HYBRID = True  # BM25 fused with the vectors: it measured better on both eval sets
-Fusion = Literal["rrf", "dbsf"]
+Fusion = Literal["dbsf", "rrf"]
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
 # how the dense and BM25 lists become one: their scores scaled by each list's distribution
 # (dbsf), or reciprocal ranks (rrf)

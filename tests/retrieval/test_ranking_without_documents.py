@@ -141,7 +141,7 @@ def test_mmr_fuses_by_rank_whatever_the_fusion(store):
 
 
 def test_an_unknown_fusion_is_refused(store, tmp_path):
-    with pytest.raises(ValueError, match="fusion must be one of rrf, dbsf, not 'mean'"):
+    with pytest.raises(ValueError, match="fusion must be one of dbsf, rrf, not 'mean'"):
         rank_chunks(store, "alpha", 4, hybrid=True, fusion="mean")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"dense_weight must be between 0 and 1, not 1\.5"):
         retriever(tmp_path, "words", fusion="dbsf", dense_weight=1.5)
