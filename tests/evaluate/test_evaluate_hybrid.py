@@ -65,11 +65,11 @@ def test_hybrid_fuses_bm25_by_reciprocal_rank():
 
 
 def test_hybrid_fuses_scaled_scores_by_default():
-    # two deep: dense [0, 1] scales to 2/3 and 1/3; BM25 [3] alone is a flat list: 1. Halves:
-    # 3 scores 1/2, 0 1/3, 1 1/6 (RRF put 0 first: its rank ties 3's)
+    # two deep: dense [0, 1] scales to 5/8 and 3/8; BM25 [3] alone is a flat list: 1. Halves:
+    # 3 scores 1/2, 0 5/16, 1 3/16 (RRF put 0 first: its rank ties 3's)
     assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 2, [QUERY]) == [[3, 0, 1]]
-    # four deep: cosines 1.0, 0.8, 0.6, 0.0 (mean 0.6, sd 0.374) scale to .678, .589, .5, .233;
-    # 3 gets (0.233 + 1) / 2 = .616, above 0's .339, 1's .295 and 2's .25
+    # four deep: cosines 1.0, 0.8, 0.6, 0.0 (mean 0.6, sd 0.374) scale to .634, .567, .5, .300;
+    # 3 gets (0.300 + 1) / 2 = .650, above 0's .317, 1's .283 and 2's .25
     assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 4, [QUERY]) == [[3, 0, 1, 2]]
     assert retrieve(chunks(), FAKE_VECTORS, FAKE_QUERY, 4, ["zzz"]) == [[0, 1, 2, 3]]
 

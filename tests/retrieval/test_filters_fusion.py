@@ -42,37 +42,37 @@ def test_reciprocal_rank_fusion():
 
 
 def test_dbsf_sums_each_lists_scores_scaled_by_its_spread():
-    # a two-hit list scales to mean +- sd: 2/3 and 1/3, whatever its scores
+    # a two-hit list is mean +- sd, and mean +- 4 sd spans [0, 1]: 5/8 and 3/8, whatever its scores
     dense = [("a", 0.9), ("b", 0.8)]
     lexical = [("b", 7.0), ("c", 2.0)]
     fused = dbsf([dense, lexical], [0.5, 0.5])
     assert fused == [
         ("b", pytest.approx(1 / 2)),
-        ("a", pytest.approx(1 / 3)),
-        ("c", pytest.approx(1 / 6)),
+        ("a", pytest.approx(5 / 16)),
+        ("c", pytest.approx(3 / 16)),
     ]
     by_vectors = dbsf([dense, lexical], [0.8, 0.2])
     assert by_vectors == [
-        ("a", pytest.approx(0.8 * 2 / 3)),
-        ("b", pytest.approx(0.8 / 3 + 0.2 * 2 / 3)),
-        ("c", pytest.approx(0.2 / 3)),
+        ("a", pytest.approx(0.8 * 5 / 8)),
+        ("b", pytest.approx(0.8 * 3 / 8 + 0.2 * 5 / 8)),
+        ("c", pytest.approx(0.2 * 3 / 8)),
     ]
     tie = dbsf([[("d", 1.0), ("e", 0.0)], [("e", 1.0), ("d", 0.0)]], [0.5, 0.5])
     assert tie == [("d", pytest.approx(0.5)), ("e", pytest.approx(0.5))]  # d: first in dense
 
 
 def test_dbsf_scales_by_the_head_and_scores_deeper_hits_on_that_scale():
-    head = [("a", 2.0), ("b", 0.0)]  # mean 1, sd 1: a score s scales to 1/2 + (s - 1) / 6
+    head = [("a", 2.0), ("b", 0.0)]  # mean 1, sd 1: a score s scales to 1/2 + (s - 1) / 8
     deep = [*head, ("c", -1.0), ("d", -5.0)]
     assert dbsf([deep], [1.0], window=2) == [
-        ("a", pytest.approx(2 / 3)),
-        ("b", pytest.approx(1 / 3)),
-        ("c", pytest.approx(1 / 6)),
-        ("d", 0.0),  # below mean - 3 sd: clipped
+        ("a", pytest.approx(5 / 8)),
+        ("b", pytest.approx(3 / 8)),
+        ("c", pytest.approx(1 / 4)),
+        ("d", 0.0),  # below mean - 4 sd: clipped
     ]
     assert dbsf([head], [1.0], window=2) == [
-        ("a", pytest.approx(2 / 3)),
-        ("b", pytest.approx(1 / 3)),
+        ("a", pytest.approx(5 / 8)),
+        ("b", pytest.approx(3 / 8)),
     ]
 
 
