@@ -18,9 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ragingest.defaults import DENSE_WEIGHT, FUSION, Fusion
+from ragingest.defaults import FUSION, Fusion
 from ragingest.evaluate.chunking import EvalChunk
-from ragingest.retrieval.fusion import distribution_score_fusion, reciprocal_rank_fusion
+from ragingest.retrieval.fusion import fuse
 from ragingest.vectorstore.lexical import LexicalIndex
 
 # Exact search instead of a Chroma collection: an HNSW graph built anew per configuration
@@ -70,12 +70,8 @@ def retrieve(
         lexical = _lexical(chunks, query_texts, k, folder)
     fused = []
     for lists in zip(dense, lexical, strict=True):
-        if fusion == "dbsf":
-            scored = [[(str(i), score) for i, score in ranking] for ranking in lists]
-            ranking = distribution_score_fusion(scored, [DENSE_WEIGHT, 1.0 - DENSE_WEIGHT])
-        else:
-            ranking = reciprocal_rank_fusion([[str(i) for i, _ in ranking] for ranking in lists])
-        fused.append([int(i) for i, _ in ranking])
+        by_vector, by_words = ([(str(i), score) for i, score in ranking] for ranking in lists)
+        fused.append([int(i) for i, _ in fuse(by_vector, by_words, fusion)])
     return fused
 
 

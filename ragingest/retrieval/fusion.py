@@ -1,6 +1,10 @@
 """Fusing ranked lists (the dense and the BM25 ranking of one query) into one ranking.
 
-Both functions take rankings best first and return ``(id, fused score)`` best first; an id
+``fuse(dense, lexical, fusion, dense_weight, rrf_k)``: the dense and BM25 lists of one query
+(``(id, score)``, best first) as one ranking by the chosen fusion (``check_fusion`` tells a
+bad choice); ``search.rank_chunks`` and ``ragingest evaluate`` both fuse through it.
+
+Both fusions take rankings best first and return ``(id, fused score)`` best first; an id
 twice in one ranking counts once, at its best rank; ties go to the better rank in the first
 ranking, then the next (an id missing from a ranking ranks after every id in it). Usable on
 any ids (``ragingest evaluate`` fuses chunk indices with them too).
@@ -24,6 +28,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+from ragingest.defaults import DENSE_WEIGHT, FUSION, FUSIONS, Fusion
 
 RRF_K = 60
 SCALE_OVER = 20  # distribution-based fusion: the head of each list that sets its scale
@@ -85,3 +91,26 @@ def distribution_score_fusion(
                 scaled = 1.0 if score >= mean else 0.0
             scores[key] += weight * min(max(scaled, 0.0), 1.0)
     return _ordered(scores, ranks)
+
+
+def check_fusion(fusion: str, dense_weight: float) -> None:
+    """ValueError unless ``fusion`` is one of ``FUSIONS`` and ``dense_weight`` within [0, 1]."""
+    if fusion not in FUSIONS:
+        raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
+    if not 0.0 <= dense_weight <= 1.0:
+        raise ValueError(f"dense_weight must be between 0 and 1, not {dense_weight!r}")
+
+
+def fuse(
+    dense: Sequence[tuple[str, float]],
+    lexical: Sequence[tuple[str, float]],
+    fusion: Fusion = FUSION,
+    dense_weight: float = DENSE_WEIGHT,
+    rrf_k: int = RRF_K,
+) -> list[tuple[str, float]]:
+    """The dense and BM25 lists as one ranking: ``distribution_score_fusion`` with weights
+    ``dense_weight`` and ``1 - dense_weight`` ("dbsf"), or ``reciprocal_rank_fusion`` of their
+    orders ("rrf")."""
+    if fusion == "dbsf":
+        return distribution_score_fusion([dense, lexical], [dense_weight, 1.0 - dense_weight])
+    return reciprocal_rank_fusion([[key for key, _ in dense], [key for key, _ in lexical]], rrf_k)

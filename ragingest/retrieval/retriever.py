@@ -47,7 +47,7 @@ from pydantic import ConfigDict, PrivateAttr
 from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval import admission
 from ragingest.retrieval.filters import Where, chroma_where
-from ragingest.retrieval.fusion import RRF_K, SCALE_OVER
+from ragingest.retrieval.fusion import RRF_K, SCALE_OVER, check_fusion
 from ragingest.retrieval.passages import Span, as_document, select, span_of
 from ragingest.retrieval.search import (
     SEARCH_TYPES,
@@ -56,7 +56,6 @@ from ragingest.retrieval.search import (
     Ranking,
     SearchType,
     candidate_depth,
-    check_fusion,
     fill_documents,
     lexical_page,
     rank_chunks,
@@ -210,9 +209,10 @@ class ChunkRetriever(SyncRetriever):
         text (``search.fill_documents``)."""
         parents: dict[str, Document | None] = {}
         size = min(len(hits), 2 * k)
-        # the dense head sets the fused order (its ranks, and its scale for dbsf): a chunk of
-        # it without text must send the ranking back even when the prefix does not reach it
-        head = [h for h in hits[size:] if h.dense_rank is not None and h.dense_rank <= SCALE_OVER]
+        # a hybrid ranking's order depends on the dense head (its ranks, and its scale for
+        # dbsf): a chunk of it without text sends the ranking back though the prefix misses it
+        deep = hits[size:] if self.hybrid else []
+        head = [h for h in deep if h.dense_rank is not None and h.dense_rank <= SCALE_OVER]
         while True:
             if not fill_documents(self.store, [*hits[:size], *head]):
                 return None

@@ -25,7 +25,8 @@ passes ``where``; each ``ChunkHit.document`` stays None until ``fill_documents``
 for the hits a caller keeps (a retriever keeps 8 of 40). It returns False when a dense hit
 turns out to have no stored text, which Chroma's own search leaves out of its list: the
 caller ranks again with ``documents=True``. The dense list's first ``fusion.SCALE_OVER`` hits
-set the fused order (their ranks; for "dbsf" also the scale), so a caller fills them too.
+set a hybrid ranking's order (their ranks; for "dbsf" also the scale), so a caller fills them
+too.
 
 ``lexical_page(store, query, n, where, documents)``: the lexical index's first ``n`` and which
 of them Chroma holds under ``where`` (with their chunks when ``documents``), the part of a
@@ -41,9 +42,9 @@ from typing import Any
 import numpy as np
 from langchain_core.documents import Document
 
-from ragingest.defaults import DENSE_WEIGHT, FUSION, FUSIONS, SEARCH_TYPES, Fusion, SearchType
+from ragingest.defaults import DENSE_WEIGHT, FUSION, SEARCH_TYPES, Fusion, SearchType
 from ragingest.retrieval.filters import Where, chroma_where
-from ragingest.retrieval.fusion import RRF_K, distribution_score_fusion, reciprocal_rank_fusion
+from ragingest.retrieval.fusion import RRF_K, check_fusion, fuse
 
 MIN_CANDIDATES = 20
 
@@ -137,25 +138,14 @@ def rank_chunks(
     for rank, (chunk_id, bm25, doc) in enumerate(lexical, 1):
         hit = hits.setdefault(chunk_id, ChunkHit(chunk_id, doc, 0.0))
         hit.lexical_rank, hit.lexical_score = rank, bm25
-    if fusion == "dbsf" and search_type != "mmr":  # an MMR order is not its cosines' order
-        scored = [[(i, score) for i, score, _ in ranking] for ranking in (dense, lexical)]
-        fused = distribution_score_fusion(scored, [dense_weight, 1.0 - dense_weight])
-    else:
-        ids = [[chunk_id for chunk_id, _, _ in ranking] for ranking in (dense, lexical)]
-        fused = reciprocal_rank_fusion(ids, rrf_k)
+    by_vector, by_words = ([(i, score) for i, score, _ in ranking] for ranking in (dense, lexical))
+    order = "rrf" if search_type == "mmr" else fusion  # an MMR order is not its cosines' order
+    fused = fuse(by_vector, by_words, order, dense_weight, rrf_k)
     out = []
     for chunk_id, score in fused:
         hits[chunk_id].score = score
         out.append(hits[chunk_id])
     return Ranking(out, dense_done and lexical_done)
-
-
-def check_fusion(fusion: str, dense_weight: float) -> None:
-    """ValueError unless ``fusion`` is one of ``FUSIONS`` and ``dense_weight`` within [0, 1]."""
-    if fusion not in FUSIONS:
-        raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
-    if not 0.0 <= dense_weight <= 1.0:
-        raise ValueError(f"dense_weight must be between 0 and 1, not {dense_weight!r}")
 
 
 def fill_documents(store: Any, hits: list[ChunkHit]) -> bool:
