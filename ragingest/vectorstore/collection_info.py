@@ -12,6 +12,7 @@ from typing import Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from ragingest.defaults import SEARCH_EF
 from ragingest.errors import CollectionMismatchError
 from ragingest.models.locate import canonical_name, model_fingerprint, resolve_model_path
 from ragingest.vectorstore.server import active_server
@@ -105,9 +106,11 @@ def store_metadata(
     model: str, fingerprint: str, settings: dict[str, Any] | None, alias: str | None = None
 ) -> dict[str, Any]:
     """The collection metadata recording the model, its fingerprint, the split settings and the
-    alias."""
+    alias; cosine distance and ``SEARCH_EF`` HNSW candidates per query (plain Chroma and
+    langchain_chroma read both from the collection)."""
     metadata = {
         "hnsw:space": "cosine",
+        "hnsw:search_ef": SEARCH_EF,
         MODEL_KEY: model,
         FINGERPRINT_KEY: fingerprint,
         SETTINGS_KEY: json.dumps(settings or {}, sort_keys=True),

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragingest.cli.main import main
+from ragingest.defaults import SEARCH_EF
 from ragingest.loaders import loader_for
 from ragingest.loaders.source_map import indexed_text
 from ragingest.schema import validate
@@ -153,6 +154,13 @@ def test_other_model_is_refused(ingested, corpus, capsys):
     code = ingest_cli(corpus, persist, "examples", *minilm)
     assert code == 2
     assert "was built with model 'intfloat/multilingual-e5-small'" in capsys.readouterr().err
+
+
+def test_a_new_collection_searches_cosine_with_search_ef_candidates(ingested):
+    persist, _report, _code = ingested
+    hnsw = open_store(persist, "examples", create=False).collection.configuration["hnsw"]
+    assert (hnsw["space"], hnsw["ef_search"]) == ("cosine", SEARCH_EF)
+    assert SEARCH_EF > 100  # above Chroma's own default, which missed exact top-5 hits
 
 
 @pytest.mark.model
