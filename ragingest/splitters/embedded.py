@@ -2,10 +2,15 @@
 
 Contract (``EmbeddedText``, built from a splitter's settings for one split):
 
-- ``prefix``: the breadcrumb (document title > headings) not already written at the start of
-  the body, within ``1 / BREADCRUMB_SHARE`` of the budget; for a chunk holding several
-  sections, the common path then each section's own headings, ``; ``-joined; empty without
-  ``context_prefix``;
+- ``prefix``: what the model reads before the body, within ``1 / BREADCRUMB_SHARE`` of the
+  budget: the document's H1 and the nearest heading the chunk lies under (a deeper heading
+  inside its section included) not already written at the start of the body; the metadata
+  title only for a chunk under no heading; for a chunk holding several sections, the H1 and
+  nearest heading of their common path, then each section's own headings, ``; ``-joined;
+  empty without ``context_prefix``. The middle of the path is left to the metadata
+  (``section_path``): sibling chunks of a long section that shared it crowded each other at
+  the first rank, and a front-matter title repeated on every chunk of a page did the same
+  (bench/README.md, "The breadcrumb in the embedded text");
 - ``budget``: the chunk size for a section, less what its breadcrumb costs the model (when
   sizes are model tokens and the limit is known);
 - ``chunk``: a ``Piece`` as a ``Chunk``, ``embed_text = prefix + "\\n" + text``;
@@ -20,15 +25,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ragingest.chunk import BREADCRUMB_SHARE, Chunk, bound_breadcrumb, breadcrumb
+from ragingest.chunk import BREADCRUMB_SHARE, Chunk, bound_breadcrumb
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.counters import SpanCounter
 from ragingest.splitters.measure import MIN_BUDGET, Measure, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import Piece, named
-from ragingest.splitters.structure import Structure
-
-Path = tuple[tuple[int, str], ...]  # a heading path: (level, title) from the top
+from ragingest.splitters.structure import Path, Structure
 
 
 @dataclass(frozen=True)
@@ -64,18 +67,20 @@ class EmbeddedText:
     def prefix(
         self, doc_title: str, headings: Path, body: str, sections: Sequence[Path] = ()
     ) -> str:
-        """Breadcrumb parts not already written at the start of ``body``; for a chunk holding
-        several sections, the common path then each section's own headings, ``; ``-joined."""
+        """The H1 and nearest heading of ``headings`` not already written at the start of
+        ``body`` (``doc_title`` under no heading); for a chunk holding several sections, those
+        of the common path then each section's own headings, ``; ``-joined."""
         if not self.context_prefix:
             return ""
-        parts = list(breadcrumb(doc_title, headings))
         tails = [" > ".join(t for _, t in path[len(headings) :]) for path in sections]
         if len(sections) > 1 and any(tails):
-            return self._bounded(" > ".join([*parts, "; ".join(t for t in tails if t)]))
-        first_line = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
-        if parts and first_line == parts[-1]:
-            parts.pop()
-        return self._bounded(" > ".join(parts))
+            ends = h1_and_nearest(headings)
+            return self._bounded(" > ".join([*ends, "; ".join(t for t in tails if t)]))
+        if not headings:
+            return self._bounded(doc_title)
+        written = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
+        path = headings[:-1] if headings[-1][1] == written else headings
+        return self._bounded(" > ".join(h1_and_nearest(path)))
 
     def _bounded(self, prefix: str) -> str:
         """``prefix`` within ``1 / BREADCRUMB_SHARE`` of the chunk budget, in model tokens
@@ -86,12 +91,13 @@ class EmbeddedText:
             measure, budget = self.measure, self.chunk_size
         return bound_breadcrumb(prefix, max(1, budget // BREADCRUMB_SHARE), measure.cost)
 
-    def chunk(self, text: str, piece: Piece, doc_title: str) -> Chunk:
+    def chunk(self, text: str, piece: Piece, doc_title: str, structure: Structure) -> Chunk:
         """``piece`` of ``text`` as a ``Chunk`` (``token_count`` is set by ``fit``)."""
         body = text[piece.start : piece.end]
         # a path that the next one extends (a heading with its subsection) is named by it
         headings, sections = named(piece)
-        prefix = self.prefix(doc_title, headings, body, sections)
+        under = headings if len(sections) > 1 else deeper(headings, structure.open_at(piece.start))
+        prefix = self.prefix(doc_title, under, body, sections)
         return Chunk(
             text=body,
             start_index=piece.start,
@@ -158,7 +164,7 @@ class EmbeddedText:
                 Piece(s, e, chunk.headings, chunk.strategy, 0, parent=chunk.parent_span)
                 for s, e in spans
             ]
-            chunks = [self.chunk(text, p, doc_title) for p in pieces]
+            chunks = [self.chunk(text, p, doc_title, structure) for p in pieces]
             return self.fit(text, chunks, structure, doc_title, sizes, counter)
         # a table or code block over the model's limit (``blocks``): by rows/lines
         block = block_of(structure, *span)
@@ -172,8 +178,23 @@ class EmbeddedText:
         parents = piece_parents(text, block, spans, sizes, self.parent_chunk_size)
         for (s, e), parent in zip(spans, parents, strict=True):
             piece = Piece(s, e, chunk.headings, chunk.strategy, 0, parent=parent)
-            part = self.chunk(text, piece, doc_title)
+            part = self.chunk(text, piece, doc_title, structure)
             embed = with_header(part.embed_text, part.text, header)
             chunks.append(replace(part, embed_text=embed))
         flat = replace(structure, blocks=[])
         return self.fit(text, chunks, flat, doc_title, sizes, counter)
+
+
+def deeper(headings: Path, open_path: Path) -> Path:
+    """``headings`` continued by the headings of ``open_path`` below its last one: the deeper
+    heading (below the split levels) a chunk cut from the middle of a long section lies under."""
+    if not headings or headings[-1] not in open_path:
+        return headings
+    last = len(open_path) - 1 - open_path[::-1].index(headings[-1])
+    return headings + open_path[last + 1 :]
+
+
+def h1_and_nearest(path: Path) -> list[str]:
+    """The last H1 of ``path`` and its nearest (last) heading when that is not an H1."""
+    h1 = [title for level, title in path if level == 1][-1:]
+    return h1 + [title for level, title in path[-1:] if level != 1]

@@ -5,7 +5,8 @@ Contract, for ``split_chunks(text)``:
 1. Structure: Markdown ATX headings outside code fences. With none, the text is one body
    split by paragraphs (strategy ``paragraph``).
 2. Sections start at every heading of level ≤ ``max(split_levels)`` (default H2/H3); the first
-   H1 is the document title (metadata and breadcrumb); deeper headings stay inside a section.
+   H1 is the document title (metadata and breadcrumb); deeper headings stay inside a section
+   (a chunk cut below one embeds it: ``splitters.embedded``).
 3. Sizes, in the measure's units: a section over the budget is cut by paragraphs, then lines,
    sentences, words (``packing.pack``), with ``chunk_overlap`` only between pieces of that one
    section (strategy ``recursive``; ``paragraph`` for heading-less text, where a line or
@@ -235,7 +236,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             self.min_chunk_size,
             lambda piece: embedded.budget(doc_title, *named(piece)),
         )
-        chunks = [embedded.chunk(text, piece, doc_title) for piece in pieces]
+        chunks = [embedded.chunk(text, piece, doc_title, structure) for piece in pieces]
         tokens = embedded.token_index(text, counter)
         return embedded.fit(text, chunks, structure, doc_title, counter, tokens)
 

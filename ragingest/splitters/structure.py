@@ -9,9 +9,11 @@ Contract: ``analyze(text)`` returns the ATX headings (outside fenced code) and t
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
+Path = tuple[tuple[int, str], ...]  # a heading path: (level, title) from the top
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -41,6 +43,26 @@ class Structure:
     """The headings and atomic blocks of one text, in order."""
     headings: list[Heading] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
+
+    _open: tuple[list[int], list[Path]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def open_at(self, pos: int) -> Path:
+        """The heading path open at ``pos``, every level: ``(level, title)`` of the last
+        heading starting before ``pos`` and of each heading above it, from the top (a binary
+        search over the headings' paths, built on the first call)."""
+        if self._open is None:
+            paths: list[Path] = []
+            stack: Path = ()
+            for heading in self.headings:
+                kept = tuple(entry for entry in stack if entry[0] < heading.level)
+                stack = (*kept, (heading.level, heading.title))
+                paths.append(stack)
+            self._open = ([h.start for h in self.headings], paths)
+        starts, paths = self._open
+        index = bisect.bisect_left(starts, pos)
+        return paths[index - 1] if index else ()
 
     def block_at(self, pos: int) -> Block | None:
         """The atomic block strictly containing ``pos`` (a cut at ``pos`` would split it)."""
