@@ -51,7 +51,8 @@ class Structure:
     def open_at(self, pos: int) -> Path:
         """The heading path open at ``pos``, every level: ``(level, title)`` of the last
         heading starting before ``pos`` and of each heading above it, from the top (a binary
-        search over the headings' paths, built on the first call)."""
+        search over the headings' paths, built on the first call: ``analyze`` returns the
+        headings complete, and nothing appends to them after)."""
         if self._open is None:
             paths: list[Path] = []
             stack: Path = ()
