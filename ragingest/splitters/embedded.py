@@ -17,7 +17,9 @@ Contract (``EmbeddedText``, built from a splitter's settings for one split):
 - ``fit``: exact sizes (``token_count``, from the document's indexes, not re-tokenized), then
   every chunk whose embedded text is over ``max_embed_tokens`` cut again in model tokens: by
   ``packing.pack``, else (a table or code block) by rows/lines with the table's header kept in
-  each part's embedded text; a single unbreakable token run stays one chunk, ``oversized``.
+  each part's embedded text; a single unbreakable token run stays one chunk, ``oversized``;
+  a part that lies inside a neighbour (with overlap, a re-cut chunk reaches into both) is
+  dropped, so the chunks stay in order, none inside another.
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ class EmbeddedText:
                 out.append(chunk)
                 continue
             out.extend(self._recut(text, chunk, n, structure, doc_title, counter, tokens))
-        return out
+        return without_nested(out) if len(out) > len(chunks) else out
 
     def _recut(
         self,
@@ -183,6 +185,20 @@ class EmbeddedText:
             chunks.append(replace(part, embed_text=embed))
         flat = replace(structure, blocks=[])
         return self.fit(text, chunks, flat, doc_title, sizes, counter)
+
+
+def without_nested(chunks: list[Chunk]) -> list[Chunk]:
+    """``chunks`` in document order, less each one whose span lies inside another's: the
+    parts of an overlapping chunk cut again reach into its neighbours, and a part inside one
+    holds nothing it does not (kept: the first of equal spans, the longer of two that start
+    together)."""
+    kept: list[Chunk] = []
+    reach = -1
+    for chunk in sorted(chunks, key=lambda c: (c.start_index, -c.end_index)):
+        if chunk.end_index > reach:
+            kept.append(chunk)
+            reach = chunk.end_index
+    return kept
 
 
 def deeper(headings: Path, open_path: Path) -> Path:

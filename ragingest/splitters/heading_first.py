@@ -23,7 +23,8 @@ Contract, for ``split_chunks(text)``:
    fit, each run their parent. A merged chunk's parent spans both parents.
 
 Every chunk satisfies ``text == document[start_index:end_index]`` with no leading or trailing
-whitespace, and every non-whitespace character lies in some chunk. When ``max_embed_tokens``
+whitespace, every non-whitespace character lies in some chunk, and each chunk starts after the
+one before it, none inside another. When ``max_embed_tokens``
 is set, every ``embed_text`` (breadcrumb + text) fits in it, checked with exact token counts.
 """
 
