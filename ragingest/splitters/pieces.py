@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ragingest.splitters.counters import SpanCounter
-from ragingest.splitters.structure import Heading
+from ragingest.splitters.structure import Heading, heading_paths
 
 
 @dataclass
@@ -118,12 +118,9 @@ def sections_of(
     starts = [h.start for h in boundaries]
     if not starts or text[: starts[0]].strip():
         yield 0, starts[0] if starts else len(text), (), None
-    stack: list[tuple[int, str]] = []
-    for i, heading in enumerate(boundaries):
-        stack = [entry for entry in stack if entry[0] < heading.level]
-        stack.append((heading.level, heading.title))
+    for i, (heading, path) in enumerate(zip(boundaries, heading_paths(boundaries), strict=True)):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        yield heading.start, end, tuple(stack), heading
+        yield heading.start, end, path, heading
 
 
 Section = tuple[int, int, tuple[tuple[int, str], ...], Heading | None]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 Path = tuple[tuple[int, str], ...]  # a heading path: (level, title) from the top
@@ -54,13 +55,7 @@ class Structure:
         search over the headings' paths, built on the first call: ``analyze`` returns the
         headings complete, and nothing appends to them after)."""
         if self._open is None:
-            paths: list[Path] = []
-            stack: Path = ()
-            for heading in self.headings:
-                kept = tuple(entry for entry in stack if entry[0] < heading.level)
-                stack = (*kept, (heading.level, heading.title))
-                paths.append(stack)
-            self._open = ([h.start for h in self.headings], paths)
+            self._open = ([h.start for h in self.headings], heading_paths(self.headings))
         starts, paths = self._open
         index = bisect.bisect_left(starts, pos)
         return paths[index - 1] if index else ()
@@ -71,6 +66,18 @@ class Structure:
             if block.start < pos < block.end:
                 return block
         return None
+
+
+def heading_paths(headings: Sequence[Heading]) -> list[Path]:
+    """Per heading, in order, its path: itself and the nearest heading above it of each higher
+    level, from the top."""
+    paths: list[Path] = []
+    stack: Path = ()
+    for heading in headings:
+        kept = tuple(entry for entry in stack if entry[0] < heading.level)
+        stack = (*kept, (heading.level, heading.title))
+        paths.append(stack)
+    return paths
 
 
 def _lines(text: str) -> list[tuple[int, int, str]]:
