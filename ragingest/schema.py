@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +107,18 @@ LOADER_HINTS = (
     SOURCE_MAP_HINT,
 )
 
+# Metadata from content (a foreign loader's documents, given Documents, front matter) never
+# carries an internal key: every ``_`` key of it (``LOADER_HINTS``, a loader's notes) is left
+# out there (``from_content``); none was ever stored.
+INTERNAL_PREFIX = "_"
+
+# Keys Chroma refuses (``storable_keys``): empty, starting with '$' or '#' (its operators and
+# fields), its reserved 'chroma:' names, lone surrogates (not UTF-8). Such a key is stored
+# renamed, 'field_' + its word characters, or left out when nothing is left or the name is taken.
+RENAMED_PREFIX = "field_"
+_REFUSED_START = ("$", "#", "chroma:")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
 # What one chunk may bring to Chroma: a wide table (every column a key) must not reach it
@@ -193,6 +206,70 @@ def chunk_metadata(
         metadata["page_char_start"] = max(0, chunk.start_index - first)
         metadata["page_char_end"] = max(0, chunk.end_index - last)
     return {key: bound_value(value) for key, value in metadata.items()}
+
+
+def from_content(metadata: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``metadata`` that came from content without its internal (``_``) keys, and the keys
+    left out (empty when none): content never sets a loader hint."""
+    kept = {k: v for k, v in metadata.items() if not str(k).startswith(INTERNAL_PREFIX)}
+    return kept, [str(k) for k in metadata if str(k).startswith(INTERNAL_PREFIX)]
+
+
+def storable_key(key: object) -> str | None:
+    """``key`` as Chroma stores it: itself when Chroma takes it, else renamed (see
+    ``RENAMED_PREFIX``), None when nothing of it is left."""
+    text = key if isinstance(key, str) else str(key)
+    if isinstance(key, str) and text and not text.startswith(_REFUSED_START):
+        if not _SURROGATES.search(text):
+            return text
+    words = re.sub(r"\W+", "_", _SURROGATES.sub("", text)).strip("_")
+    return RENAMED_PREFIX + words if words else None
+
+
+def storable_text(value: str) -> str:
+    """``value`` with each lone surrogate (not UTF-8: Chroma refuses it) as U+FFFD."""
+    return _SURROGATES.sub("\ufffd", value)
+
+
+def storable_keys(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``metadata`` with every key Chroma refuses renamed or left out (``storable_key``) and
+    lone surrogates in string values replaced; internal (``_``) keys pass as they are. Returns
+    it and a note for the run report ('' when nothing changed)."""
+    kept: dict[str, Any] = {}
+    renamed: list[str] = []
+    dropped: list[str] = []
+    for key, value in metadata.items():
+        if isinstance(key, str) and key.startswith(INTERNAL_PREFIX):
+            kept[key] = value
+            continue
+        if isinstance(value, str) and _SURROGATES.search(value):
+            value = storable_text(value)
+            renamed.append(f"{_shown(key)}'s value (lone surrogates → U+FFFD)")
+        elif isinstance(value, list) and any(isinstance(v, str) and _SURROGATES.search(v)
+                                             for v in value):  # fmt: skip
+            value = [storable_text(v) if isinstance(v, str) else v for v in value]
+            renamed.append(f"{_shown(key)}'s value (lone surrogates → U+FFFD)")
+        name = storable_key(key)
+        if name == key:
+            kept[key] = value
+        elif name is None or name in metadata or name in kept:
+            dropped.append(_shown(key))
+        else:
+            kept[name] = value
+            renamed.append(f"{_shown(key)} → {name!r}")
+    if not renamed and not dropped:
+        return metadata, ""
+    parts = []
+    if renamed:
+        parts.append("changed: " + ", ".join(renamed))
+    if dropped:
+        parts.append("left out (nothing left of the name, or it is taken): " + ", ".join(dropped))
+    return kept, "metadata keys Chroma refuses: " + "; ".join(parts)
+
+
+def _shown(key: object) -> str:
+    text = storable_text(str(key))
+    return ascii(text if len(text) <= 40 else text[:40] + "…")
 
 
 def bound_extras(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:

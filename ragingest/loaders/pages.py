@@ -59,6 +59,7 @@ from ragingest.schema import (
     PAGE_MAP_HINT,
     SCHEMA,
     TITLE_FROM_NAME_HINT,
+    from_content,
     short_hash,
 )
 
@@ -136,6 +137,7 @@ def _single(source: str, document: Document, doc_id: str) -> Document:
     text = normalize_text(document.page_content)
     front, body = split_front_matter(text)
     metadata = {k: v for k, v in document.metadata.items() if k not in _RESERVED}
+    front, _internal = from_content(front)  # front matter never sets a loader hint
     for key, value in front.items():
         if key not in _RESERVED and key not in ("date", "content_type") and value:
             metadata.setdefault(key, value)

@@ -36,8 +36,10 @@ from langchain_core.documents import Document
 
 from ragingest.errors import FileError
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.notes import add_note
 from ragingest.loaders.pages import normalize_documents
 from ragingest.loaders.partition import setup as setup_unstructured
+from ragingest.schema import from_content
 
 GROUP_PREFIX = "doc:"  # record-manager groups of document sources (files: their path)
 _PATH_ATTRS = ("file_path", "path", "web_path", "url", "source")
@@ -76,6 +78,9 @@ class DocumentSource:
     name: str  # for the report: "TextLoader(notes.txt)", "documents"
     load: Callable[[], Iterable[Document]]
     given: bool = False  # documents given directly (each must carry metadata["source"])
+    # one of ragingest's own loaders: its documents' ``_`` keys are its hints; any other
+    # source's metadata is content and never sets one (``schema.from_content``)
+    ours: bool = False
 
     def tasks(self, cleaning: CleaningRules | None = None) -> list[SourceTask]:
         """Load, normalize and group; ``SourceError`` naming this source on any failure."""
@@ -91,6 +96,8 @@ class DocumentSource:
                 raise SourceError(
                     self.name, f"item {i} is a {type(document).__name__}, not a Document"
                 )
+            if not self.ours:
+                document = _without_internal_keys(document)
             source = document.metadata.get("source")
             if source in (None, ""):
                 if self.given:
@@ -123,6 +130,16 @@ class DocumentSource:
             SourceTask(key, content_hash(docs), tuple(docs), self.name)
             for key, docs in by_key.items()
         ]
+
+
+def _without_internal_keys(document: Document) -> Document:
+    """``document`` without the internal keys its content set, said in a note."""
+    metadata, left_out = from_content(document.metadata)
+    if not left_out:
+        return document
+    shown = ", ".join(ascii(k[:40]) for k in left_out[:5])
+    add_note(metadata, f"internal metadata keys are not taken from content, left out: {shown}")
+    return Document(page_content=document.page_content, metadata=metadata, id=document.id)
 
 
 def content_hash(documents: Iterable[Document]) -> str:
@@ -174,7 +191,8 @@ def split_sources(
                 "Unstructured"
             ):
                 setup_unstructured()  # its spaCy model offline, no telemetry
-            found.append(DocumentSource(loader_name(item), item.lazy_load))
+            ours = type(item).__module__.startswith("ragingest.")
+            found.append(DocumentSource(loader_name(item), item.lazy_load, ours=ours))
         elif isinstance(item, Iterable) and not isinstance(item, bytes | dict):
             items = _materialize(item)
             found.append(DocumentSource("documents", items.copy, given=True))

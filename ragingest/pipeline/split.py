@@ -29,6 +29,7 @@ from ragingest.schema import (
     bound_extras,
     breadcrumb_title,
     chunk_metadata,
+    storable_keys,
     storable_problems,
 )
 from ragingest.splitters.base import ChunkSplitter
@@ -77,9 +78,11 @@ def records_of(
     """One loaded document → its records: content type, splitter, chunk metadata.
     ``config_source``: the path the content-type globs match (default: the source)."""
     text = document.page_content
-    meta, left_out = bound_extras(document.metadata)
-    if left_out:
-        add_note(document.metadata, left_out)
+    meta, renamed = storable_keys(document.metadata)  # one refused key must not stop the run
+    meta, left_out = bound_extras(meta)
+    for note in (renamed, left_out):
+        if note:
+            add_note(document.metadata, note)
     content_type = detect(text, meta, config, config_source)
     splitter = build_splitter(splitting.settings, content_type, base=splitting.base)
     chunks = splitter.split_chunks(text, title=breadcrumb_title(meta))

@@ -1,0 +1,75 @@
+"""Hostile values in metadata and settings: a key Chroma refuses is renamed or left out with a
+note (the rest goes in, every run); content never sets an internal hint key; invalid split
+settings are refused before a collection exists."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.documents import Document
+
+import ragingest
+from ragingest.schema import from_content, storable_key, storable_keys
+from ragingest.vectorstore.store import chroma_client
+from tests.helpers import ingest_cli
+
+pytestmark = pytest.mark.slow
+
+REFUSED = {"$where": "w", "": "e", "#document": "d", "chroma:document": "c", "\ud800bad": "s"}
+
+
+def test_storable_key_renames_what_chroma_refuses():
+    assert storable_key("price") == "price"
+    assert storable_key("a:b") == "a:b"
+    assert storable_key("$where") == "field_where"
+    assert storable_key("#document") == "field_document"
+    assert storable_key("chroma:document") == "field_chroma_document"
+    assert storable_key("\ud800bad") == "field_bad"
+    assert storable_key("") is None and storable_key("$") is None
+    kept, note = storable_keys({"field_where": 1, "$where": 2, "ok": "a\udc00b"})
+    assert kept == {"field_where": 1, "ok": "a\ufffdb"}  # a taken name: left out, said
+    assert "'$where'" in note and "left out" in note
+    assert from_content({"_page_map": 1, "_cleaning": "x", "a": 1}) == (
+        {"a": 1},
+        ["_page_map", "_cleaning"],
+    )
+
+
+def _stored(persist, collection):
+    client = chroma_client(persist)
+    name = next(c.name for c in client.list_collections())
+    assert collection in name
+    return client.get_collection(name).get(include=["metadatas"])["metadatas"]
+
+
+def test_documents_with_refused_and_internal_keys_go_in_with_a_note(tmp_path):
+    metadata = {"source": "a.md", "ok": "fine", **REFUSED}
+    metadata |= {"_page_map": "zz", "_cleaning": "q", "_content_type": 5, "_notes": "x"}
+    front = "---\n_page_map: 7\n_title_from_name: true\n---\n"
+    document = Document(f"{front}# Отпуск\n\nОтпуск оформляют за две недели.", metadata=metadata)
+    for _run in range(2):  # the same at every run
+        report = ragingest.ingest([document], persist_dir=tmp_path / "db", collection="keys")
+        assert [f.status for f in report.files] in (["ok"], ["unchanged"])
+    (stored,) = _stored(tmp_path / "db", "keys")
+    assert stored["ok"] == "fine" and stored["field_where"] == "w"
+    assert stored["field_document"] == "d" and stored["field_chroma_document"] == "c"
+    assert stored["field_bad"] == "s" and "" not in stored
+    assert stored["title"] == "Отпуск" and "page_start" not in stored
+    first = ragingest.ingest([document], persist_dir=tmp_path / "db2", collection="keys")
+    notes = " ".join(first.files[0].notes)
+    assert "'$where' → 'field_where'" in notes and "'_page_map'" in notes
+
+
+def test_obsidian_front_matter_with_refused_keys_goes_in(tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "note.md").write_text(
+        '---\n"$where": x\n"#document": y\n"chroma:document": z\n"": e\ntags: [a]\n---\n'
+        "# Заметка\n\nТекст заметки про отпуск.\n",
+        "utf-8",
+    )
+    (vault / "plain.md").write_text("# Вторая\n\nОбычная заметка.\n", "utf-8")
+    args = ["--loader", "ObsidianLoader", "--loader-arg", f"path={vault}"]
+    assert ingest_cli(None, tmp_path / "db", "vault", *args) == 0
+    stored = _stored(tmp_path / "db", "vault")
+    assert len(stored) == 2
+    assert any(m.get("field_where") == "x" and m.get("field_document") == "y" for m in stored)
