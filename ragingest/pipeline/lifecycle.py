@@ -66,6 +66,12 @@ class Lifecycle:
         self.settle()
         alias = self.catalog.get(self.name)
         live = collection_metadata(self.client, alias.live)
+        owner = (live or {}).get(ALIAS_KEY)
+        if owner is not None and owner != self.name:
+            raise CollectionMismatchError(
+                f"collection {self.name!r} is held by the rebuild of {owner!r} (its Chroma "
+                f"collection {alias.live!r}): use another --collection"
+            )
         name, fingerprint = model_identity(model or (live or {}).get(MODEL_KEY))
         target = alias.live
         problem = live is not None and mismatch(live, self.name, name, fingerprint, settings)
@@ -123,9 +129,15 @@ class Lifecycle:
                 log.warning("resuming the interrupted rebuild of %r", alias.name)
                 return alias.building
             self.drop(alias.building)
-        target = self.catalog.start_build(alias.name)
-        self.drop(target)
+        target = self.catalog.start_build(alias.name, taken=self._held_by_other)
+        self.drop(target)  # a leftover of this name's own earlier rebuild
         return target
+
+    def _held_by_other(self, physical: str) -> bool:
+        """Whether a Chroma collection ``physical`` exists that is not this name's (a
+        collection someone called ``docs__1``): a rebuild never takes, nor drops, it."""
+        existing = collection_metadata(self.client, physical)
+        return existing is not None and existing.get(ALIAS_KEY) != self.name
 
     def collect_garbage(self, alias: Alias) -> None:
         """Drop the physical collections of this name that neither serve it nor are being

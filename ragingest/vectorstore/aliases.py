@@ -6,6 +6,7 @@ gives the Chroma collection its name back: ``pipeline.lifecycle``, ``set_live``)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,13 +61,33 @@ class Catalog:
                 ],
             )
 
-    def start_build(self, name: str) -> str:
-        """Name (and record) a new physical collection for rebuilding ``name``."""
+    def start_build(self, name: str, taken: Callable[[str], bool] = lambda _name: False) -> str:
+        """Name (and record) a new physical collection for rebuilding ``name``: the next
+        ``<chroma name>__<generation>`` nobody else holds, neither in this table (a name users
+        type, another name's live or rebuild collection) nor by ``taken`` (the caller's
+        check: a Chroma collection of another name)."""
         alias = self.get(name)
-        alias.generation += 1
-        alias.building = f"{chroma_name(name)}__{alias.generation}"
+        while True:
+            alias.generation += 1
+            candidate = f"{chroma_name(name)}__{alias.generation}"
+            if not self._held(candidate, name) and not taken(candidate):
+                break
+        alias.building = candidate
         self._write(alias)
-        return alias.building
+        return candidate
+
+    def _held(self, physical: str, owner: str) -> bool:
+        """Whether an alias other than ``owner`` is or uses the physical name ``physical``."""
+        query = select(ALIAS.c.name).where(
+            (ALIAS.c.name != owner)
+            & (
+                (ALIAS.c.name == physical)
+                | (ALIAS.c.live == physical)
+                | (ALIAS.c.building == physical)
+            )
+        )
+        with self.engine.connect() as connection:
+            return connection.execute(query).first() is not None
 
     def drop_build(self, name: str) -> None:
         """Forget the rebuild in progress of ``name``."""
