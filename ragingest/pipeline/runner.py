@@ -27,6 +27,7 @@ from ragingest.defaults import ENGINES
 from ragingest.errors import MassDeleteError, MissingPathError
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
+from ragingest.models.resolve import load_model_info
 from ragingest.pipeline import runlog
 from ragingest.pipeline.checks import (
     FAILED_BEFORE,
@@ -47,7 +48,7 @@ from ragingest.pipeline.sources import SourcePlan, plan_sources
 from ragingest.pipeline.stamps import RECORDED_FAILURES, failed_state
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Group, Writer
-from ragingest.splitters.factory import SplitSettings
+from ragingest.splitters.factory import SplitSettings, check_sizes
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.origins import ragingest_sources
@@ -76,6 +77,7 @@ def ingest(
     report.collection = options.collection
     chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
     require_directory(options.persist_dir)
+    check_sizes(options.split)  # bad settings must not be recorded in a new collection
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:  # a typo must not read as "every file was deleted"
         raise MissingPathError(missing)
@@ -106,6 +108,8 @@ def run_locked(
     client = chroma_client(o.persist_dir)
     lifecycle = Lifecycle(o.persist_dir, o.collection, client, o.records_url)
     target = lifecycle.prepare(o.model, o.split.recorded(), o.rebuild)
+    if o.split.unit == "tokens" and o.split.chunk_overlap is not None:  # under the model's cap
+        check_sizes(o.split, load_model_info(target.model).max_embed_tokens)
     report.collection = target.physical
 
     manager = record_manager(o.persist_dir, target.physical, o.records_url)

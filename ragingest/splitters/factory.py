@@ -66,6 +66,31 @@ class SplitSettings:
         return cls(**values)
 
 
+def check_sizes(settings: SplitSettings, max_embed_tokens: int | None = None) -> None:
+    """``ValueError`` naming the setting when a size is not a whole number in range or the
+    overlap is not under the chunk size (capped at ``max_embed_tokens``, the model's limit, in
+    tokens); a run calls it before it records the settings in a collection."""
+    lowest = {"chunk_size": 1, "chunk_overlap": 0, "parent_chunk_size": 1, "min_chunk_size": 0}
+    for name, low in lowest.items():
+        value = getattr(settings, name)
+        if value is None and name != "min_chunk_size":
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+    size = capped_size(settings.chunk_size or DEFAULT_CHUNK_SIZE, settings.unit, max_embed_tokens)
+    if settings.chunk_overlap is not None and settings.chunk_overlap >= size:
+        raise ValueError(
+            f"chunk_overlap {settings.chunk_overlap} must be under chunk_size {size}"
+            + ("" if settings.chunk_size == size else " (the default, or the model's limit)")
+        )
+    parent = settings.parent_chunk_size
+    if parent is not None and parent < size:
+        raise ValueError(f"parent_chunk_size {parent} is under chunk_size {size}")
+    levels = settings.split_levels
+    if not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 6 for n in levels):
+        raise ValueError(f"split_levels must be heading levels 1-6, got {levels!r}")
+
+
 def base_splitter(
     settings: SplitSettings,
     *,

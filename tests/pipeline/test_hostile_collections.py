@@ -69,3 +69,32 @@ def test_a_name_held_by_a_rebuild_in_progress_is_refused(tmp_path, monkeypatch):
     with pytest.raises(CollectionMismatchError, match="held by the rebuild of 'docs'"):
         ragingest.ingest([b], persist_dir=db, collection=physical)
     assert _sources(db, physical) == {"a.md"}
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"chunk_overlap": 500}, "chunk_overlap 500 must be under chunk_size"),
+        ({"chunk_size": -5}, "chunk_size must be a whole number >= 1, got -5"),
+        ({"chunk_size": "abc"}, "chunk_size must be a whole number >= 1, got 'abc'"),
+        ({"chunk_size": 2000, "chunk_overlap": 600}, "under chunk_size 5"),  # the model's cap
+        ({"split_levels": (2, 9)}, "split_levels must be heading levels 1-6"),
+    ],
+)
+def test_invalid_settings_are_refused_before_a_collection_exists(tmp_path, settings, message):
+    a = _folder(tmp_path, "a", "Заявку")
+    db = tmp_path / "db"
+    with pytest.raises(ValueError, match=message):
+        ragingest.ingest([a], persist_dir=db, collection="kb", **settings)
+    if db.exists():
+        assert not chroma_client(db).list_collections()
+    report = ragingest.ingest([a], persist_dir=db, collection="kb", chunk_size=300)
+    assert report.files[0].status == "ok" and not report.rebuilt  # no --rebuild needed
+
+
+def test_invalid_settings_on_the_command_line_are_one_line_and_exit_2(tmp_path, capsys):
+    a = _folder(tmp_path, "a", "Заявку")
+    assert ingest_cli(a, tmp_path / "db", "kb", "--chunk-overlap", "500") == 2
+    assert "chunk_overlap 500 must be under chunk_size" in capsys.readouterr().err
+    assert not (tmp_path / "db").exists()
+    assert ingest_cli(a, tmp_path / "db", "kb") == 0
