@@ -6,7 +6,9 @@ metadata: the embedded text, the parent section's text, the file a chunk came fr
 vector are fields of ``ChunkRecord``. The only underscore keys are ``LOADER_HINTS``: what a
 loader tells the split stage on a loaded ``Document`` (never stored).
 
-Chroma accepts only str/int/float/bool values: never ``None``, never dicts. ``chunk_metadata``
+Chroma accepts only str/int/float/bool values: never ``None``, never dicts; a number it
+can't store exactly (beyond int64, more digits than a float holds, NaN) is stored as its
+digits, a string (``storable_number``). ``chunk_metadata``
 builds a chunk's metadata from its document's metadata and the chunk, and ``validate`` checks
 it against this table. Keys a content-type loader adds (``subject``, ``price``, ...) are kept
 when they are scalars.
@@ -16,8 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from langchain_core.documents import Document
@@ -129,6 +133,41 @@ MAX_KEY_CHARS = 64  # a longer key is not stored as metadata
 MAX_VALUE_CHARS = 2048  # a longer string value is cut (the text keeps it whole)
 
 
+# Numbers Chroma stores exactly: int64 and finite float64 values. A number beyond them keeps
+# its digits as a string: a 20-digit account number, 2**80, a decimal with more digits than a
+# float holds, NaN ('12345678901234567890', '1208925819614629174706176', 'nan'); ``--where``
+# reads a value the same way (``exact_number``), so it matches what was stored.
+INT64 = (-(2**63), 2**63 - 1)
+_DECIMAL = re.compile(r"^[-+]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$")
+
+
+def storable_number(value: Any) -> Any:
+    """A number as Chroma stores it exactly: an int in int64 or a finite float as it is, any
+    other its digits (``str``); a value of another type as it is."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if INT64[0] <= value <= INT64[1] else str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def exact_number(text: str) -> int | float | str | None:
+    """The number a decimal ``text`` (ASCII digits, sign, point, exponent) says, as stored:
+    an int in int64, a float that keeps every digit of it, else ``text`` itself; None when it
+    is no decimal number ('NaN', 'inf', '1_000', '')."""
+    if not _DECIMAL.match(text):
+        return None
+    if "." not in text and "e" not in text.lower():
+        number = int(text)
+        return number if INT64[0] <= number <= INT64[1] else text
+    value = float(text)
+    if math.isfinite(value) and Decimal(text) == Decimal(repr(value)):
+        return value
+    return text
+
+
 def content_id(text: str, metadata: dict[str, Any]) -> str:
     """The id scheme of every stored chunk: LangChain ``index()``'s key with
     ``key_encoder="sha256"``, i.e. sha256 of (sha256 of ``text``) + (sha256 of ``metadata`` as
@@ -232,9 +271,10 @@ def storable_text(value: str) -> str:
 
 
 def storable_keys(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """``metadata`` with every key Chroma refuses renamed or left out (``storable_key``) and
-    lone surrogates in string values replaced; internal (``_``) keys pass as they are. Returns
-    it and a note for the run report ('' when nothing changed)."""
+    """``metadata`` with every key Chroma refuses renamed or left out (``storable_key``), lone
+    surrogates in string values replaced and numbers it can't store exactly as their digits
+    (``storable_number``); internal (``_``) keys pass as they are. Returns it and a note for the
+    run report ('' when no key changed)."""
     kept: dict[str, Any] = {}
     renamed: list[str] = []
     dropped: list[str] = []
@@ -242,6 +282,7 @@ def storable_keys(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
         if isinstance(key, str) and key.startswith(INTERNAL_PREFIX):
             kept[key] = value
             continue
+        value = storable_number(value)
         if isinstance(value, str) and _SURROGATES.search(value):
             value = storable_text(value)
             renamed.append(f"{_shown(key)}'s value (lone surrogates → U+FFFD)")
@@ -258,7 +299,7 @@ def storable_keys(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
             kept[name] = value
             renamed.append(f"{_shown(key)} → {name!r}")
     if not renamed and not dropped:
-        return metadata, ""
+        return kept, ""
     parts = []
     if renamed:
         parts.append("changed: " + ", ".join(renamed))

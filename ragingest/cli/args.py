@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="metadata filter, repeatable: source=a.md, price<=5000",
+        help="metadata filter, repeatable: source=a.md, price<=5000; true/false and numbers "
+        "are typed, a quoted value is text: 'flag=\"true\"', \"code='007'\"",
     )
     qry.add_argument("--model", default=None, help="default: the collection's model")
     qry.add_argument(

@@ -22,7 +22,7 @@ from langchain_core.documents import Document
 
 from ragingest.loaders.base import file_metadata
 from ragingest.loaders.blocks import clean_inline, clean_multiline
-from ragingest.schema import CONTENT_TYPE_HINT, SCHEMA, short_hash
+from ragingest.schema import CONTENT_TYPE_HINT, SCHEMA, exact_number, short_hash
 
 QUESTION_KEYS = ("вопрос", "question", "q", "faq_question")
 ANSWER_KEYS = ("ответ", "answer", "a", "faq_answer")
@@ -40,8 +40,9 @@ def metadata_key(header: str) -> str:
     return f"field_{key}" if key in _RESERVED or key[0].isdigit() else key
 
 
-def parse_number(value: Any) -> int | float | None:
-    """A number from a cell: ints and floats as they are; strings like «45 990», «12,5»."""
+def parse_number(value: Any) -> int | float | str | None:
+    """A number from a cell: ints and floats as they are; strings like «45 990», «12,5»,
+    exactly (``schema.exact_number``: digits beyond what Chroma stores exactly stay a string)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -49,9 +50,7 @@ def parse_number(value: Any) -> int | float | None:
     text = clean_inline(str(value)) if value is not None else ""
     if not text or not _NUMBER.match(text):
         return None
-    text = re.sub(r"[ \u00a0\u202f]", "", text).replace(",", ".")
-    number = float(text)
-    return int(number) if "." not in text else number
+    return exact_number(re.sub(r"[ \u00a0\u202f]", "", text).replace(",", "."))
 
 
 def cell_text(value: Any) -> str:

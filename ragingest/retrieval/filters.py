@@ -3,9 +3,12 @@
 Contract of ``chroma_where(where)``:
 
 - ``None``, ``{}`` and ``[]`` -> ``None`` (no filter);
-- a list of CLI conditions (``["source=a.md", "price<=5000"]``; operators ``= == != < <= > >=``;
-  values cast to bool/int/float when they read as one) -> each ``{key: {"$op": value}}``,
-  several joined by ``$and``;
+- a list of CLI conditions (``["source=a.md", "price<=5000"]``; operators ``= == != < <= > >=``)
+  -> each ``{key: {"$op": value}}``, several joined by ``$and``. A value reads as ``true``/
+  ``false`` -> bool, a decimal number -> int/float (one beyond what Chroma stores exactly
+  keeps its digits as a string, as ingest stored it: ``schema.exact_number``), else a string;
+  in double or single quotes (``flag="true"``, ``code='007'``) it is always the string inside.
+  ``< <= > >=`` need a number; NaN and infinity are refused (``ValueError``: a usage error);
 - a dict in Chroma's own syntax (``{"$and": [...]}``, ``{"price": {"$lte": 5000}}``) is kept;
 - a dict of several keys (``{"source": "a.md", "lang": "ru"}``: LangChain users' habit, which
   Chroma refuses with "exactly one operator") -> ``$and`` of one clause per key.
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from ragingest.schema import exact_number
 
 Where = dict[str, Any] | list[str] | None
 
@@ -30,15 +35,32 @@ _OPERATORS = {
 }
 
 
-def _scalar(text: str) -> str | int | float | bool:
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
+_QUOTED = re.compile(r"""^(?:"(.*)"|'(.*)')$""", re.DOTALL)
+_EQUAL = ("=", "==", "!=")
+_NOT_FINITE = re.compile(r"^[-+]?(?:nan|inf|infinity)$", re.IGNORECASE)
+
+
+def _scalar(text: str, condition: str, op: str) -> str | int | float | bool:
+    """The value of one CLI condition (module docstring); ``ValueError`` naming it when it
+    can't be compared."""
+    quoted = _QUOTED.match(text)
+    if quoted:
+        value: str | int | float | bool = next(g for g in quoted.groups() if g is not None)
+    elif text.lower() in ("true", "false"):
+        value = text.lower() == "true"
+    elif _NOT_FINITE.match(text):
+        key = condition.split(op, 1)[0].strip()
+        hint = f'; to match the text {text!r}, quote it: {key}{op}"{text}"' if op in _EQUAL else ""
+        raise ValueError(f"bad --where {condition!r}: {text} is no number a filter compares{hint}")
+    else:
+        number = exact_number(text)
+        value = text if number is None else number
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    if op not in _EQUAL and not numeric:
+        raise ValueError(
+            f"bad --where {condition!r}: {op} needs a number Chroma stores exactly, got {text!r}"
+        )
+    return value
 
 
 def parse_where(conditions: list[str]) -> dict[str, Any] | None:
@@ -49,7 +71,7 @@ def parse_where(conditions: list[str]) -> dict[str, Any] | None:
         if not match:
             raise ValueError(f"bad --where {condition!r}: use key=value, key<=number, ...")
         key, op, value = match.groups()
-        clauses.append({key: {_OPERATORS[op]: _scalar(value)}})
+        clauses.append({key: {_OPERATORS[op]: _scalar(value, condition, op)}})
     return _join(clauses)
 
 

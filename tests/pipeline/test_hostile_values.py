@@ -73,3 +73,62 @@ def test_obsidian_front_matter_with_refused_keys_goes_in(tmp_path):
     stored = _stored(tmp_path / "db", "vault")
     assert len(stored) == 2
     assert any(m.get("field_where") == "x" and m.get("field_document") == "y" for m in stored)
+
+
+def test_numbers_keep_their_digits_and_where_finds_them(tmp_path, capsys):
+    from ragingest.cli.main import main
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "accounts.csv").write_text(
+        "название,account,big,ratio,flag\n"
+        "Счёт Альфа,12345678901234567,98765432109876543210,0.12345678901234567890,true\n"
+        "Счёт Бета,7,1,0.5,false\n",
+        "utf-8",
+    )
+    assert ingest_cli(docs, tmp_path / "db", "acc") == 0
+    stored = {m["title"]: m for m in _stored(tmp_path / "db", "acc")}
+    alpha = stored["Счёт Альфа"]
+    assert alpha["account"] == 12345678901234567 and isinstance(alpha["account"], int)
+    assert alpha["big"] == "98765432109876543210"
+    assert alpha["ratio"] == "0.12345678901234567890"
+    assert stored["Счёт Бета"]["ratio"] == 0.5
+    store = ["--persist-dir", str(tmp_path / "db"), "--collection", "acc", "--json"]
+    capsys.readouterr()
+    for condition in ("account=12345678901234567", "big=98765432109876543210"):
+        assert main(["query", "счёт", *store, "--where", condition]) == 0
+        out = capsys.readouterr().out
+        assert "Альфа" in out and "Бета" not in out, condition
+    big = Document("# Число\n\nОчень большое число.", metadata={"source": "n", "n": 2**80})
+    nan = Document("# Не число\n\nЗначение не число.", metadata={"source": "m", "r": float("nan")})
+    ragingest.ingest([big, nan], persist_dir=tmp_path / "db2", collection="api")
+    values = {m["source"]: m for m in _stored(tmp_path / "db2", "api")}
+    assert values["n"]["n"] == str(2**80) and values["m"]["r"] == "nan"
+
+
+def test_where_values_nan_inf_and_strings(tmp_path, capsys):
+    from ragingest.cli.main import main
+    from ragingest.retrieval.filters import parse_where
+
+    assert parse_where(['flag="true"']) == {"flag": {"$eq": "true"}}
+    assert parse_where(["code='007'"]) == {"code": {"$eq": "007"}}
+    assert parse_where(["flag=true"]) == {"flag": {"$eq": True}}
+    assert parse_where(["n=98765432109876543210"]) == {"n": {"$eq": "98765432109876543210"}}
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "flags.csv").write_text("название,flag\nПервый,true\nВторой,нет\n", "utf-8")
+    assert ingest_cli(docs, tmp_path / "db", "f") == 0
+    store = ["--persist-dir", str(tmp_path / "db"), "--collection", "f"]
+    capsys.readouterr()
+    assert main(["query", "первый", *store, "--json", "--where", 'flag="true"']) == 0
+    out = capsys.readouterr().out
+    assert "Первый" in out and "Второй" not in out  # the column's text "true", not a bool
+    for condition, message in (
+        ("ratio=NaN", "NaN is no number a filter compares; to match the text 'NaN', quote it"),
+        ("amount<=inf", "inf is no number a filter compares"),
+        ("amount<=abc", "<= needs a number"),
+    ):
+        capsys.readouterr()
+        assert main(["query", "первый", *store, "--where", condition]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and err.count("\n") == 1
