@@ -22,6 +22,10 @@ from ragingest.errors import (
 
 __all__ = ["build_parser", "main"]
 
+# SQLSTATE classes of a server that is gone or going: connection exception, insufficient
+# resources, operator intervention (shutdown)
+_CONNECTION_STATES = ("08", "53", "57")
+
 
 def _terminate(signum: int, frame: object) -> None:
     # the exception may land while a pooled connection closes: SQLAlchemy would log that
@@ -84,6 +88,9 @@ def unreachable(exc: BaseException, args: object) -> str | None:
         except ValueError:
             where = "?"
         reason = str(exc.orig or exc).strip().splitlines()[0]
+        state = str(getattr(exc.orig, "sqlstate", None) or "")
+        if state and not state.startswith(_CONNECTION_STATES):  # it answered: no outage
+            return f"records database {where} refused a statement ({state}): {reason}"
         return f"records database {where} can't be reached: {reason}"
     if isinstance(exc, httpx.TransportError):
         from ragingest.vectorstore.server import server_from_args

@@ -7,7 +7,10 @@ Contract:
   Russian stemmer, a Latin one through the English stemmer (PyStemmer), anything with a digit
   kept as it is. A code joined by ``-``, ``.``, ``/`` or ``_`` (``E-07``, ``1.2.3``) gives its
   parts and the whole (``e_07``), and a number written in groups (``4 990``) also ``4990``, so
-  «E-07» finds «E-07» and «4990» finds «4 990».
+  «E-07» finds «E-07» and «4990» finds «4 990». A term over ``MAX_TERM_BYTES`` of UTF-8 (a
+  base64 blob, a run of letters without a space) is cut to its first ``MAX_TERM_BYTES`` (at a
+  character boundary), the same in a query: PostgreSQL refuses longer lexemes ("word is too
+  long"), and both backends must index and match alike.
 - ``ranking_terms(terms, frequency, total)``: the query terms a search matches, the same for
   both backends. BM25's idf (FTS5's ``ln((N - n + 0.5) / (n + 0.5))``) is floored at 1e-6
   for a term in at least half the rows, so such a term moves a score by at most ~2e-6 while
@@ -29,6 +32,16 @@ _SPLIT = re.compile(r"[-./_]")
 _GROUPED_NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])")
 _CYRILLIC = re.compile(r"[а-я]")
 _LATIN = re.compile(r"^[a-z]+$")
+
+
+MAX_TERM_BYTES = 2000  # under PostgreSQL's 2047-byte lexeme limit
+
+
+def _bounded(term: str) -> str:
+    """``term`` cut to ``MAX_TERM_BYTES`` of UTF-8 at a character boundary."""
+    if len(term) * 4 <= MAX_TERM_BYTES:
+        return term
+    return term.encode("utf-8")[:MAX_TERM_BYTES].decode("utf-8", errors="ignore")
 
 
 _STEMMERS = threading.local()  # one per thread: a PyStemmer object is not thread-safe
@@ -62,10 +75,10 @@ def terms(text: str) -> list[str]:
     for match in _WORD.finditer(text):
         word = match.group()
         parts = _SPLIT.split(word)
-        out.extend(_word_term(part) for part in parts)
+        out.extend(_bounded(_word_term(part)) for part in parts)
         if len(parts) > 1:
-            out.append("_".join(parts))
-    out.extend(re.sub(r"\D", "", m.group()) for m in _GROUPED_NUMBER.finditer(text))
+            out.append(_bounded("_".join(parts)))
+    out.extend(_bounded(re.sub(r"\D", "", m.group())) for m in _GROUPED_NUMBER.finditer(text))
     return out
 
 
