@@ -56,9 +56,11 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
     from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB
+    from ragingest.pipeline.checks import require_output_folder
     from ragingest.pipeline.options import IngestOptions
 
     split = split_settings(args)
+    require_output_folder(getattr(args, "report", None), "--report")  # before the work
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         print(f"ragingest: no such file or folder: {', '.join(missing)}", file=sys.stderr)

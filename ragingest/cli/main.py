@@ -6,6 +6,7 @@ delete most of the collection), 8 a server (Chroma, the records database) can't 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -25,6 +26,7 @@ __all__ = ["build_parser", "main"]
 # SQLSTATE classes of a server that is gone or going: connection exception, insufficient
 # resources, operator intervention (shutdown)
 _CONNECTION_STATES = ("08", "53", "57")
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell shows for `cmd | head` cut short
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -51,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
             return COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:
         return faults.interrupted(exc)
+    except BrokenPipeError:  # `| head` stopped reading: nothing more to say, and no traceback
+        return _pipe_closed()
     except ServerUnreachableError as exc:
         print(f"ragingest: {exc}", file=sys.stderr)
         return EXIT_UNREACHABLE
@@ -67,6 +71,15 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"ragingest: {message}", file=sys.stderr)
         return EXIT_UNREACHABLE
+
+
+def _pipe_closed() -> int:
+    """Stdout's reader is gone: point stdout at /dev/null (so the interpreter's last flush
+    says nothing either) and exit as a process killed by SIGPIPE would (141)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_PIPE_CLOSED
 
 
 def unreachable(exc: BaseException, args: object) -> str | None:

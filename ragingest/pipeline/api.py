@@ -21,6 +21,7 @@ file that fails is logged as a warning and named in the report; ``strict=True`` 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import fields, replace
 from pathlib import Path
@@ -83,6 +84,12 @@ def make_options(
     **settings: Any,
 ) -> IngestOptions:
     """``IngestOptions`` from keyword settings (module docstring)."""
+    if not isinstance(persist_dir, str | os.PathLike) or not str(persist_dir):
+        raise TypeError(
+            f"persist_dir must be the store's folder (a str or Path), got {persist_dir!r}"
+        )
+    if not isinstance(collection, str):
+        raise TypeError(f"collection must be a name (str), got {collection!r}")
     base = options if options is not None else IngestOptions(Path(persist_dir), collection)
     run_names = {f.name for f in fields(IngestOptions)} - {"persist_dir", "collection", "split"}
     split_names = {f.name for f in fields(SplitSettings)}

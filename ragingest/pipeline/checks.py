@@ -26,6 +26,23 @@ def require_directory(persist_dir: str | Path) -> None:
         )
 
 
+def require_output_folder(path: str | Path | None, flag: str) -> None:
+    """Refuse, before any work, a file to write (``--report``, ``--run-log``) whose folder does
+    not exist or that is a folder (``PersistDirError``, a usage error): no folder is made for
+    it, so a typo never creates a tree (at ``/`` or anywhere)."""
+    if path is None or str(path) == "":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise PersistDirError(f"{flag} {target} is a folder: give a file name in it")
+    folder = target.parent
+    if not folder.is_dir():
+        raise PersistDirError(
+            f"{flag} {target}: the folder {folder} does not exist; create it first (no folder "
+            "is made for this file)"
+        )
+
+
 def note_root_configs(paths: Sequence[str | Path], report: RunReport) -> None:
     """Say (log and report) what each root's ``.ragingest.toml`` set that a config inside an
     ingested folder may not (sources, loaders, paths): it is ignored."""

@@ -12,7 +12,8 @@ way the split stage (``split.split_task``) cuts them the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,14 +130,25 @@ def make_plan(
     max_file_bytes: int = MAX_FILE_BYTES,
     follow_outside: bool = False,
     retry_failed: bool = False,
+    store: Path | None = None,
 ) -> Plan:
     """Every walked file with its status (see the module docstring); the walk's skipped
     entries (not regular files, symlinks out of the roots, loops) as ``skipped``; a file that
     failed past a bound with the same bytes (``stamps.known_failure``) as ``failed_before``
-    unless ``retry_failed``."""
+    unless ``retry_failed``. The ``store`` folder (the run's persist dir) inside a root is one
+    ``skipped`` entry, its files never read: the store would ingest its own run log."""
     plan = Plan()
+    inside_store = _inside(store)
+    store_noted = False
     for found in walk_entries(paths, include, exclude, follow_outside):
         source = found.source
+        if inside_store(found.path):
+            if not store_noted and store is not None:
+                reason = "the store's own folder (--persist-dir): its files are not ingested"
+                entry = SkippedFile(store, found.root, "store", reason, base=found.base)
+                plan.items.append(PlanItem(entry.source, "skipped", skipped=entry))
+                store_noted = True
+            continue
         if isinstance(found, SkippedFile):
             plan.items.append(PlanItem(source, "skipped", skipped=found))
             continue
@@ -156,6 +168,14 @@ def make_plan(
         task = FileTask(source, found.path, found.root, stamp, base=found.base)
         plan.items.append(PlanItem(source, "parse", task=task))
     return plan
+
+
+def _inside(folder: Path | None) -> Callable[[Path], bool]:
+    """Whether a path lies in ``folder`` (as given or resolved); never when it is None."""
+    if folder is None:
+        return lambda _path: False
+    prefixes = tuple({os.path.abspath(folder) + os.sep, os.path.realpath(folder) + os.sep})
+    return lambda path: os.path.abspath(path).startswith(prefixes)
 
 
 def scan_corpus(

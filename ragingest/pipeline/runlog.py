@@ -32,9 +32,9 @@ def run_log_path(persist_dir: str | Path, override: str | Path | None = None) ->
 
 
 def append(path: str | Path, record: dict[str, Any]) -> None:
-    """One line, one ``write`` on an ``O_APPEND`` file: lines of concurrent runs never mix."""
+    """One line, one ``write`` on an ``O_APPEND`` file: lines of concurrent runs never mix.
+    The folder must exist (the persist dir, or ``--run-log``'s, checked before the run)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -120,6 +120,8 @@ def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
         "pid": os.getpid(),
     }
     try:
+        if not options.run_log:  # the persist dir is made by the run; --run-log's is not
+            Path(options.persist_dir).mkdir(parents=True, exist_ok=True)
         append(run_log_path(options.persist_dir, options.run_log), record)
     except OSError as exc:
         log.warning("could not write the run log: %s", exc)

@@ -33,6 +33,7 @@ from ragingest.pipeline.checks import (
     FAILED_BEFORE,
     note_root_configs,
     require_directory,
+    require_output_folder,
     vanished,
 )
 from ragingest.pipeline.deletes import check_mass_delete, doomed_sources
@@ -78,6 +79,7 @@ def ingest(
     chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
     require_directory(options.persist_dir)
     check_sizes(options.split)  # bad settings must not be recorded in a new collection
+    require_output_folder(options.run_log, "--run-log")
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:  # a typo must not read as "every file was deleted"
         raise MissingPathError(missing)
@@ -153,6 +155,7 @@ def run_locked(
         max_file_bytes=o.max_file_bytes,
         follow_outside=o.follow_symlinks_outside,
         retry_failed=o.retry_failed,
+        store=Path(o.persist_dir),
     )
     note_root_configs(paths, report)
     sourced = plan_sources(documents, known, o.cleaning)

@@ -23,6 +23,7 @@ from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
 from ragingest.loaders.notes import add_note, file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
+from ragingest.loaders.text_quality import looks_garbled, real_word_share
 from ragingest.pipeline.plan import FileTask
 from ragingest.schema import (
     ChunkRecord,
@@ -37,6 +38,11 @@ from ragingest.splitters.content_types import ContentTypeConfig, config_for_root
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
 DEFAULT_MAX_CHUNKS_PER_FILE = MAX_CHUNKS_PER_FILE
+TEXT_LAYER_TYPES = ("pdf",)  # formats whose text is a layer that may not match the page
+GARBLED_NOTE = (
+    "the text layer reads as garbage (a font without a Unicode map, or a wrong code page); "
+    "indexed as it is: its pages need OCR"
+)
 
 
 class FileChunks(list[ChunkRecord]):
@@ -83,6 +89,9 @@ def records_of(
     for note in (renamed, left_out):
         if note:
             add_note(document.metadata, note)
+    if meta.get("file_type") in TEXT_LAYER_TYPES and looks_garbled(text):
+        share = real_word_share(text)
+        add_note(document.metadata, f"{GARBLED_NOTE} ({share:.0%} of its text reads as words)")
     content_type = detect(text, meta, config, config_source)
     splitter = build_splitter(splitting.settings, content_type, base=splitting.base)
     chunks = splitter.split_chunks(text, title=breadcrumb_title(meta))

@@ -64,10 +64,32 @@ class ChromaServer:
             raise self.unreachable(exc) from exc
 
     def unreachable(self, exc: BaseException) -> ServerUnreachableError:
+        """The error for a server that did not take the connection: 'token refused' when it
+        (or its auth proxy) answers 401/403 (chromadb's error keeps no status), else 'can't
+        be reached'."""
+        status = self._auth_status()
+        if status is not None:
+            where = "--chroma-token" if self.token else "no --chroma-token given"
+            return ServerUnreachableError(
+                f"Chroma server {self} refused the token (HTTP {status}; {where}, sent as "
+                f"{self.header}); check the token (or ${TOKEN_ENV}) and --chroma-token-header"
+            )
         return ServerUnreachableError(
             f"Chroma server {self} can't be reached ({exc}); start it (`chroma run --host "
             f"{self.host} --port {self.port} --path DIR`) or check --chroma-host/--chroma-port"
         )
+
+    def _auth_status(self) -> int | None:
+        """401 or 403 when the server's heartbeat answers so with our headers, else None."""
+        import httpx
+
+        try:
+            response = httpx.get(
+                f"{self}/api/v2/heartbeat", headers=self.headers(), timeout=5, verify=True
+            )
+        except httpx.HTTPError:
+            return None
+        return response.status_code if response.status_code in (401, 403) else None
 
     def __str__(self) -> str:
         return f"{'https' if self.ssl else 'http'}://{self.host}:{self.port}"

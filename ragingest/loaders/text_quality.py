@@ -1,0 +1,91 @@
+"""Whether extracted text reads as words: a PDF whose text layer is garbage (a font without a
+usable ToUnicode map, text decoded in the wrong code page: «Ñúåøü æå», «(cid:12)(cid:34)»,
+private-use glyphs) gives text that is no language.
+
+Contract: ``real_word_share(text) -> float`` in [0, 1]: of the characters of the judged
+tokens (whitespace-separated, outer punctuation stripped; judged: holding a letter, a
+private-use glyph, U+FFFD or pdfminer's ``(cid:N)``, and no digit unless such a glyph), the
+share in tokens that read as a word: letters only (an inner hyphen or apostrophe allowed), one script, lower,
+Title or UPPER case, at most ``MAX_WORD`` letters, a vowel of its script when over three
+letters, and in Latin no more than half of its letters from Latin-1's accented block
+(mojibake of cp1251/koi8 text). Other tokens (numbers, codes like E-07, punctuation) count
+for neither side. 1.0 when no token is judged (nothing to judge). Pure, cheap (one pass),
+deterministic: the run report notes a file under ``GARBAGE_SHARE`` (``pipeline.split``), and
+an OCR step can use the same function to decide to read the page images instead.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+GARBAGE_SHARE = 0.5  # under this share of real words a text layer is noted as garbage
+MIN_TOKENS = 20  # fewer tokens with a letter: too little text to judge
+MAX_WORD = 30
+
+_TOKEN = re.compile(r"\S+")
+_EDGES = "\"'«»„“”‘’()[]{}<>.,;:!?…—–-*/\\|"
+_INNER = re.compile(r"[-'’]")
+_VOWELS = {
+    "LATIN": set("aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœ"),
+    "CYRILLIC": set("аеёиоуыэюяіїєў"),
+}
+_CID = re.compile(r"\(cid:\d+\)")
+_MOJIBAKE = re.compile("[\u00c0-\u00ff]")
+
+
+def _script(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else ""
+
+
+def _is_word(token: str) -> bool:
+    letters = _INNER.sub("", token)
+    if not letters.isalpha() or len(letters) > MAX_WORD:
+        return False
+    if not (letters.islower() or letters.isupper() or letters.istitle()):
+        return False
+    scripts = {_script(c) for c in letters}
+    if len(scripts) != 1:
+        return False
+    (script,) = scripts
+    lower = letters.lower()
+    vowels = _VOWELS.get(script)
+    if vowels is not None and len(lower) > 3 and not vowels.intersection(lower):
+        return False
+    if script == "LATIN" and 2 * len(_MOJIBAKE.findall(letters)) > len(letters):
+        return False
+    return True
+
+
+def _glyph(char: str) -> bool:
+    return char == "\ufffd" or unicodedata.category(char) == "Co"
+
+
+def _judged_tokens(text: str) -> list[str]:
+    """The tokens ``real_word_share`` judges (module docstring)."""
+    tokens = []
+    for match in _TOKEN.finditer(_CID.sub("\ue000", text)):
+        token = match.group().strip(_EDGES)
+        glyphs = any(_glyph(c) for c in token)
+        if glyphs or (any(c.isalpha() for c in token) and not any(c.isdigit() for c in token)):
+            tokens.append(token)
+    return tokens
+
+
+def real_word_share(text: str) -> float:
+    """The share of the judged tokens' characters in real words (module docstring)."""
+    tokens = _judged_tokens(text)
+    total = sum(len(t) for t in tokens)
+    real = sum(len(t) for t in tokens if _is_word(t))
+    return real / total if total else 1.0
+
+
+def letter_tokens(text: str) -> int:
+    """How many tokens of ``text`` ``real_word_share`` judges."""
+    return len(_judged_tokens(text))
+
+
+def looks_garbled(text: str) -> bool:
+    """Whether ``text`` is enough text to judge and under ``GARBAGE_SHARE`` real words."""
+    return letter_tokens(text) >= MIN_TOKENS and real_word_share(text) < GARBAGE_SHARE
