@@ -258,9 +258,9 @@ def storable_key(key: object) -> str | None:
     """``key`` as Chroma stores it: itself when Chroma takes it, else renamed (see
     ``RENAMED_PREFIX``), None when nothing of it is left."""
     text = key if isinstance(key, str) else str(key)
-    if isinstance(key, str) and text and not text.startswith(_REFUSED_START):
-        if not _SURROGATES.search(text):
-            return text
+    refused = not text or text.startswith(_REFUSED_START) or _SURROGATES.search(text)
+    if isinstance(key, str) and not refused:
+        return text
     words = re.sub(r"\W+", "_", _SURROGATES.sub("", text)).strip("_")
     return RENAMED_PREFIX + words if words else None
 

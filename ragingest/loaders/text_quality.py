@@ -5,13 +5,14 @@ private-use glyphs) gives text that is no language.
 Contract: ``real_word_share(text) -> float`` in [0, 1]: of the characters of the judged
 tokens (whitespace-separated, outer punctuation stripped; judged: holding a letter, a
 private-use glyph, U+FFFD or pdfminer's ``(cid:N)``, and no digit unless such a glyph), the
-share in tokens that read as a word: letters only (an inner hyphen or apostrophe allowed), one script, lower,
-Title or UPPER case, at most ``MAX_WORD`` letters, a vowel of its script when over three
-letters, and in Latin no more than half of its letters from Latin-1's accented block
-(mojibake of cp1251/koi8 text). Other tokens (numbers, codes like E-07, punctuation) count
-for neither side. 1.0 when no token is judged (nothing to judge). Pure, cheap (one pass),
-deterministic: the run report notes a file under ``GARBAGE_SHARE`` (``pipeline.split``), and
-an OCR step can use the same function to decide to read the page images instead.
+share in tokens that read as a word: letters only (an inner hyphen or apostrophe allowed),
+one script, lower, Title or UPPER case, at most ``MAX_WORD`` letters, a vowel of its script
+when over three letters, and in Latin no more than half of its letters from Latin-1's
+accented block (mojibake of cp1251/koi8 text). Other tokens (numbers, codes like E-07,
+punctuation) count for neither side. 1.0 when no token is judged (nothing to judge).
+Pure, cheap (one pass), deterministic. ``looks_garbled`` is the run's test (enough text,
+under ``GARBAGE_SHARE``; ``pipeline.split`` notes such a PDF in the run report); an OCR step
+can use the same functions to decide to read the page images instead.
 """
 
 from __future__ import annotations
@@ -53,9 +54,7 @@ def _is_word(token: str) -> bool:
     vowels = _VOWELS.get(script)
     if vowels is not None and len(lower) > 3 and not vowels.intersection(lower):
         return False
-    if script == "LATIN" and 2 * len(_MOJIBAKE.findall(letters)) > len(letters):
-        return False
-    return True
+    return script != "LATIN" or 2 * len(_MOJIBAKE.findall(letters)) <= len(letters)
 
 
 def _glyph(char: str) -> bool:

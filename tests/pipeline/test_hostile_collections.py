@@ -21,7 +21,9 @@ pytestmark = pytest.mark.slow
 def _folder(root: Path, name: str, topic: str) -> Path:
     folder = root / name
     folder.mkdir()
-    sections = "\n\n".join(f"## Раздел {i}\n\n{topic} номер {i} подают за {i + 2} дня." for i in range(4))
+    sections = "\n\n".join(
+        f"## Раздел {i}\n\n{topic} номер {i} подают за {i + 2} дня." for i in range(4)
+    )
     (folder / f"{name}.md").write_text(f"# {topic}\n\n{sections}\n", "utf-8")
     return folder
 

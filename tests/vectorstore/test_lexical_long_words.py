@@ -37,7 +37,8 @@ def test_terms_are_cut_at_the_limit_on_a_character_boundary():
 def test_both_backends_take_and_find_an_over_long_word(tmp_path, pg):
     rows = {"a": f"ключ {BLOB} конец", "b": f"слово {CYRILLIC}", "c": "обычный текст ключ"}
     sqlite_index = LexicalIndex(tmp_path, "kb")
-    pg_index = PgLexicalIndex(records_engine(None, pg.create_database("t_" + uuid.uuid4().hex[:12])), "kb")
+    url = pg.create_database("t_" + uuid.uuid4().hex[:12])
+    pg_index = PgLexicalIndex(records_engine(None, url), "kb")
     for index in (sqlite_index, pg_index):
         index.add(list(rows), list(rows.values()))
     for query, want in [(BLOB, "a"), (CYRILLIC, "b"), (f"{BLOB} {CYRILLIC}", None)]:
