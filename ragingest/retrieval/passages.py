@@ -72,7 +72,9 @@ def _best(a: Any, b: Any, high: bool = False) -> Any:
 def select(candidates: list[Span], k: int, dedup: bool = True) -> list[Span]:
     """The first ``k`` candidates, best first; with ``dedup``, a candidate overlapping a chosen
     one (same document) is merged into it, and one whose text a chosen one already holds (or
-    nearly repeats: another copy of the file) is dropped."""
+    nearly repeats: another copy of the file) is dropped. A merge that makes chosen passages
+    overlap joins them at once, and the choice goes on: ``k`` come back whenever the
+    candidates hold ``k`` distinct passages."""
     chosen: list[Span] = []
     for candidate in candidates:
         if len(chosen) == k:
@@ -80,7 +82,8 @@ def select(candidates: list[Span], k: int, dedup: bool = True) -> list[Span]:
         if dedup:
             same = next((c for c in chosen if c.overlaps(candidate)), None)
             if same is not None:
-                same.absorb(candidate)
+                same.absorb(candidate)  # it may now reach another chosen passage
+                chosen = _merge_touching(chosen)
                 continue
             if any(repeats(candidate.text, c.text) for c in chosen):
                 continue

@@ -132,3 +132,18 @@ def test_where_values_nan_inf_and_strings(tmp_path, capsys):
         assert main(["query", "первый", *store, "--where", condition]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_select_gives_k_passages_when_a_merge_joins_two_chosen_ones():
+    from ragingest.retrieval.passages import Span, select
+
+    text = "".join(chr(0x4E00 + i) for i in range(100))  # no slice repeats another
+
+    def span(start, end, score):
+        return Span("doc", start, end, text[start:end], {}, score, [f"c{start}"])
+
+    candidates = [span(0, 10, 0.9), span(20, 30, 0.8), span(5, 25, 0.7), span(40, 50, 0.6)]
+    candidates.append(span(60, 70, 0.5))
+    chosen = select(candidates, 3)  # C joins A and B: the third passage is E, not missing
+    assert [(s.start, s.end) for s in chosen] == [(0, 30), (40, 50), (60, 70)]
+    assert chosen[0].text == text[0:30]
