@@ -46,10 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="ragingest: %(message)s"
     )
+    from ragingest.cli.server_watch import watched
     from ragingest.vectorstore.server import server_from_args, use_server
 
     try:
-        with use_server(server_from_args(args)):
+        server = server_from_args(args)
+        with use_server(server), watched(server):  # a frozen server: one line, exit 8
             return COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:
         return faults.interrupted(exc)

@@ -1,0 +1,52 @@
+"""A Chroma server that stops answering (SIGSTOP on a real ``chroma run``): ``query`` and
+``ingest`` end in one line with exit 8 within the client's limit, and once the server runs
+again the next ingest is not blocked by the stopped one's lock."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from ragingest.cli.main import main
+from ragingest.cli.server_watch import TIMEOUT_ENV
+from tests.chroma import chroma_server
+
+pytestmark = pytest.mark.slow
+
+
+def _server_pid(folder) -> int:
+    import subprocess
+
+    out = subprocess.run(["pgrep", "-f", str(folder / "data")], capture_output=True, text=True)
+    return min(int(p) for p in out.stdout.split())  # the `chroma run` we started (our folder)
+
+
+def test_a_frozen_server_ends_query_and_ingest_in_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(TIMEOUT_ENV, "2")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Отпуск\n\nОтпуск оформляют за две недели.\n", "utf-8")
+    with chroma_server(tmp_path) as server:
+        remote = ["--chroma-host", server.host, "--chroma-port", str(server.port)]
+        store = ["--persist-dir", str(tmp_path / "db"), "--collection", "kb", *remote]
+        assert main(["ingest", str(docs), *store, "--no-progress"]) == 0
+        pid = _server_pid(tmp_path)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            (docs / "b.md").write_text("# Больничный\n\nБольничный сдают в отдел.\n", "utf-8")
+            for argv in (["query", "отпуск", *store], ["ingest", str(docs), *store]):
+                capsys.readouterr()
+                clock = time.monotonic()
+                assert main(argv) == 8
+                assert time.monotonic() - clock < 60
+                err = capsys.readouterr().err
+                assert "stopped answering" in err and err.count("\n") == 1, err
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert main(["ingest", str(docs), *store, "--no-progress"]) == 0  # no stale lock
+        capsys.readouterr()
+        assert main(["query", "больничный", *store, "-k", "1"]) == 0
+        assert "Больничный" in capsys.readouterr().out
