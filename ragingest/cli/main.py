@@ -1,7 +1,8 @@
 """The ``ragingest`` command line. Exit codes: 0 ok, 1 some files failed, 2 usage error,
 3 collection locked, 4 read-only store, 5 damaged store, 6 disk full, 7 refused (the run would
 delete most of the collection), 8 a server (Chroma, the records database) can't be reached,
-130 interrupted (Ctrl-C), 143 terminated (SIGTERM) (``cli.faults``)."""
+refuses the token or stops answering, 130 interrupted (Ctrl-C), 141 the output's reader went
+away (``| head``), 143 terminated (SIGTERM) (``cli.faults``)."""
 
 from __future__ import annotations
 
