@@ -60,7 +60,8 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     from ragingest.pipeline.options import IngestOptions
 
     split = split_settings(args)
-    require_output_folder(getattr(args, "report", None), "--report")  # before the work
+    # before the work; the persist dir is made by the run
+    require_output_folder(getattr(args, "report", None), "--report", args.persist_dir)
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         print(f"ragingest: no such file or folder: {', '.join(missing)}", file=sys.stderr)

@@ -26,17 +26,23 @@ def require_directory(persist_dir: str | Path) -> None:
         )
 
 
-def require_output_folder(path: str | Path | None, flag: str) -> None:
+def require_output_folder(
+    path: str | Path | None, flag: str, persist_dir: str | Path | None = None
+) -> None:
     """Refuse, before any work, a file to write (``--report``, ``--run-log``) whose folder does
     not exist or that is a folder (``PersistDirError``, a usage error): no folder is made for
-    it, so a typo never creates a tree (at ``/`` or anywhere)."""
+    it, so a typo never creates a tree (at ``/`` or anywhere). The ``persist_dir`` is the one
+    folder that may be missing: the run makes it."""
     if path is None or str(path) == "":
         return
     target = Path(path)
     if target.is_dir():
         raise PersistDirError(f"{flag} {target} is a folder: give a file name in it")
     folder = target.parent
-    if not folder.is_dir():
+    made_by_run = persist_dir is not None and os.path.abspath(folder) == os.path.abspath(
+        persist_dir
+    )
+    if not folder.is_dir() and not made_by_run:
         raise PersistDirError(
             f"{flag} {target}: the folder {folder} does not exist; create it first (no folder "
             "is made for this file)"

@@ -120,8 +120,9 @@ def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
         "pid": os.getpid(),
     }
     try:
-        if not options.run_log:  # the persist dir is made by the run; --run-log's is not
-            Path(options.persist_dir).mkdir(parents=True, exist_ok=True)
-        append(run_log_path(options.persist_dir, options.run_log), record)
+        target = run_log_path(options.persist_dir, options.run_log)
+        if os.path.abspath(target.parent) == os.path.abspath(options.persist_dir):
+            target.parent.mkdir(parents=True, exist_ok=True)  # the run's; no other folder
+        append(target, record)
     except OSError as exc:
         log.warning("could not write the run log: %s", exc)

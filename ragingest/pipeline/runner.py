@@ -79,7 +79,7 @@ def ingest(
     chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
     require_directory(options.persist_dir)
     check_sizes(options.split)  # bad settings must not be recorded in a new collection
-    require_output_folder(options.run_log, "--run-log")
+    require_output_folder(options.run_log, "--run-log", options.persist_dir)
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:  # a typo must not read as "every file was deleted"
         raise MissingPathError(missing)

@@ -48,6 +48,8 @@ def test_an_output_file_in_a_missing_folder_is_refused_before_the_work(tmp_path,
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"the folder {target.parent} does not exist" in err
         assert not (tmp_path / "no").exists() and not db.exists()  # no work, no folder
+    assert ingest_cli(docs, db, "kb", "--report", db / "r.json", "--run-log", db / "l") == 0
+    assert (db / "r.json").is_file() and (db / "l").is_file()  # the persist dir: the run's
     (tmp_path / "out").mkdir()
     report = tmp_path / "out" / "report.json"
     assert ingest_cli(docs, db, "kb", "--report", report, "--run-log", tmp_path / "out" / "r") == 0
