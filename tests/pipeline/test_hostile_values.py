@@ -147,3 +147,28 @@ def test_select_gives_k_passages_when_a_merge_joins_two_chosen_ones():
     chosen = select(candidates, 3)  # C joins A and B: the third passage is E, not missing
     assert [(s.start, s.end) for s in chosen] == [(0, 30), (40, 50), (60, 70)]
     assert chosen[0].text == text[0:30]
+
+
+def test_retriever_gives_exactly_k_passages_with_parent_expansion(tmp_path):
+    import random
+
+    rng = random.Random(2)  # this corpus gave k-1 for "document 7 section 2" (k=5..15)
+    words = "leave approval manager days form request policy travel expense limit report office"
+    words = words.split()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for d in range(100):
+        parts = [f"# Document {d}\n"]
+        for s in range(1, rng.randint(2, 6)):
+            parts.append(f"## Section {s}\n")
+            for p in range(rng.randint(1, 8)):
+                body = " ".join(rng.choice(words) for _ in range(rng.randint(10, 60)))
+                parts.append(f"Document {d} section {s} paragraph {p}. {body}.\n")
+                if rng.random() < 0.3:
+                    parts.append(f"### Part {p}\n")
+        (docs / f"doc{d}.md").write_text("\n".join(parts), "utf-8")
+    ragingest.ingest([docs], persist_dir=tmp_path / "db", collection="kk")
+    chunks = ragingest.retriever(tmp_path / "db", "kk")
+    for query in ("document 7 section 2", "document 42 section 1", "travel expense report"):
+        for k in (4, 5, 6, 8):
+            assert len(chunks.invoke(query, k=k)) == k, (query, k)
