@@ -154,10 +154,23 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
         """LangChain's ``split_documents`` after ``loaders.pages.normalize_documents``: the
         pages or elements of one source (PyPDFLoader, UnstructuredLoader, ...) are joined into
-        one document with a page map, front matter becomes metadata."""
+        one document with a page map, front matter becomes metadata. Offsets index the text
+        given (``page_content[start_index:end_index] == chunk.page_content``), front matter,
+        BOM and CRLF included; a document of ragingest's own file loaders: the file."""
         from ragingest.loaders.pages import normalize_documents
+        from ragingest.loaders.source_map import to_source
 
-        return super().split_documents(normalize_documents(documents))
+        out: list[Document] = []
+        for document in normalize_documents(documents):
+            base = dict(document.metadata)
+            chunks = self.split_chunks(document.page_content, title=breadcrumb_title(base))
+            base, chunks = to_source(base, chunks)
+            for index, chunk in enumerate(chunks):
+                metadata = self.langchain_metadata(
+                    chunk_metadata(base, chunk, index, len(chunks)), chunk
+                )
+                out.append(Document(page_content=chunk.text, metadata=metadata))
+        return out
 
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
