@@ -47,6 +47,9 @@ SCHEMA: dict[str, Field] = {
     "doc_date": Field(str, "loader", "front-matter date, else file mtime, ISO 8601"),
     "language": Field(str, "loader", "'ru', 'en' or 'und' (detected from the text)"),
     "doc_id": Field(str, "loader", "sha256 of source, first 16 hex digits"),
+    # what an app opens to show a citation; not part of the chunk id (``ID_EXCLUDED``): the
+    # file's place when it was last parsed (a moved folder's unchanged files keep the old one)
+    "file_path": Field(str, "loader", "absolute path of the file read, when it is a file", False),
     "section_path": Field(str, "splitter", "breadcrumb 'Title > Section > Subsection'"),
     "section_paths": Field(
         list, "splitter", "breadcrumb of each section a merged chunk holds", False
@@ -108,6 +111,10 @@ LOADER_HINTS = (
     CLEANING_HINT,
     SOURCE_MAP_HINT,
 )
+
+# keys a chunk's id does not hash: where the file lies is not what the chunk is (the same
+# folder ingested from another place keeps its ids and embeddings)
+ID_EXCLUDED = ("file_path",)
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
@@ -305,7 +312,8 @@ class ChunkRecord:
         collections keep their ids."""
         hidden = {"_embed_text": self.embed_text, "_file": self.source}
         hidden["_parent_text"] = self.parent_text
-        return content_id(self.text, {**self.metadata, **hidden})
+        identity = {k: v for k, v in self.metadata.items() if k not in ID_EXCLUDED}
+        return content_id(self.text, {**identity, **hidden})
 
     def document(self) -> Document:
         """The stored part as a LangChain ``Document`` (id set)."""

@@ -29,6 +29,7 @@ deterministic: a source whose loader output did not change gives identical docum
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import statistics
 from collections.abc import Iterable
@@ -213,6 +214,8 @@ def document_keys(source: str, text: str, *, doc_id: str, **extra: Any) -> dict[
     }
     metadata.update({k: str(v) for k, v in extra.items() if v not in (None, "")})
     metadata[TITLE_FROM_NAME_HINT] = not extra.get("title")
+    if Path(source).is_file():  # where an app opens it to cite
+        metadata["file_path"] = os.path.abspath(source)
     return metadata
 
 

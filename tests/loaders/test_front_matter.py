@@ -85,3 +85,22 @@ def test_alias_bomb_is_bounded():
         bomb += f"{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
     fields, _body = read_front_matter(bomb + "---\ntext")
     assert len(storable(fields["j"])) <= 2048
+
+
+def test_every_path_stores_the_file_an_app_opens_to_cite(tmp_path):
+    (tmp_path / "guide").mkdir()
+    for path, metadata in _paths(tmp_path).items():
+        if path == "split_documents":  # a Document of text: no file behind it
+            assert "file_path" not in metadata
+            continue
+        opened = Path(metadata["file_path"]).read_text(encoding="utf-8")
+        assert opened == PAGE, path
+        assert Path(metadata["file_path"]).is_absolute(), path
+
+
+def test_the_file_path_is_not_part_of_the_chunk_id():
+    from ragingest.schema import ChunkRecord
+
+    a = ChunkRecord("a.md", "text", {"source": "a.md", "file_path": "/x/a.md"}, "text", "text")
+    b = ChunkRecord("a.md", "text", {"source": "a.md", "file_path": "/y/a.md"}, "text", "text")
+    assert a.id == b.id
