@@ -13,7 +13,9 @@ Contract (``EmbeddedText``, built from a splitter's settings for one split):
   (bench/README.md, "The breadcrumb in the embedded text");
 - ``budget``: the chunk size for a section, less what its breadcrumb costs the model (when
   sizes are model tokens and the limit is known);
-- ``chunk``: a ``Piece`` as a ``Chunk``, ``embed_text = prefix + "\\n" + text``;
+- ``chunk``: a ``Piece`` as a ``Chunk``, ``embed_text = prefix + "\\n" + words(text)``: the
+  text with a documentation dialect's markup out (``splitters.dialects``; the stored text
+  stays the exact slice);
 - ``fit``: exact sizes (``token_count``, from the document's indexes, not re-tokenized), then
   every chunk whose embedded text is over ``max_embed_tokens`` cut again in model tokens: by
   ``packing.pack``, else (a table or code block) by rows/lines with the table's header kept in
@@ -30,6 +32,7 @@ from dataclasses import dataclass, replace
 from ragingest.chunk import BREADCRUMB_SHARE, Chunk, bound_breadcrumb
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.counters import SpanCounter
+from ragingest.splitters.dialects import heading_title, words
 from ragingest.splitters.measure import MIN_BUDGET, Measure, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import Piece, named
@@ -81,6 +84,7 @@ class EmbeddedText:
         if not headings:
             return self._bounded(doc_title)
         written = body.split("\n", 1)[0].lstrip("# ").strip() if body.startswith("#") else ""
+        written = heading_title(written) if written else ""
         path = headings[:-1] if headings[-1][1] == written else headings
         return self._bounded(" > ".join(h1_and_nearest(path)))
 
@@ -99,7 +103,8 @@ class EmbeddedText:
         # a path that the next one extends (a heading with its subsection) is named by it
         headings, sections = named(piece)
         under = headings if len(sections) > 1 else deeper(headings, structure.open_at(piece.start))
-        prefix = self.prefix(doc_title, under, body, sections)
+        read = words(body)  # a dialect's markup out: the model reads the words
+        prefix = self.prefix(doc_title, under, read, sections)
         return Chunk(
             text=body,
             start_index=piece.start,
@@ -108,7 +113,7 @@ class EmbeddedText:
             headings=headings,
             title=doc_title,
             strategy=piece.strategy,
-            embed_text=f"{prefix}\n{body}" if prefix else body,
+            embed_text=f"{prefix}\n{read}" if prefix else read,
             oversized=piece.oversized,
             parent=piece.parent,
             sections=sections if len(sections) > 1 else (),

@@ -1,0 +1,226 @@
+"""The markup of documentation dialects, read for its words (docs/rules.md, "Documentation
+dialects").
+
+Docs are written in Markdown extended by their site generator: VitePress (``::: tip``
+containers, ``{#id}`` heading anchors, ``<script setup>``, Vue components), Docusaurus/MDX
+(``import``/``export`` lines, JSX components such as ``<Tabs>``, ``:::note[Title]``), MkDocs
+Material (``!!! note "Title"``, ``??? tip``, ``=== "Tab"``), GitHub alerts (``> [!NOTE]``),
+Sphinx/MyST directives (``.. note::``) and Hugo shortcodes (``{{< alert >}}``). Their markup is
+noise to the model and to BM25, while the stored text must stay the exact source slice.
+
+Contract:
+
+- ``heading_title(raw)``: a heading's words, as ``title``, ``section_path``, ``h1``–``h3`` and
+  the breadcrumb carry them: attribute lists (``{#id .class}``), HTML/JSX tags (``<Badge/>``)
+  and shortcodes out, whitespace collapsed; the raw title when nothing is left.
+- ``words(body)``: the embedded form of a chunk's text: outside fenced code, inline code and
+  table rows, ``<script>``/``<style>`` blocks, MDX ``import``/``export`` lines, container and
+  admonition markers (their titles kept: ``::: tip Важно`` → ``Важно``), alert markers, tags
+  (their inner text kept), attribute lists, shortcodes and the targets of links over
+  ``LONG_URL`` characters (a base64 playground link: its text kept) are removed; a body with
+  none of them comes back as it is (the same string).
+- ``markup_only(body)``: a body that is almost all markup (what ``words`` keeps is under a
+  fifth of its letters and digits, and under ``4 * MARKUP_WORDS`` of them): it is not embedded
+  alone but joins a neighbour (``absorb_markup``), keeping the neighbour's headings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the type only: ``structure`` reads titles here, and ``pieces`` reads it
+    from ragingest.splitters.pieces import Piece
+
+LONG_URL = 100  # a link target this long is an opaque blob (base64 playground state), not words
+MARKUP_WORDS = 16  # a piece keeping fewer word characters than this is markup
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_ATTRIBUTES = re.compile(r"[ \t]*\{[#.][\w:.-]+(?:[ \t]+[^{}\n]*)?\}")
+_SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/?>")
+_LONG_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\)){" + f"{LONG_URL}" + r",}\)")
+_LONG_BARE_URL = re.compile(r"https?://\S{" + f"{LONG_URL}" + ",}")
+# a long target, in a link or not
+_URL_BLOB = re.compile(r"https?://[^\s()<>\]]{" + f"{LONG_URL}" + ",}")
+_BLOCK_START = re.compile(r"^\s*<(script|style)\b[^>]*>", re.IGNORECASE)
+_ESM = re.compile(
+    r"^(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"]|export\s+(?:default\b|const\b|let\b|var\b"
+    r"|function\b|class\b|async\b|\{|\*))"
+)
+_CONTAINER = re.compile(r"^\s*:{3,}\s*([\w-]*)(.*)$")
+_ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*\s*(?:\"([^\"]*)\")?\s*$")
+_TAB = re.compile(r"^(\s*)===\+?\s+\"([^\"]*)\"\s*$")
+_ALERT = re.compile(r"^(\s*>\s*)\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.IGNORECASE)
+_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+[\w:-]+::\s*(.*)$")
+_CHEAP = re.compile(r"<|\{[#.{]|:::|!!!|\?\?\?|===|\[!|^\s*\.\. |^(?:import|export)\s|://", re.M)
+
+
+def heading_title(raw: str) -> str:
+    """A heading's words (module docstring)."""
+    title = _SHORTCODE.sub("", _ATTRIBUTES.sub("", raw))
+    if "<" in title:
+        title = _inline(title)
+    title = " ".join(title.split())
+    return title or raw.strip()
+
+
+def words(body: str) -> str:
+    """The embedded form of ``body`` (module docstring)."""
+    if not _CHEAP.search(body):
+        return body
+    out: list[str] = []
+    fence = ""
+    skip = ""  # the closing tag of a <script>/<style> block being left out
+    changed = False
+    for line in body.split("\n"):
+        if fence:
+            out.append(line)
+            if line.lstrip().startswith(fence):
+                fence = ""
+            continue
+        if skip:
+            changed = True
+            if skip in line.lower():
+                skip = ""
+            continue
+        if line.lstrip().startswith("|"):  # a table row stays whole (its header is matched)
+            out.append(line)
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        block = _BLOCK_START.match(line)
+        if block:
+            changed = True
+            close = f"</{block.group(1).lower()}>"
+            if close not in line.lower():
+                skip = close
+            continue
+        kept = _line_words(line)
+        if kept != line:
+            changed, kept = True, kept.rstrip()
+        if kept.strip() or not line.strip():  # a line that was all markup goes
+            out.append(kept)
+    if not changed:
+        return body
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
+def _line_words(line: str) -> str:
+    """One line outside code in its embedded form ('' when it is all markup)."""
+    if _ESM.match(line):
+        return ""
+    container = _CONTAINER.match(line)
+    if container:
+        return _title_words(container.group(2))
+    admonition = _ADMONITION.match(line) or _TAB.match(line)
+    if admonition:
+        return admonition.group(1) + (admonition.group(2) or "")
+    directive = _DIRECTIVE.match(line)
+    if directive:
+        return directive.group(1) + directive.group(2)
+    alert = _ALERT.match(line)
+    if alert:
+        line = alert.group(1) + line[alert.end() :]
+        if not line.strip(" >\t"):
+            return ""
+    return _inline(line)
+
+
+def _title_words(rest: str) -> str:
+    """A container marker's title: ``[Title]``, ``{title="Title"}`` or the words after it."""
+    rest = rest.strip()
+    bracket = re.match(r"\[([^\]]*)\]", rest)
+    if bracket:
+        return bracket.group(1).strip()
+    quoted = re.search(r"title=[\"']([^\"']*)[\"']", rest)
+    if quoted:
+        return quoted.group(1).strip()
+    return _inline(_ATTRIBUTES.sub("", rest)).strip()
+
+
+def _inline(text: str) -> str:
+    """``text`` with tags, attribute lists, shortcodes and long link targets out, inline code
+    spans kept as they are."""
+    parts: list[str] = []
+    pos = 0
+    for code in _INLINE_CODE.finditer(text):
+        parts += [_inline_prose(text[pos : code.start()]), code.group()]
+        pos = code.end()
+    parts.append(_inline_prose(text[pos:]))
+    return "".join(parts)
+
+
+def _inline_prose(text: str) -> str:
+    if "{" in text:
+        text = _SHORTCODE.sub("", _ATTRIBUTES.sub("", text))
+    if "<" in text:
+        text = _TAG.sub("", text)
+    if "://" in text:
+        text = _LONG_LINK.sub(r"\1", text)
+        text = _LONG_BARE_URL.sub("", text)
+    return text
+
+
+def markup_only(body: str, reduced: str | None = None) -> bool:
+    """Whether ``body`` is almost all markup (module docstring); ``reduced``: ``body`` less
+    the parts of long link targets that a cut left without their link."""
+    kept = words(body if reduced is None else reduced)
+    letters = sum(1 for ch in kept if ch.isalnum())
+    if letters >= MARKUP_WORDS * 4:  # a paragraph of words is never markup
+        return False
+    return letters * 5 < sum(1 for ch in body if ch.isalnum())
+
+
+def absorb_markup(text: str, pieces: list[Piece]) -> list[Piece]:
+    """``pieces`` with each markup-only one joined to a neighbour (the previous one of its
+    section, else the next, else the previous): the span grows, the neighbour's headings,
+    strategy and sections stay; whatever the size, since the markup adds nothing the model
+    reads (``words``). A long link target cut across pieces counts as markup in each."""
+    if len(pieces) < 2:
+        return pieces
+    blobs = [m.span() for m in _URL_BLOB.finditer(text)] if "://" in text else []
+    out = list(pieces)
+    i = 0
+    while i < len(out) and len(out) > 1:
+        piece = out[i]
+        body = text[piece.start : piece.end]
+        if piece.oversized or not markup_only(body, _without(text, piece, blobs)):
+            i += 1
+            continue
+        before = i - 1 if i > 0 else None
+        after = i + 1 if i + 1 < len(out) else None
+        if before is not None and (out[before].section == piece.section or after is None):
+            into = out[before]
+            joined = replace(into, end=piece.end, parent=_parent(into, piece))
+            out[before : i + 1] = [joined]
+            i = before
+            continue
+        assert after is not None
+        into = out[after]
+        joined = replace(into, start=piece.start, parent=_parent(into, piece))
+        out[i : after + 1] = [joined]
+    return out
+
+
+def _without(text: str, piece: Piece, blobs: list[tuple[int, int]]) -> str | None:
+    """The piece's text less what of it lies in a long URL (None: nothing does)."""
+    inside = [(max(a, piece.start), min(b, piece.end)) for a, b in blobs
+              if a < piece.end and piece.start < b]  # fmt: skip
+    if not inside:
+        return None
+    parts, pos = [], piece.start
+    for a, b in inside:
+        parts.append(text[pos:a])
+        pos = b
+    parts.append(text[pos : piece.end])
+    return "".join(parts)
+
+
+def _parent(into: Piece, piece: Piece) -> tuple[int, int]:
+    return (min(into.parent[0], piece.start), max(into.parent[1], piece.end))
