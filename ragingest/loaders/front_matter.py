@@ -15,7 +15,8 @@ Contract:
   lists are left out (Chroma refuses them). A key ragingest computes (``OURS``: the document
   keys and every key the splitter or ingest fills, ``schema.SCHEMA``) or an underscore key is
   never overwritten: it is kept as ``FRONT_MATTER_PREFIX + key`` (``fm_source``); keys a loader
-  fills for other formats (``author``, ``status``) are taken as written. ``title``, ``date``
+  fills for other formats (``author``, ``status``) are taken as written; ``renamed_note``
+  says which were prefixed, for the run report. ``title``, ``date``
   and ``content_type`` (any letter case) are read by us: ``special`` holds them as strings.
 """
 
@@ -98,6 +99,17 @@ def front_matter_metadata(fields: dict[str, Any]) -> dict[str, Any]:
         name = FRONT_MATTER_PREFIX + key if key in OURS or key.startswith("_") else key
         out.setdefault(name, stored)
     return out
+
+
+def renamed_note(fields: dict[str, Any]) -> str:
+    """The run report's note on the keys ``front_matter_metadata`` kept under the prefix ('':
+    none)."""
+    taken = [k for k in fields if k and k != PARSE_NOTE and k.lower() not in SPECIAL
+             and (k in OURS or k.startswith("_")) and storable(fields[k]) is not None]  # fmt: skip
+    if not taken:
+        return ""
+    kept = ", ".join(f"{k!r} as {FRONT_MATTER_PREFIX + k!r}" for k in taken[:10])
+    return f"front matter keys that ragingest computes itself are kept under a prefix: {kept}"
 
 
 def storable(value: Any) -> Any:

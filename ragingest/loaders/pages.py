@@ -55,6 +55,7 @@ from ragingest.loaders.front_matter import (
     PARSE_NOTE,
     front_matter_metadata,
     read_front_matter,
+    renamed_note,
     special,
 )
 from ragingest.loaders.notes import add_note
@@ -164,8 +165,9 @@ def _single(source: str, document: Document, doc_id: str) -> Document:
         content_type = content_type or ("" if found else "paragraph")
     metadata.update(document_keys(source, body, doc_id=doc_id, **extra))
     metadata[SOURCE_MAP_HINT] = mapping
-    if PARSE_NOTE in front:
-        add_note(metadata, front[PARSE_NOTE])
+    for note in (front.get(PARSE_NOTE, ""), renamed_note(front)):
+        if note:
+            add_note(metadata, note)
     if content_type:
         metadata[CONTENT_TYPE_HINT] = content_type
     return Document(page_content=body, metadata=metadata, id=document.id)

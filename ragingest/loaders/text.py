@@ -27,6 +27,7 @@ from ragingest.loaders.front_matter import (
     PARSE_NOTE,
     front_matter_metadata,
     read_front_matter,
+    renamed_note,
     special,
 )
 from ragingest.loaders.notes import add_note
@@ -196,6 +197,8 @@ class TextLoader(FileLoader):
             metadata.setdefault(key, value)
         if PARSE_NOTE in front:
             notes.append(front[PARSE_NOTE])
+        if renamed_note(front):
+            notes.append(renamed_note(front))
         metadata[SOURCE_MAP_KEY] = mapping
         if special(front, "content_type"):
             metadata[CONTENT_TYPE_HINT] = special(front, "content_type")

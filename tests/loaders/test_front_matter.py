@@ -64,6 +64,17 @@ def test_front_matter_is_the_same_metadata_on_every_path(tmp_path):
         assert not storable_problems(metadata), path
 
 
+def test_the_run_report_says_which_keys_were_prefixed(tmp_path):
+    from ragingest.pipeline.split import split_file
+
+    path = tmp_path / "install.md"
+    path.write_text(PAGE, encoding="utf-8")
+    chunks = split_file(path, tmp_path, HeadingFirstSplitter(1000, 0, 0, unit="chars"))
+    assert any("'source' as 'fm_source'" in note and "'section_path' as 'fm_section_path'"
+               in note for note in chunks.notes), chunks.notes  # fmt: skip
+    assert not chunks.lost
+
+
 def test_values_keep_their_yaml_types_as_far_as_chroma_stores_them():
     fields, body = read_front_matter("---\nn: 2\nx: 1.5\nok: yes\nempty:\nl: [1, two]\n---\nA")
     assert body == "A"
