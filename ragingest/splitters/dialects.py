@@ -26,6 +26,7 @@ Contract:
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -210,8 +211,12 @@ def absorb_markup(text: str, pieces: list[Piece]) -> list[Piece]:
 
 def _without(text: str, piece: Piece, blobs: list[tuple[int, int]]) -> str | None:
     """The piece's text less what of it lies in a long URL (None: nothing does)."""
-    inside = [(max(a, piece.start), min(b, piece.end)) for a, b in blobs
-              if a < piece.end and piece.start < b]  # fmt: skip
+    first = bisect.bisect_right(blobs, piece.start, key=lambda blob: blob[1])
+    inside = []
+    for a, b in blobs[first:]:  # sorted, disjoint: from the first that ends after the start
+        if a >= piece.end:
+            break
+        inside.append((max(a, piece.start), min(b, piece.end)))
     if not inside:
         return None
     parts, pos = [], piece.start
