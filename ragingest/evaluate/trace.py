@@ -32,6 +32,7 @@ from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
 from ragingest.loaders.source_map import indexed_text
 from ragingest.retrieval.search import candidate_depth
+from ragingest.splitters.dialects import heading_title
 from ragingest.splitters.embedded import h1_and_nearest
 from ragingest.splitters.structure import analyze
 
@@ -197,7 +198,7 @@ def _heading_above(text: str, offset: int) -> str | None:
     title as the breadcrumb writes it: ``splitters.embedded.h1_and_nearest``)."""
     path = analyze(text).open_at(offset)
     named = h1_and_nearest(path)
-    return named[-1] if named else None
+    return heading_title(named[-1]) if named else None
 
 
 def _describe(chunk: Document) -> str:

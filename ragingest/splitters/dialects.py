@@ -10,15 +10,18 @@ noise to the model and to BM25, while the stored text must stay the exact source
 
 Contract:
 
-- ``heading_title(raw)``: a heading's words, as ``title``, ``section_path``, ``h1``–``h3`` and
-  the breadcrumb carry them: attribute lists (``{#id .class}``), HTML/JSX tags (``<Badge/>``)
-  and shortcodes out, whitespace collapsed; the raw title when nothing is left.
+- ``heading_title(raw)``: a heading's words, as the metadata carry them (``title``,
+  ``section_path``, ``h1``–``h3``; ``clean_path`` for a path): attribute lists
+  (``{#id .class}``), HTML/JSX tags (``<Badge/>``) and shortcodes out, whitespace collapsed;
+  the raw title when nothing is left.
 - ``words(body)``: the embedded form of a chunk's text: outside fenced code, inline code and
   table rows, ``<script>``/``<style>`` blocks, MDX ``import``/``export`` lines, container and
   admonition markers (their titles kept: ``::: tip Важно`` → ``Важно``), alert markers, tags
-  (their inner text kept), attribute lists, shortcodes and the targets of links over
-  ``LONG_URL`` characters (a base64 playground link: its text kept) are removed; a body with
-  none of them comes back as it is (the same string).
+  (their inner text kept), shortcodes and opaque link targets (a run of ``OPAQUE_RUN`` letters
+  and digits: a base64 playground link; its text kept) are removed; a body with none of them
+  comes back as it is (the same string). Heading anchors (``{#table_engine-kafka}``) stay in
+  the embedded text, the breadcrumb's included: e5 reads their English words (measured:
+  bench/README.md, "Documentation dialects").
 - ``markup_only(body)``: a body that is almost all markup (what ``words`` keeps is under a
   fifth of its letters and digits, and under ``4 * MARKUP_WORDS`` of them): it is not embedded
   alone but joins a neighbour (``absorb_markup``), keeping the neighbour's headings.
@@ -31,10 +34,15 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the type only: ``structure`` reads titles here, and ``pieces`` reads it
+from ragingest.splitters.structure import Path
+
+if TYPE_CHECKING:  # the type only: ``pieces`` is imported by the modules that import this one
     from ragingest.splitters.pieces import Piece
 
-LONG_URL = 100  # a link target this long is an opaque blob (base64 playground state), not words
+# a URL with a run this long of letters and digits is an opaque blob (base64 playground state),
+# not words; a readable long URL (a path, an anchor) stays: dropping every long link target
+# lost clickhouse_ru a question (bench/README.md, "Documentation dialects")
+OPAQUE_RUN = 40
 MARKUP_WORDS = 16  # a piece keeping fewer word characters than this is markup
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -42,10 +50,11 @@ _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _ATTRIBUTES = re.compile(r"[ \t]*\{[#.][\w:.-]+(?:[ \t]+[^{}\n]*)?\}")
 _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/?>")
-_LONG_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\)){" + f"{LONG_URL}" + r",}\)")
-_LONG_BARE_URL = re.compile(r"https?://\S{" + f"{LONG_URL}" + ",}")
+_OPAQUE = re.compile(r"[A-Za-z0-9+=]{" + f"{OPAQUE_RUN}" + ",}")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\)){" + f"{OPAQUE_RUN}" + r",})\)")
+_BARE_URL = re.compile(r"https?://\S{" + f"{OPAQUE_RUN}" + ",}")
 # a long target, in a link or not
-_URL_BLOB = re.compile(r"https?://[^\s()<>\]]{" + f"{LONG_URL}" + ",}")
+_URL = re.compile(r"https?://[^\s()<>\]]{" + f"{OPAQUE_RUN}" + ",}")
 _BLOCK_START = re.compile(r"^\s*<(script|style)\b[^>]*>", re.IGNORECASE)
 _ESM = re.compile(
     r"^(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"]|export\s+(?:default\b|const\b|let\b|var\b"
@@ -66,6 +75,11 @@ def heading_title(raw: str) -> str:
         title = _inline(title)
     title = " ".join(title.split())
     return title or raw.strip()
+
+
+def clean_path(path: Path) -> Path:
+    """A heading path with each title as ``heading_title`` gives it."""
+    return tuple((level, heading_title(title)) for level, title in path)
 
 
 def words(body: str) -> str:
@@ -142,11 +156,19 @@ def _title_words(rest: str) -> str:
     quoted = re.search(r"title=[\"']([^\"']*)[\"']", rest)
     if quoted:
         return quoted.group(1).strip()
-    return _inline(_ATTRIBUTES.sub("", rest)).strip()
+    return _inline(_ATTRIBUTES.sub("", rest)).strip().strip("\"'")
+
+
+def inline_words(text: str) -> str:
+    """One line (a breadcrumb) with tags, shortcodes and opaque link targets out, anchors kept
+    (module docstring), whitespace collapsed; ``text`` when nothing is left."""
+    if not _CHEAP.search(text):
+        return text
+    return " ".join(_inline(text).split()) or text
 
 
 def _inline(text: str) -> str:
-    """``text`` with tags, attribute lists, shortcodes and long link targets out, inline code
+    """``text`` with tags, shortcodes and opaque link targets out, inline code
     spans kept as they are."""
     parts: list[str] = []
     pos = 0
@@ -159,18 +181,18 @@ def _inline(text: str) -> str:
 
 def _inline_prose(text: str) -> str:
     if "{" in text:
-        text = _SHORTCODE.sub("", _ATTRIBUTES.sub("", text))
+        text = _SHORTCODE.sub("", text)
     if "<" in text:
         text = _TAG.sub("", text)
     if "://" in text:
-        text = _LONG_LINK.sub(r"\1", text)
-        text = _LONG_BARE_URL.sub("", text)
+        text = _LINK.sub(lambda m: m.group(1) if _OPAQUE.search(m.group(2)) else m.group(), text)
+        text = _BARE_URL.sub(lambda m: "" if _OPAQUE.search(m.group()) else m.group(), text)
     return text
 
 
 def markup_only(body: str, reduced: str | None = None) -> bool:
     """Whether ``body`` is almost all markup (module docstring); ``reduced``: ``body`` less
-    the parts of long link targets that a cut left without their link."""
+    the parts of opaque link targets that a cut left without their link."""
     kept = words(body if reduced is None else reduced)
     letters = sum(1 for ch in kept if ch.isalnum())
     if letters >= MARKUP_WORDS * 4:  # a paragraph of words is never markup
@@ -182,10 +204,11 @@ def absorb_markup(text: str, pieces: list[Piece]) -> list[Piece]:
     """``pieces`` with each markup-only one joined to a neighbour (the previous one of its
     section, else the next, else the previous): the span grows, the neighbour's headings,
     strategy and sections stay; whatever the size, since the markup adds nothing the model
-    reads (``words``). A long link target cut across pieces counts as markup in each."""
+    reads (``words``). An opaque link target cut across pieces counts as markup in each."""
     if len(pieces) < 2:
         return pieces
-    blobs = [m.span() for m in _URL_BLOB.finditer(text)] if "://" in text else []
+    urls = _URL.finditer(text) if "://" in text else iter(())
+    blobs = [m.span() for m in urls if _OPAQUE.search(m.group())]
     out = list(pieces)
     i = 0
     while i < len(out) and len(out) > 1:
@@ -210,7 +233,7 @@ def absorb_markup(text: str, pieces: list[Piece]) -> list[Piece]:
 
 
 def _without(text: str, piece: Piece, blobs: list[tuple[int, int]]) -> str | None:
-    """The piece's text less what of it lies in a long URL (None: nothing does)."""
+    """The piece's text less what of it lies in an opaque URL (None: nothing does)."""
     first = bisect.bisect_right(blobs, piece.start, key=lambda blob: blob[1])
     inside = []
     for a, b in blobs[first:]:  # sorted, disjoint: from the first that ends after the start

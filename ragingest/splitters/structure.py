@@ -14,8 +14,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ragingest.splitters.dialects import heading_title
-
 Path = tuple[tuple[int, str], ...]  # a heading path: (level, title) from the top
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -120,8 +118,7 @@ def analyze(text: str) -> Structure:
             continue
         heading = _HEADING.match(body)
         if heading and heading.group(2):
-            title = heading_title(heading.group(2))  # a dialect's anchors and tags out
-            structure.headings.append(Heading(start, end, len(heading.group(1)), title))
+            structure.headings.append(Heading(start, end, len(heading.group(1)), heading.group(2)))
         i += 1
     return structure
 

@@ -117,7 +117,8 @@ def test_the_heading_trace_names_is_the_one_the_breadcrumb_names():
     from ragingest.evaluate.trace import _chunk_check, _holders
 
     text = (
-        "# Списки\n\n## Фильтрация\n\nПример вывода:\n\n```bash\n# Массивы\nls arrays/\n```\n\n"
+        "# Списки\n\n## Фильтрация {#filtering}\n\nПример вывода:\n\n"
+        "```bash\n# Массивы\nls arrays/\n```\n\n"
         "Для фильтрации списка создайте вычисляемое свойство с отфильтрованным массивом.\n"
     )
     cut = text.index("Для")
