@@ -142,3 +142,16 @@ def test_contracts_hold_with_dialect_markup(e5_info):
         assert max(counts) <= LIMIT
 
     check()
+
+
+def test_faq_chunks_lose_anchors_in_their_metadata_too():
+    from ragingest.splitters.faq import FaqSplitter
+
+    faq = (
+        "# Вопросы {#faq}\n\n## Как вернуть товар? {#return}\n\nЧерез личный кабинет.\n\n"
+        "## Как обменять товар? {#exchange}\n\nВ пункте выдачи.\n"
+    )
+    base = HeadingFirstSplitter(200, 0, 0, unit="chars")
+    chunks = FaqSplitter(base).split_chunks(faq)
+    assert chunks and all("{#" not in c.section_path for c in chunks)
+    assert {c.title for c in chunks} == {"Вопросы"}
