@@ -46,10 +46,12 @@ OPAQUE_RUN = 40
 MARKUP_WORDS = 16  # a piece keeping fewer word characters than this is markup
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_ATTRIBUTES = re.compile(r"[ \t]*\{[#.][\w:.-]+(?:[ \t]+[^{}\n]*)?\}")
-_SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")
-_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/?>")
+# every pattern is linear in the line (no nested or overlapping quantifiers): a hostile file's
+# long lines must not stall the split stage
+_BACKTICKS = re.compile(r"`+")
+_ATTRIBUTES = re.compile(r"\{[#.][\w:.-]+(?:\s[^{}\n]*)?\}")
+_SHORTCODE = re.compile(r"\{\{[<%][^{}\n]*[%>]\}\}")
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?>")
 _OPAQUE = re.compile(r"[A-Za-z0-9+=]{" + f"{OPAQUE_RUN}" + ",}")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\)){" + f"{OPAQUE_RUN}" + r",})\)")
 _BARE_URL = re.compile(r"https?://\S{" + f"{OPAQUE_RUN}" + ",}")
@@ -65,7 +67,7 @@ _ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*\s*(?:\
 _TAB = re.compile(r"^(\s*)===\+?\s+\"([^\"]*)\"\s*$")
 _ALERT = re.compile(r"^(\s*>\s*)\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.IGNORECASE)
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+[\w:-]+::\s*(.*)$")
-_CHEAP = re.compile(r"<|\{[#.{]|:::|!!!|\?\?\?|===|\[!|^\s*\.\. |^(?:import|export)\s|://", re.M)
+_CHEAP = re.compile(r"<|\{[#.{]|:::|!!!|\?\?\?|===|\[!|^[ \t]*\.\. |^(?:import|export)\s|://", re.M)
 
 
 def heading_title(raw: str) -> str:
@@ -168,15 +170,37 @@ def inline_words(text: str) -> str:
 
 
 def _inline(text: str) -> str:
-    """``text`` with tags, shortcodes and opaque link targets out, inline code
-    spans kept as they are."""
+    """``text`` with tags, shortcodes and opaque link targets out, inline code spans kept as
+    they are."""
     parts: list[str] = []
     pos = 0
-    for code in _INLINE_CODE.finditer(text):
-        parts += [_inline_prose(text[pos : code.start()]), code.group()]
-        pos = code.end()
+    for start, end in code_spans(text):
+        parts += [_inline_prose(text[pos:start]), text[start:end]]
+        pos = end
     parts.append(_inline_prose(text[pos:]))
     return "".join(parts)
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """The inline code spans of ``text``: a run of backticks up to the next run of the same
+    length (CommonMark), found in one pass."""
+    runs = [m.span() for m in _BACKTICKS.finditer(text)] if "`" in text else []
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        size = runs[k][1] - runs[k][0]
+        following[k] = last.get(size)
+        last[size] = k
+    spans = []
+    i = 0
+    while i < len(runs):
+        j = following[i]
+        if j is None:
+            i += 1
+            continue
+        spans.append((runs[i][0], runs[j][1]))
+        i = j + 1
+    return spans
 
 
 def _inline_prose(text: str) -> str:

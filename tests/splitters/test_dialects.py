@@ -155,3 +155,15 @@ def test_faq_chunks_lose_anchors_in_their_metadata_too():
     chunks = FaqSplitter(base).split_chunks(faq)
     assert chunks and all("{#" not in c.section_path for c in chunks)
     assert {c.title for c in chunks} == {"Вопросы"}
+
+
+def test_hostile_long_lines_are_read_in_one_pass():
+    # each of these took minutes with backtracking patterns; linear ones take milliseconds
+    n = 200_000
+    lines = [
+        "x" + "`" * n, "<a" + " " * n + "x", "{#a" + " " * n, "{{<" * (n // 3),
+        "y" + " " * n + "z", "[t](" + "a" * n, "::: " + "{#a " * (n // 4), "<" + "b " * n,
+    ]  # fmt: skip
+    for line in lines:
+        assert words("<b>x</b>\n" + line).startswith("x")
+        assert heading_title(line[:n]) is not None
