@@ -57,6 +57,8 @@ _LINK = re.compile(r"!?\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\)){" + f"{OPAQUE_R
 _BARE_URL = re.compile(r"https?://\S{" + f"{OPAQUE_RUN}" + ",}")
 # a long target, in a link or not
 _URL = re.compile(r"https?://[^\s()<>\]]{" + f"{OPAQUE_RUN}" + ",}")
+_OPEN_TAG = re.compile(r"^\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?$")  # a tag whose > comes later
+TAG_LINES = 12  # a tag written over more lines than this is not taken for one
 _BLOCK_START = re.compile(r"^\s*<(script|style)\b[^>]*>", re.IGNORECASE)
 _ESM = re.compile(
     r"^(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"]|export\s+(?:default\b|const\b|let\b|var\b"
@@ -92,7 +94,17 @@ def words(body: str) -> str:
     fence = ""
     skip = ""  # the closing tag of a <script>/<style> block being left out
     changed = False
-    for line in body.split("\n"):
+    lines = body.split("\n")
+    tag_end = -1  # the last line of a tag written over several lines (<Tabs\n  groupId="x">)
+    for i, line in enumerate(lines):
+        if i <= tag_end:
+            changed = True
+            if i == tag_end:
+                line = line[line.index(">") + 1 :]
+                if not line.strip():
+                    continue
+            else:
+                continue
         if fence:
             out.append(line)
             if line.lstrip().startswith(fence):
@@ -111,6 +123,11 @@ def words(body: str) -> str:
             fence = opened.group(1)
             out.append(line)
             continue
+        if _OPEN_TAG.match(line):
+            tag_end = _tag_end(lines, i)
+            if tag_end > i:
+                changed = True
+                continue
         block = _BLOCK_START.match(line)
         if block:
             changed = True
@@ -126,6 +143,17 @@ def words(body: str) -> str:
     if not changed:
         return body
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
+def _tag_end(lines: list[str], start: int) -> int:
+    """The line a tag opened on ``lines[start]`` without its ``>`` closes on, within
+    ``TAG_LINES`` lines with no other ``<`` (-1: none, so it is not taken for a tag)."""
+    for j in range(start + 1, min(len(lines), start + TAG_LINES)):
+        if "<" in lines[j]:
+            return -1
+        if ">" in lines[j]:
+            return j
+    return -1
 
 
 def _line_words(line: str) -> str:

@@ -167,3 +167,14 @@ def test_hostile_long_lines_are_read_in_one_pass():
     for line in lines:
         assert words("<b>x</b>\n" + line).startswith("x")
         assert heading_title(line[:n]) is not None
+
+
+def test_a_jsx_tag_over_several_lines_is_markup():
+    page = (
+        "# Установка\n\n<Tabs\n  groupId=\"package-manager\"\n  defaultValue=\"npm\">\n"
+        "  <TabItem\n    value=\"npm\"\n    label=\"npm\">\n\nКоманда установки.\n\n"
+        "  </TabItem>\n</Tabs>\n\nЕсли a < b\nи это не тег.\n"
+    )
+    read = words(page)
+    assert "groupId" not in read and "defaultValue" not in read and 'value="npm"' not in read
+    assert "Команда установки." in read and "Если a < b\nи это не тег." in read
