@@ -6,12 +6,13 @@ metadata: the embedded text, the parent section's text, the file a chunk came fr
 vector are fields of ``ChunkRecord``. The only underscore keys are ``LOADER_HINTS``: what a
 loader tells the split stage on a loaded ``Document`` (never stored).
 
-Chroma accepts only str/int/float/bool values: never ``None``, never dicts; a number it
-can't store exactly (beyond int64, more digits than a float holds, NaN) is stored as its
-digits, a string (``storable_number``). ``chunk_metadata``
-builds a chunk's metadata from its document's metadata and the chunk, and ``validate`` checks
-it against this table. Keys a content-type loader adds (``subject``, ``price``, ...) are kept
-when they are scalars.
+Chroma accepts only str/int/float/bool values and non-empty lists of one of them: never
+``None``, never dicts; a number it can't store exactly (beyond int64, more digits than a float
+holds, NaN) is stored as its digits, a string (``storable_number``). ``chunk_metadata`` builds a
+chunk's metadata from its document's metadata and the chunk, and ``validate`` checks it against
+this table. Keys a content-type loader adds (``subject``, ``price``, ...) and front-matter keys
+(``loaders.front_matter``: as written, YAML types kept; one that collides with a key ragingest
+computes is kept as ``fm_<key>``) are kept when Chroma stores their values.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from langchain_core.documents import Document
 from ragingest.chunk import Chunk
 
 Scalar = str | int | float | bool
-MetadataValue = Scalar | list[str]  # Chroma stores scalars and non-empty lists of str
+# Chroma stores scalars and non-empty lists of one scalar type (front-matter tags, ...)
+MetadataValue = Scalar | list[str] | list[int] | list[float] | list[bool]
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ SCHEMA: dict[str, Field] = {
     "doc_date": Field(str, "loader", "front-matter date, else file mtime, ISO 8601"),
     "language": Field(str, "loader", "'ru', 'en' or 'und' (detected from the text)"),
     "doc_id": Field(str, "loader", "sha256 of source, first 16 hex digits"),
+    # what an app opens to show a citation; not part of the chunk id (``ID_EXCLUDED``): the
+    # file's place when it was last parsed (a moved folder's unchanged files keep the old one)
+    "file_path": Field(str, "loader", "absolute path of the file read, when it is a file", False),
     "section_path": Field(str, "splitter", "breadcrumb 'Title > Section > Subsection'"),
     "section_paths": Field(
         list, "splitter", "breadcrumb of each section a merged chunk holds", False
@@ -122,6 +127,10 @@ INTERNAL_PREFIX = "_"
 RENAMED_PREFIX = "field_"
 _REFUSED_START = ("$", "#", "chroma:")
 _SURROGATES = re.compile("[\ud800-\udfff]")
+
+# keys a chunk's id does not hash: where the file lies is not what the chunk is (the same
+# folder ingested from another place keeps its ids and embeddings)
+ID_EXCLUDED = ("file_path",)
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
@@ -207,7 +216,9 @@ def chunk_metadata(
 ) -> dict[str, MetadataValue]:
     """Metadata of one chunk: the document's scalar keys, then the chunk's own."""
     metadata: dict[str, MetadataValue] = {
-        k: v for k, v in document.items() if isinstance(v, Scalar) and not k.startswith("_")
+        k: v
+        for k, v in document.items()
+        if (isinstance(v, Scalar) or storable_list(v)) and not k.startswith("_")
     }
     source = str(document.get("source", ""))
     metadata.setdefault("source", source)
@@ -376,12 +387,20 @@ def validate(metadata: dict[str, Any]) -> list[str]:
     return problems + storable_problems(metadata)
 
 
+def storable_list(value: Any) -> bool:
+    """Whether ``value`` is a list Chroma stores: non-empty, of one scalar type."""
+    if not isinstance(value, list) or not value:
+        return False
+    kinds = {bool if isinstance(v, bool) else type(v) for v in value}
+    return len(kinds) == 1 and kinds <= {str, int, float, bool}
+
+
 def storable_problems(metadata: dict[str, Any]) -> list[str]:
     """What in ``metadata`` Chroma cannot store, or may not get (``over_bounds``)."""
     problems = []
     for key, value in metadata.items():
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            continue  # Chroma stores a non-empty list of str
+        if storable_list(value):
+            continue
         if not isinstance(value, Scalar) or value is None:
             problems.append(f"{key} is not a Chroma scalar: {value!r:.80}")
     return problems + over_bounds(metadata)
@@ -410,7 +429,8 @@ class ChunkRecord:
         collections keep their ids."""
         hidden = {"_embed_text": self.embed_text, "_file": self.source}
         hidden["_parent_text"] = self.parent_text
-        return content_id(self.text, {**self.metadata, **hidden})
+        identity = {k: v for k, v in self.metadata.items() if k not in ID_EXCLUDED}
+        return content_id(self.text, {**identity, **hidden})
 
     def document(self) -> Document:
         """The stored part as a LangChain ``Document`` (id set)."""

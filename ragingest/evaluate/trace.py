@@ -21,7 +21,6 @@ breaks). The report names the first checkpoint that fails for each text and what
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,11 +32,13 @@ from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
 from ragingest.loaders.source_map import indexed_text
 from ragingest.retrieval.search import candidate_depth
+from ragingest.splitters.dialects import heading_title
+from ragingest.splitters.embedded import h1_and_nearest
+from ragingest.splitters.structure import analyze
 
 if TYPE_CHECKING:  # the type only: Chroma is imported when a trace opens the store
     from ragingest.vectorstore.store import ChunkStore
 
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
 
 
@@ -192,8 +193,12 @@ def _end(chunk: Document) -> int:
 
 
 def _heading_above(text: str, offset: int) -> str | None:
-    headings = [m.group(1).strip() for m in _HEADING.finditer(text[:offset])]
-    return headings[-1] if headings else None
+    """The heading the splitter's breadcrumb names for a chunk at ``offset``: the nearest one
+    open there, found by the splitter's own structure (no ``#`` line inside fenced code, the
+    title as the breadcrumb writes it: ``splitters.embedded.h1_and_nearest``)."""
+    path = analyze(text).open_at(offset)
+    named = h1_and_nearest(path)
+    return heading_title(named[-1]) if named else None
 
 
 def _describe(chunk: Document) -> str:

@@ -111,6 +111,7 @@ def file_metadata(path: Path, root: Path | None, text: str, **extra: Any) -> dic
         "doc_date": mtime.isoformat(timespec="seconds"),
         "language": detect_language(text),
         "doc_id": short_hash(source),
+        "file_path": printable(os.path.abspath(path)),  # source is relative to the root
     }
     metadata.update({k: v for k, v in extra.items() if v not in (None, "")})
     metadata[TITLE_FROM_NAME_HINT] = not extra.get("title")

@@ -14,9 +14,10 @@ Contract of ``normalize_documents(documents)``, per ``metadata["source"]`` (in i
   its last line ends no sentence); numbered lines standing alone («1.», «1.2.») and short
   lines that stand alone become headings; the line equal to the metadata title is the H1;
 - any other document stays one document; a leading YAML ``---`` front matter goes into the
-  metadata (``title``, ``date`` → ``doc_date``, ``content_type``, other scalar keys as they
-  are) and out of the text; ``.txt`` sources get the plain-text heading detection of
-  ``loaders.text``;
+  metadata by the rule of ``loaders.front_matter`` (``title``, ``date`` → ``doc_date``,
+  ``content_type``; other keys as written, YAML types kept) and out of the text; ``.txt``
+  sources get the plain-text heading detection of ``loaders.text``; a ``SourceMap`` leads
+  back into the ``page_content`` given, so chunk offsets index that text;
 - documents we produced (``_title_from_name`` set by ``loaders.base.file_metadata``) pass
   through unchanged.
 
@@ -28,6 +29,7 @@ deterministic: a source whose loader output did not change gives identical docum
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import statistics
 from collections.abc import Iterable
@@ -49,17 +51,25 @@ from ragingest.loaders.blocks import (
     render,
 )
 from ragingest.loaders.cleaning import CleaningRules, clean_blocks
+from ragingest.loaders.front_matter import (
+    PARSE_NOTE,
+    front_matter_metadata,
+    read_front_matter,
+    renamed_note,
+    special,
+)
+from ragingest.loaders.notes import add_note
 from ragingest.loaders.partition import element_blocks
-from ragingest.loaders.plain_headings import text_headings
-from ragingest.loaders.text import split_front_matter
+from ragingest.loaders.plain_headings import heading_edits
+from ragingest.loaders.source_map import apply_edits, normalize_mapped
 from ragingest.schema import (
     CLEANING_HINT,
     CONTENT_TYPE_HINT,
     DOCUMENT_KEYS,
     PAGE_MAP_HINT,
     SCHEMA,
+    SOURCE_MAP_HINT,
     TITLE_FROM_NAME_HINT,
-    from_content,
     short_hash,
 )
 
@@ -134,20 +144,30 @@ def normalize_source(source: str, group: list[Document], rules: CleaningRules) -
 
 
 def _single(source: str, document: Document, doc_id: str) -> Document:
-    text = normalize_text(document.page_content)
-    front, body = split_front_matter(text)
+    """One document as it is: normalized, front matter out into the metadata (``front_matter``),
+    with a ``SourceMap`` back into ``document.page_content`` so chunk offsets index the text
+    the caller passed."""
+    text, mapping = normalize_mapped(document.page_content)
+    front, body = read_front_matter(text)
+    if len(body) < len(text):
+        mapping = mapping.compose(apply_edits(text, [(0, len(text) - len(body), "")])[1])
     metadata = {k: v for k, v in document.metadata.items() if k not in _RESERVED}
-    front, _internal = from_content(front)  # front matter never sets a loader hint
-    for key, value in front.items():
-        if key not in _RESERVED and key not in ("date", "content_type") and value:
-            metadata.setdefault(key, value)
-    extra: dict[str, Any] = {"title": front.get("title") or document.metadata.get("title")}
-    extra["doc_date"] = front.get("date") or _date_of(document.metadata)
-    content_type = front.get("content_type")
+    for key, value in front_matter_metadata(front).items():
+        metadata.setdefault(key, value)
+    extra: dict[str, Any] = {"title": special(front, "title") or document.metadata.get("title")}
+    extra["doc_date"] = special(front, "date") or _date_of(document.metadata)
+    content_type = special(front, "content_type")
     if _suffix(source) in ("txt", "text"):
-        body, found = text_headings(body)
-        content_type = content_type or (None if found else "paragraph")
+        edits, found = heading_edits(body)
+        if edits:
+            body, moved = apply_edits(body, edits)
+            mapping = mapping.compose(moved)
+        content_type = content_type or ("" if found else "paragraph")
     metadata.update(document_keys(source, body, doc_id=doc_id, **extra))
+    metadata[SOURCE_MAP_HINT] = mapping
+    for note in (front.get(PARSE_NOTE, ""), renamed_note(front)):
+        if note:
+            add_note(metadata, note)
     if content_type:
         metadata[CONTENT_TYPE_HINT] = content_type
     return Document(page_content=body, metadata=metadata, id=document.id)
@@ -196,6 +216,8 @@ def document_keys(source: str, text: str, *, doc_id: str, **extra: Any) -> dict[
     }
     metadata.update({k: str(v) for k, v in extra.items() if v not in (None, "")})
     metadata[TITLE_FROM_NAME_HINT] = not extra.get("title")
+    if Path(source).is_file():  # where an app opens it to cite
+        metadata["file_path"] = os.path.abspath(source)
     return metadata
 
 

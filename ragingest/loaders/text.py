@@ -18,12 +18,18 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
 from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.front_matter import (
+    PARSE_NOTE,
+    front_matter_metadata,
+    read_front_matter,
+    renamed_note,
+    special,
+)
 from ragingest.loaders.notes import add_note
 from ragingest.loaders.plain_headings import heading_edits
 from ragingest.loaders.repair import (
@@ -44,9 +50,6 @@ from ragingest.loaders.source_map import (
     normalize_mapped,
 )
 from ragingest.schema import CONTENT_TYPE_HINT, PAGE_MAP_HINT
-
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
-_KEY_VALUE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$", re.MULTILINE)
 
 
 def decode(
@@ -146,15 +149,6 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """``key: value`` pairs of a leading ``---`` block, and the text after it."""
-    match = _FRONT_MATTER.match(text)
-    if not match:
-        return {}, text
-    fields = {k.lower(): v.strip("'\"") for k, v in _KEY_VALUE.findall(match.group(1))}
-    return fields, text[match.end() :]
-
-
 def page_edits(text: str) -> list[Edit]:
     """Form feeds are page breaks: as edits, each form feed becomes a line end."""
     return [(m.start(), m.end(), "\n") for m in re.finditer("\f", text)]
@@ -175,17 +169,17 @@ class TextLoader(FileLoader):
     """``.md``, ``.markdown``, ``.txt``: the text itself is the normalized Markdown; in
     ``.txt``, headings are detected (module docstring)."""
 
-    suffixes = (".md", ".markdown", ".txt", ".text")
+    suffixes = (".md", ".markdown", ".mdx", ".txt", ".text")
 
     def _documents(self) -> Iterator[Document]:
         notes: list[str] = []
         data = read_bytes(self.path, self.max_bytes)
         source = decode(data, self.path, keep_bom=True, notes=notes)
         text, mapping = normalize_mapped(source)
-        front, body = split_front_matter(text)
+        front, body = read_front_matter(text)
         if len(body) < len(text):
             mapping = mapping.compose(apply_edits(text, [(0, len(text) - len(body), "")])[1])
-        extra = {"title": front.get("title"), "doc_date": front.get("date")}
+        extra = {"title": special(front, "title"), "doc_date": special(front, "date")}
         plain = self.path.suffix.lower() in (".txt", ".text")
         page_map: list[tuple[int, int]] = []
         found = True
@@ -199,9 +193,15 @@ class TextLoader(FileLoader):
                 mapping = mapping.compose(moved)
             page_map = _source_pages(mapping)
         metadata = file_metadata(self.path, self.root, body, **extra)
+        for key, value in front_matter_metadata(front).items():
+            metadata.setdefault(key, value)
+        if PARSE_NOTE in front:
+            notes.append(front[PARSE_NOTE])
+        if renamed_note(front):
+            notes.append(renamed_note(front))
         metadata[SOURCE_MAP_KEY] = mapping
-        if front.get("content_type"):
-            metadata[CONTENT_TYPE_HINT] = front["content_type"]
+        if special(front, "content_type"):
+            metadata[CONTENT_TYPE_HINT] = special(front, "content_type")
         elif plain and not found:
             metadata[CONTENT_TYPE_HINT] = "paragraph"
         if len(page_map) > 1:

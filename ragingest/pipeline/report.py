@@ -125,10 +125,18 @@ class RunReport:
     def exit_code(self) -> int:
         """The command's exit status: ``EXIT_REFUSED`` when the run refused to delete most of
         the collection (``pipeline.deletes``) and changed nothing, else 1 when a file failed
-        or was ingested only in part, else 0."""
+        or was ingested only in part, or none of the files seen went in, else 0."""
         if self.refused:
             return EXIT_REFUSED
-        return EXIT_FILES_FAILED if self.failed or self.partial else EXIT_OK
+        bad = self.failed or self.partial or self.none_ingested
+        return EXIT_FILES_FAILED if bad else EXIT_OK
+
+    @property
+    def none_ingested(self) -> bool:
+        """Files were seen and not one of them went in (all skipped: an unsupported format,
+        ...): a run that stored nothing of what it was given is not a success."""
+        seen = [f for f in self.files if f.status != "deleted"]
+        return bool(seen) and not any(f.status in ("ok", "partial", "unchanged") for f in seen)
 
     def add_deleted(self, source: str, chunks: int) -> None:
         """Count ``source`` as gone from the roots, its ``chunks`` deleted."""
@@ -200,6 +208,11 @@ class RunReport:
             lines.append(f"NOTE names that look the same (combining marks escaped): {escaped}")
         if self.refused:
             lines.append(self.refused)
+        if self.none_ingested and not self.failed:
+            lines.append(
+                f"NOTHING INGESTED: none of the {len(self.files)} files seen could be read "
+                "(see SKIPPED below); exit status 1"
+            )
         if self.rebuilt:
             lines.append(f"rebuilt: Chroma collection {self.collection} now serves it")
         for f in self.files:

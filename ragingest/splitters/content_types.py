@@ -8,8 +8,9 @@ content type").
    (``"faq/*.md" = "faq"``), or ``content_type:`` in a Markdown file's front matter;
 2. the loader's word: e-mail → ``email``, ticket exports → ``ticket``, spreadsheet rows →
    ``catalogue``, question/answer tables → ``faq``;
-3. the text: question headings or Q/A markers → ``faq``; plain text with no headings (the
-   loader's weaker word) → ``paragraph``;
+3. the text: question headings or Q/A markers (outside fenced code: keys in a code sample
+   say nothing about the page) → ``faq``; plain text with no headings (the loader's weaker
+   word) → ``paragraph``;
 4. else ``document`` (heading-first).
 """
 
@@ -27,7 +28,7 @@ from ragingest.splitters.catalogue import CatalogueSplitter
 from ragingest.splitters.email import EmailSplitter
 from ragingest.splitters.faq import FaqSplitter, looks_like_faq
 from ragingest.splitters.paragraph import ParagraphSplitter
-from ragingest.splitters.structure import analyze
+from ragingest.splitters.structure import Structure, analyze
 from ragingest.splitters.ticket import TicketSplitter
 
 SPLITTERS: dict[str, type] = {
@@ -97,9 +98,23 @@ def detect(
     hint = metadata.get(CONTENT_TYPE_HINT)
     if isinstance(hint, str) and hint in CONTENT_TYPES and hint != "paragraph":
         return hint
-    if looks_like_faq(text, analyze(text)):
+    structure = analyze(text)
+    if looks_like_faq(without_code(text, structure), structure):
         return "faq"
     return hint if hint == "paragraph" else "document"
+
+
+def without_code(text: str, structure: Structure) -> str:
+    """``text`` with its fenced code blocks blanked (same length): a ``question:`` key in a
+    code sample says nothing about the page."""
+    code = [b for b in structure.blocks if b.kind == "code"]
+    if not code:
+        return text
+    parts, pos = [], 0
+    for block in code:
+        parts += [text[pos : block.start], "\n" * text.count("\n", block.start, block.end)]
+        pos = block.end
+    return "".join([*parts, text[pos:]])
 
 
 def splitter_for(content_type: str, base: ChunkSplitter) -> ChunkSplitter:

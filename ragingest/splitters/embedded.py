@@ -13,7 +13,12 @@ Contract (``EmbeddedText``, built from a splitter's settings for one split):
   (bench/README.md, "The breadcrumb in the embedded text");
 - ``budget``: the chunk size for a section, less what its breadcrumb costs the model (when
   sizes are model tokens and the limit is known);
-- ``chunk``: a ``Piece`` as a ``Chunk``, ``embed_text = prefix + "\\n" + text``;
+- ``chunk``: a ``Piece`` as a ``Chunk``, ``embed_text = prefix + "\\n" + words(text)``: the
+  text with a documentation dialect's markup out (``splitters.dialects``; the stored text
+  stays the exact slice); the chunk's headings and title (``section_path``, ``h1``–``h3``,
+  ``title``) lose a dialect's anchors and tags, while the breadcrumb keeps the headings as
+  written: e5 reads the English words of ``{#anchor}``s (clickhouse_ru dense R@5 92 → 89
+  without them, bench/README.md, "Documentation dialects");
 - ``fit``: exact sizes (``token_count``, from the document's indexes, not re-tokenized), then
   every chunk whose embedded text is over ``max_embed_tokens`` cut again in model tokens: by
   ``packing.pack``, else (a table or code block) by rows/lines with the table's header kept in
@@ -30,6 +35,7 @@ from dataclasses import dataclass, replace
 from ragingest.chunk import BREADCRUMB_SHARE, Chunk, bound_breadcrumb
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.counters import SpanCounter
+from ragingest.splitters.dialects import clean_path, heading_title, inline_words, words
 from ragingest.splitters.measure import MIN_BUDGET, Measure, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import Piece, named
@@ -85,8 +91,10 @@ class EmbeddedText:
         return self._bounded(" > ".join(h1_and_nearest(path)))
 
     def _bounded(self, prefix: str) -> str:
-        """``prefix`` within ``1 / BREADCRUMB_SHARE`` of the chunk budget, in model tokens
-        when the model is known (else in the splitter's unit)."""
+        """``prefix`` (a dialect's tags and shortcodes out: ``dialects.inline_words``) within
+        ``1 / BREADCRUMB_SHARE`` of the chunk budget, in model tokens when the model is known
+        (else in the splitter's unit)."""
+        prefix = inline_words(prefix)
         if self.token_measure is not None and self.max_embed_tokens:
             measure, budget = self.token_measure, self.max_embed_tokens
         else:
@@ -99,19 +107,20 @@ class EmbeddedText:
         # a path that the next one extends (a heading with its subsection) is named by it
         headings, sections = named(piece)
         under = headings if len(sections) > 1 else deeper(headings, structure.open_at(piece.start))
+        read = words(body)  # a dialect's markup out: the model reads the words
         prefix = self.prefix(doc_title, under, body, sections)
         return Chunk(
             text=body,
             start_index=piece.start,
             end_index=piece.end,
             token_count=0,
-            headings=headings,
-            title=doc_title,
+            headings=clean_path(headings),
+            title=heading_title(doc_title) if doc_title else doc_title,
             strategy=piece.strategy,
-            embed_text=f"{prefix}\n{body}" if prefix else body,
+            embed_text=f"{prefix}\n{read}" if prefix else read,
             oversized=piece.oversized,
             parent=piece.parent,
-            sections=sections if len(sections) > 1 else (),
+            sections=tuple(clean_path(p) for p in sections) if len(sections) > 1 else (),
         )
 
     def fit(

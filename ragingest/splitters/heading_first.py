@@ -50,6 +50,7 @@ from ragingest.splitters.conventions import (
     measures,
 )
 from ragingest.splitters.counters import SpanCounter
+from ragingest.splitters.dialects import absorb_markup
 from ragingest.splitters.embedded import EmbeddedText
 from ragingest.splitters.measure import Unit, capped_size
 from ragingest.splitters.packing import pack
@@ -154,10 +155,30 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
         """LangChain's ``split_documents`` after ``loaders.pages.normalize_documents``: the
         pages or elements of one source (PyPDFLoader, UnstructuredLoader, ...) are joined into
-        one document with a page map, front matter becomes metadata."""
-        from ragingest.loaders.pages import normalize_documents
+        one document with a page map, front matter becomes metadata. ``page_content`` is the
+        exact slice ``text_given[start_index:end_index]`` of the text given, front matter,
+        BOM and CRLF included (a document of ragingest's own file loaders: the file)."""
+        from ragingest.splitters.documents import chunked  # loaders: not on a query's path
 
-        return super().split_documents(normalize_documents(documents))
+        out: list[Document] = []
+        for base, chunks, _text in chunked(self, documents):
+            for index, chunk in enumerate(chunks):
+                metadata = self.langchain_metadata(
+                    chunk_metadata(base, chunk, index, len(chunks)), chunk
+                )
+                out.append(Document(page_content=chunk.text, metadata=metadata))
+        return out
+
+    def for_vectorstore(
+        self, documents: Iterable[Document], *, parents: bool = False
+    ) -> list[Document]:
+        """The chunks of ``documents`` as ingest embeds them, for a vector store that embeds
+        ``page_content`` (``Chroma.from_documents``): the breadcrumb and the words, the exact
+        slice in the offsets, with ``parents`` the parent section in ``parent_text``
+        (``splitters.documents``)."""
+        from ragingest.splitters.documents import vectorstore_documents
+
+        return vectorstore_documents(self, documents, parents)
 
     def create_documents(
         self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
@@ -237,6 +258,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             self.min_chunk_size,
             lambda piece: embedded.budget(doc_title, *named(piece)),
         )
+        pieces = absorb_markup(text, pieces)  # a piece of pure markup is not embedded alone
         chunks = [embedded.chunk(text, piece, doc_title, structure) for piece in pieces]
         tokens = embedded.token_index(text, counter)
         return embedded.fit(text, chunks, structure, doc_title, counter, tokens)

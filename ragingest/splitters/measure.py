@@ -117,11 +117,14 @@ class Measure:
         self, text: str, counter: SpanCounter, embeds: Sequence[tuple[str, int, int]]
     ) -> list[int]:
         """Exact size of each ``embed`` in ``(embed, start, end)``, where ``embed`` is a lead
-        (breadcrumb, header; may be empty) + one separator + ``text[start:end]``."""
+        (breadcrumb, header; may be empty) + one separator + ``text[start:end]`` (else, its
+        words only: ``splitters.dialects``, it is tokenized whole)."""
         sizes: list[int | None] = []
         for embed, s, e in embeds:
             lead = embed[: len(embed) - (e - s)]
             n = span_exact(counter, s, e) if self.unit == "tokens" else None
+            if n is not None and not embed.endswith(text[s:e]):  # markup out: count it all
+                n = None
             if n is not None and lead:
                 ok = len(lead) > 1 and lead[-1] in SPACE_CANDIDATES and not lead[-2].isspace()
                 n = self.cost(lead[:-1]) + n if ok and self._word_local() else None

@@ -17,6 +17,7 @@ from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.counters import SpanCounter
+from ragingest.splitters.dialects import clean_path, heading_title
 from ragingest.splitters.measure import MIN_BUDGET, section_budget
 from ragingest.splitters.packing import pack
 from ragingest.splitters.structure import Structure, analyze
@@ -112,8 +113,8 @@ class UnitSplitter(ChunkSplitter):
                     start_index=s,
                     end_index=e,
                     token_count=0,
-                    headings=unit.headings,
-                    title=doc_title,
+                    headings=clean_path(unit.headings),  # metadata: a dialect's anchors out
+                    title=heading_title(doc_title) if doc_title else doc_title,
                     strategy="table" if block and block.kind == "table" else self.strategy,
                     embed_text=f"{lead}\n{body}" if lead else body,
                     oversized=oversized,

@@ -22,7 +22,7 @@ from tests.helpers import ingest_cli
 pytestmark = pytest.mark.slow
 
 SNAPSHOT = DATA / "examples_snapshot.json"
-VARYING = ("doc_date",)
+VARYING = ("doc_date", "file_path")  # file_path: the tmp copy's place
 # a file without a front-matter date is dated by its mtime, and the Chroma id hashes the
 # metadata: a checkout's mtimes would change the ids, so the copy gets a fixed one
 FIXED_MTIME = 1_767_225_600  # 2026-01-01T00:00:00Z

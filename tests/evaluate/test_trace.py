@@ -109,3 +109,27 @@ def test_an_answer_that_drops_the_condition_fails_at_the_answer(collections):
         answer="Книги выдают на четырнадцать дней.",
     )
     assert report.expectations[0].failed == "answer"
+
+
+def test_the_heading_trace_names_is_the_one_the_breadcrumb_names():
+    from langchain_core.documents import Document
+
+    from ragingest.evaluate.trace import _chunk_check, _holders
+
+    text = (
+        "# Списки\n\n## Фильтрация {#filtering}\n\nПример вывода:\n\n"
+        "```bash\n# Массивы\nls arrays/\n```\n\n"
+        "Для фильтрации списка создайте вычисляемое свойство с отфильтрованным массивом.\n"
+    )
+    cut = text.index("Для")
+    meta = {"doc_id": "d", "source": "list.md", "section_path": "Списки > Фильтрация"}
+    chunks = [
+        Document(id=f"c{i}", page_content=text[s:e].strip(),
+                 metadata={**meta, "start_index": s, "chunk_index": i})
+        for i, (s, e) in enumerate([(0, cut), (cut, len(text))])
+    ]  # fmt: skip
+    expected = "Для фильтрации списка создайте вычисляемое свойство с отфильтрованным массивом."
+    check = _chunk_check(_holders(expected, chunks))
+    assert check.ok
+    # the `# Массивы` line is a comment in a code sample, not a heading
+    assert "embedded with its heading «Фильтрация»" in check.detail, check.detail

@@ -401,3 +401,17 @@ def test_json_lines_catalogue_and_plain_json(tmp_path):
     broken.write_text('{"a": ', encoding="utf-8")
     with pytest.raises(ParseError, match="invalid JSON at line 1"):
         list(loader_for(broken, tmp_path).lazy_load())
+
+
+def test_mdx_is_read_as_markdown(tmp_path):
+    path = tmp_path / "install.mdx"
+    path.write_text(
+        "---\ntitle: Установка\nsidebar_position: 2\n---\n\nimport Tabs from '@theme/Tabs';\n\n"
+        "# Установка\n\n## Требования\n\nНужен Python 3.12.\n",
+        encoding="utf-8",
+    )
+    (document,) = loader_for(path, tmp_path).lazy_load()
+    assert document.metadata["file_type"] == "mdx"
+    assert document.metadata["title"] == "Установка"
+    assert document.metadata["sidebar_position"] == 2
+    assert document.page_content.lstrip().startswith("import Tabs")

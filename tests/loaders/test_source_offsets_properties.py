@@ -222,3 +222,65 @@ def test_boilerplate_removal_keeps_source_offsets(tmp_path):
         assert [c.metadata["start_index"] for c in chunks] == [1, second]
         # a removed paragraph inside a chunk's span stays in the stored (source) text only
         assert [disclaimer in c.text for c in chunks] == [True, True]
+
+
+def every_path(source: str, splitter: HeadingFirstSplitter) -> dict[str, tuple[str, list]]:
+    """Per way in (a folder's file, a LangChain loader, a Document into ingest, the splitter's
+    own ``split_documents``): (the text its offsets must index, [(text, start, end), ...])."""
+    from langchain_community.document_loaders import TextLoader as LangChainTextLoader
+    from langchain_core.documents import Document
+
+    from ragingest.loaders.pages import normalize_documents
+    from ragingest.pipeline.split import Splitting, records_of
+    from ragingest.splitters.factory import SplitSettings
+
+    splitting = Splitting(SplitSettings(), lambda: splitter)
+
+    def ingested(documents) -> list:
+        return [
+            (r.text, r.metadata["start_index"], r.metadata["end_index"])
+            for d in normalize_documents(documents)
+            for r in records_of(d, "doc.md", splitting, None)
+        ]
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "doc.md"
+        path.write_bytes(source.encode("utf-8"))
+        file_documents = list(loader_for(path, folder).lazy_load())
+        loaded = LangChainTextLoader(str(path), encoding="utf-8").load()
+    given = Document(page_content=source, metadata={"source": "doc.md"})
+    split = HeadingFirstSplitter.split_documents(splitter, [given])
+    return {
+        "folder": (source, ingested(file_documents)),
+        "loader": (loaded[0].page_content, ingested(loaded)),
+        "document": (source, ingested([given])),
+        "split_documents": (
+            source,
+            [(d.page_content, d.metadata["start_index"], d.metadata["end_index"]) for d in split],
+        ),
+    }
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(source_file(plain=False), SPLITTERS)
+def test_every_path_indexes_the_text_it_was_given(case, splitter):
+    source, _suffix = case
+    for path, (text, chunks) in every_path(source, splitter).items():
+        assert chunks, path
+        body_start = text.find("Памятка\n---") + len("Памятка\n---") if "Памятка" in text else 0
+        for chunk_text, start, end in chunks:
+            assert text[start:end] == chunk_text, path
+            assert start >= body_start, path
+
+
+def test_front_matter_document_example_from_the_issue():
+    from langchain_core.documents import Document
+
+    text = "---\noutline: deep\n---\n\n# Заголовок\n\n## Раздел\n\nПервое правило раздела.\n"
+    splitter = HeadingFirstSplitter(1000, 0, 0, unit="chars")
+    for path, (_given, chunks) in every_path(text, splitter).items():
+        assert [(start, end) for _t, start, end in chunks] == [(23, 70)], path
+    chunk = splitter.split_documents([Document(page_content=text, metadata={"source": "x.md"})])
+    assert text[chunk[0].metadata["start_index"] : chunk[0].metadata["end_index"]] == (
+        chunk[0].page_content
+    )

@@ -35,9 +35,10 @@ def test_bound_extras_keeps_schema_keys_and_the_first_extras():
     assert list(kept) == ["source", "_content_type", *(f"k{i}" for i in range(MAX_EXTRA_KEYS))]
     assert note.startswith(f"6 fields not stored as metadata (over {MAX_EXTRA_KEYS} fields")
     assert bound_extras({"source": "a"}) == ({"source": "a"}, "")
-    too_long = {"title": "я" * (MAX_VALUE_CHARS + 1), "k": [1, 2]}
+    # Chroma stores a list of one scalar type ([1, 2]), not a mixed one
+    too_long = {"title": "я" * (MAX_VALUE_CHARS + 1), "k": [1, "a"], "n": [1, 2]}
     assert storable_problems(too_long) == [
-        "k is not a Chroma scalar: [1, 2]",
+        "k is not a Chroma scalar: [1, 'a']",
         f"title over {MAX_VALUE_CHARS} characters",
     ]
 

@@ -280,3 +280,17 @@ def test_cli_rejects_an_unknown_cleaning_rule(tmp_path, capsys):
     )
     assert code == 2
     assert "unknown cleaning rule(s) ['footnotes']" in capsys.readouterr().err
+
+
+def test_question_answer_keys_inside_code_do_not_make_a_faq():
+    from ragingest.splitters.content_types import detect
+
+    page = (
+        "# Формы\n\n## Привязка\n\nПоле связывают с данными так:\n\n```js\nconst faq = [{\n"
+        "  question: 'Что такое v-model?',\n  answer: 'Двусторонняя привязка',\n}, {\n"
+        "  question: 'А модификаторы?',\n  answer: 'lazy, number, trim',\n}]\n```\n\n"
+        "### Модификаторы\n\nМодификатор `.lazy` обновляет значение после `change`.\n"
+    )
+    assert detect(page, {"source": "guide/forms.md"}) == "document"
+    prose = page.replace("```js\n", "").replace("```\n", "")
+    assert detect(prose, {"source": "guide/forms.md"}) == "faq"  # the same keys as prose do
