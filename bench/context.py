@@ -1,13 +1,16 @@
 """Every splitter at an equal budget: ragingest end to end against plain splitters, one harness.
 
 ``python -m bench.context [--sets clickhouse_ru,chroma_general,PATH] [--budgets 512,1024,2048]
-[--peers recursive,semchunk,chonkie,llamaindex] [--fusion rrf|dbsf] [--option KEY=JSON]
+[--peers recursive,semchunk,chonkie,llamaindex,langchain] [--fusion rrf|dbsf] [--option KEY=JSON]
 [--work DIR] [--out FILE]``
 
 Every splitter cuts at 200 tokens of the embedding model (multilingual-e5-small, no special
-tokens) and every chunk is an exact slice of its file. Per set (a folder with ``corpora/`` and
-``questions.csv`` or ``questions_df.csv``; a name is looked up in ``../shared/eval`` and
-``bench/data``), per splitter:
+tokens) and every chunk is an exact slice of its file, except ``langchain``: the pipeline a
+LangChain user writes for Markdown, ``MarkdownHeaderTextSplitter`` (h1–h3, headers kept) then
+``RecursiveCharacterTextSplitter(1000, 100)`` in characters, embedding LangChain's text and
+mapped back to its source slice (``ragingest.evaluate.baselines.LangChainMarkdownBaseline``).
+Per set (a folder with ``corpora/`` and ``questions.csv`` or ``questions_df.csv``; a name is
+looked up in ``../shared/eval`` and ``bench/data``), per splitter:
 
 - **dense**: the 5 nearest chunks by exact cosine; R@5 (every reference inside the top 5) and
   MRR (``ragingest.evaluate.metrics``);
@@ -54,7 +57,7 @@ from typing import Any
 from bench.common import ROOT, SHARED
 from bench.scoring import readings, score_context, score_ranked, scores
 
-PEERS = ("recursive", "semchunk", "chonkie", "llamaindex")
+PEERS = ("recursive", "semchunk", "chonkie", "llamaindex", "langchain")
 SIZE = 200
 CL100K = "tiktoken:cl100k_base"
 RANK_DEPTH = 20  # what ``ragingest.retriever`` fetches for k = 5
@@ -77,8 +80,23 @@ def _questions_file(folder: Path) -> Path:
     raise SystemExit(f"{folder}: no questions.csv")
 
 
+def peer_splitter(peer: str) -> tuple[str, Any]:
+    """A plain splitter's label and instance: the baselines at ``SIZE`` tokens, or LangChain's
+    Markdown pipeline at its documented 1000/100 characters."""
+    from ragingest.evaluate.baselines import LangChainMarkdownBaseline
+    from ragingest.evaluate.chunking import build_splitter
+    from ragingest.evaluate.configs import baseline_config
+    from ragingest.models.resolve import load_model_info
+
+    if peer == "langchain":
+        label = "LangChain Markdown headers + recursive 1000/100 chars"
+        return label, LangChainMarkdownBaseline(load_model_info(None).tokenizer)
+    config = baseline_config(SIZE, strategy=peer)
+    return config.label.removeprefix("baseline: "), build_splitter(config, None)
+
+
 def splitter_row(
-    config: Any,
+    splitter: Any,
     corpus: dict[str, str],
     questions: list[Any],
     cache: Any,
@@ -86,12 +104,12 @@ def splitter_row(
     count: Any,
     fusion: str = "rrf",
 ) -> tuple[dict[str, Any], list[Any], Any]:
-    """Dense, hybrid and context scores of one configuration's chunks (in process)."""
+    """Dense, hybrid and context scores of one splitter's chunks (in process)."""
     from ragingest.evaluate import metrics as m
-    from ragingest.evaluate.chunking import build_splitter, split_corpus
+    from ragingest.evaluate.chunking import split_corpus
     from ragingest.evaluate.retrieval import nearest, retrieve
 
-    chunks = split_corpus(build_splitter(config, None), corpus)
+    chunks = split_corpus(splitter, corpus)
     vectors = cache.embed([c.embed_text for c in chunks])
     texts = [q.text for q in questions]
     query_vectors = cache.queries(texts)
@@ -204,7 +222,8 @@ def measure(
     fusion: str = "rrf",
 ) -> dict[str, Any]:
     from ragingest.evaluate.cache import EmbeddingCache
-    from ragingest.evaluate.configs import DEFAULT, baseline_config
+    from ragingest.evaluate.chunking import build_splitter
+    from ragingest.evaluate.configs import DEFAULT
     from ragingest.evaluate.data import load_corpus, load_questions
     from ragingest.retrieval.context import token_counter
 
@@ -216,15 +235,16 @@ def measure(
     count = token_counter(CL100K)
     rows: dict[str, Any] = {}
     started = time.perf_counter()
-    ours, chunks, vectors = splitter_row(DEFAULT, corpus, questions, cache, budgets, count, fusion)
+    ours, chunks, vectors = splitter_row(
+        build_splitter(DEFAULT, None), corpus, questions, cache, budgets, count, fusion
+    )
     rows["ragingest"] = ours
     persist = work / f"product_{key}"
     seed_product_cache(persist, chunks, vectors)
     rows["ragingest (product)"] = product_row(folder, corpus, questions, persist, budgets, options)
     for peer in peers:
-        config = baseline_config(SIZE, strategy=peer)
-        label = config.label.removeprefix("baseline: ")
-        rows[label] = splitter_row(config, corpus, questions, cache, budgets, count, fusion)[0]
+        label, splitter = peer_splitter(peer)
+        rows[label] = splitter_row(splitter, corpus, questions, cache, budgets, count, fusion)[0]
         print(f"{key}: {label}: {json.dumps(rows[label])}", file=sys.stderr, flush=True)
     return {
         "folder": str(folder),

@@ -20,6 +20,7 @@ from ragingest.splitters.base import ChunkSplitter
 
 def token_counter(tokenizer: Any) -> Callable[[str], int]:
     """A function counting the tokens of a text with ``tokenizer`` (special tokens left out)."""
+
     def count(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
@@ -108,3 +109,60 @@ class LlamaIndexBaseline(ChunkSplitter):
         """LlamaIndex's chunks of ``text`` (texts only), located in it, sized in tokens."""
         spans: list[tuple[str, int | None]] = [(p, None) for p in self.splitter.split_text(text)]
         return _with_sizes(located(text, spans, "llamaindex"), self.count)
+
+
+def _visible(char: str) -> bool:
+    """A character LangChain's ``MarkdownHeaderTextSplitter`` keeps as it is (it strips each
+    line's edges, joins lines anew and drops non-printable characters)."""
+    return not char.isspace() and char.isprintable()
+
+
+class LangChainMarkdownBaseline(ChunkSplitter):
+    """The pipeline a LangChain user writes for Markdown: ``MarkdownHeaderTextSplitter`` on
+    h1–h3 (``strip_headers=False``), then ``RecursiveCharacterTextSplitter(chunk_size=1000,
+    chunk_overlap=100)`` in characters on each section.
+
+    LangChain rewrites the whitespace (lines stripped and re-joined), so each chunk is placed in
+    the source by its visible characters: ``text`` is the source slice from its first to its
+    last visible character, ``embed_text`` LangChain's ``page_content`` (what that user embeds),
+    ``token_count`` its size in ``tokenizer``'s tokens. Chunks may overlap (the 100 characters).
+    """
+
+    def __init__(self, tokenizer: Any, chunk_size: int = 1000, chunk_overlap: int = 100) -> None:
+        from langchain_text_splitters import (
+            MarkdownHeaderTextSplitter,
+            RecursiveCharacterTextSplitter,
+        )
+
+        super().__init__(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+        self.count = token_counter(tokenizer)
+        self.headers = MarkdownHeaderTextSplitter(
+            [("#", "h1"), ("##", "h2"), ("###", "h3")], strip_headers=False
+        )
+        self.recursive = RecursiveCharacterTextSplitter(
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap
+        )
+
+    def split_chunks(self, text: str, title: str = "") -> list[Chunk]:
+        """LangChain's chunks of ``text``, each placed in it by its visible characters."""
+        pieces = self.recursive.split_documents(self.headers.split_text(text))
+        where = [i for i, char in enumerate(text) if _visible(char)]
+        visible = "".join(text[i] for i in where)
+        chunks: list[Chunk] = []
+        cursor = 0
+        for piece in pieces:
+            body = "".join(filter(_visible, piece.page_content))
+            if not body:
+                continue
+            found = visible.find(body, cursor)
+            if found < 0:
+                raise ValueError(f"langchain: chunk not found in the text: {body[:60]!r}")
+            start, end = where[found], where[found + len(body) - 1] + 1
+            content = piece.page_content
+            chunks.append(
+                Chunk(
+                    text[start:end], start, end, self.count(content), (), "", "langchain", content
+                )
+            )
+            cursor = found + 1  # the next chunk may begin inside this one (the overlap)
+        return chunks

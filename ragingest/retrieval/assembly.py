@@ -9,12 +9,20 @@ It costs what the joined text counts beyond the taken one (the whitespace betwee
 second copy of anything) and is kept only when that fits. A join that makes the passage touch
 another taken one joins that one too. The joined passage keeps the rank of the better one.
 
+Budget left over once every passage has been tried is spent on the sentences after the kept
+passages (``grown``): the next one after each passage, best first, then a second round; each
+sentence up to its end mark or a blank line in the same section, never into another kept
+passage, and only when it fits. A rule often opens the chunk after
+the one that matched ("…, однако если …"); nothing already taken is dropped for it, so a
+context only ever gains text (bench/README.md, "Sentence after a passage").
+
 Written by hand: LangChain and LlamaIndex merge whole parents (auto-merging) but have no join
 of two neighbouring hits under a token budget.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +33,11 @@ Sections = Callable[[str], Document | None]  # parent_id -> the parent section (
 
 # what describes one chunk and not a section holding it: a joined or parent passage drops them
 CHUNK_ONLY = ("chunk_index", "token_count", "content_hash", "chunk_id")
+# where the sentence after a passage ends: its end mark before whitespace, or a blank line
+_SENTENCE_END = re.compile(r"[.!?…](?=\s)|\n[ \t]*\n")
+# rounds of one sentence after every kept passage; a third round changed nothing on the tuning
+# sets (bench/README.md) and each round re-counts every grown passage
+SENTENCE_ROUNDS = 2
 
 
 @dataclass
@@ -110,6 +123,8 @@ def pack(
         total += tokens - taken[at].tokens
         taken[at] = _Taken(union, tokens, joined=True)
         total = _join_touching(taken, at, total, max_tokens, count, sections)
+    if max_tokens is not None:
+        total = _spend_leftover(taken, total, max_tokens, count, sections)
     for t in taken:
         if t.joined:  # the chunks best first, as for any passage
             t.doc.metadata["chunk_ids"] = sorted(chunk_ids(t.doc), key=rank.__getitem__)
@@ -145,3 +160,60 @@ def _join_touching(
             break
         else:
             return total
+
+
+def grown(doc: Document, sections: Sections, stop: int | None = None) -> Document | None:
+    """``doc`` with the sentence that follows it in its parent section: up to the next
+    sentence end (``.!?…`` before whitespace) or blank line, at most to offset ``stop`` (the
+    start of another passage) and the section's end; None when nothing follows or the section
+    is unknown. An exact slice of the section, the span and ``chunk_ids`` updated."""
+    meta = doc.metadata
+    key = str(meta.get("parent_id") or "")
+    section = sections(key) if key and "parent_start" in meta else None
+    if section is None:
+        return None
+    _, start, end = _span(doc)
+    offset, text = int(meta["parent_start"]), section.page_content
+    limit = len(text) if stop is None else min(len(text), stop - offset)
+    at = end - offset
+    if start < offset or at > len(text):
+        return None
+    first = at
+    while first < limit and text[first].isspace():
+        first += 1
+    if first >= limit:
+        return None
+    mark = _SENTENCE_END.search(text, first, limit)
+    new_end = limit if mark is None else mark.start() + (text[mark.start()] != "\n")
+    while text[new_end - 1].isspace():  # ends on the sentence, not on the gap after it
+        new_end -= 1
+    meta = {k: v for k, v in meta.items() if k not in CHUNK_ONLY}
+    meta.update(end_index=new_end + offset, chunk_ids=chunk_ids(doc))
+    return Document(id=doc.id, page_content=text[start - offset : new_end], metadata=meta)
+
+
+def _spend_leftover(
+    taken: list[_Taken], total: int, max_tokens: int, count: TokenCounter, sections: Sections
+) -> int:
+    """``SENTENCE_ROUNDS`` rounds: grow each taken passage, best first, by the sentence after it
+    where that fits (not into another taken passage of the same document). Returns the new
+    total."""
+    for _ in range(SENTENCE_ROUNDS):
+        total = _grow_once(taken, total, max_tokens, count, sections)
+    return total
+
+
+def _grow_once(
+    taken: list[_Taken], total: int, max_tokens: int, count: TokenCounter, sections: Sections
+) -> int:
+    for i, t in enumerate(taken):
+        source, _, end = _span(t.doc)
+        after = [s for d, s, _ in (_span(o.doc) for o in taken) if d == source and s >= end]
+        longer = grown(t.doc, sections, min(after, default=None))
+        if longer is None:
+            continue
+        tokens = count(longer.page_content)
+        if total + tokens - t.tokens <= max_tokens:
+            total += tokens - t.tokens
+            taken[i] = _Taken(longer, tokens, joined=True)
+    return total

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from ragingest.evaluate.baselines import located
@@ -55,3 +57,29 @@ def test_table_shows_recall_at_k_per_question_kind() -> None:
     assert head.split()[-4:] == ["R@k", "rule_exception", "R@k", "single"]
     assert row.split()[-2:] == ["25.0", "100.0"]
     assert result.row()["recall_at_k_by_kind"] == {"rule_exception": 25.0, "single": 100.0}
+
+
+def test_langchain_markdown_pipeline_chunks_are_source_slices() -> None:
+    """MarkdownHeaderTextSplitter + RecursiveCharacterTextSplitter(1000/100) rewrite the
+    whitespace (indented lines stripped, blank lines dropped); each chunk is still placed at its
+    source slice, embeds LangChain's own text and keeps its heading; the overlap may repeat."""
+    from ragingest.evaluate.baselines import LangChainMarkdownBaseline
+    from ragingest.models.resolve import load_model_info
+
+    section = "Правило раздела номер {n}: соблюдайте порядок.\n   Исключение {n} с отступом.\n\n"
+    text = "---\nnext: false\n---\n\n# Заголовок\n\n## Раздел\n\n" + "".join(
+        section.format(n=n) for n in range(30)
+    )
+    text += "## Второй раздел\n\n::: tip Совет\nКороткий совет.\n:::\n"
+    chunks = LangChainMarkdownBaseline(load_model_info(None).tokenizer).split_chunks(text)
+    assert len(chunks) >= 3
+    assert all(text[c.start_index : c.end_index] == c.text for c in chunks)
+    assert chunks[0].text == "---\nnext: false\n---"  # front matter: a chunk of its own
+    first = chunks[1]
+    assert first.text.startswith("# Заголовок\n\n## Раздел\n\nПравило раздела номер 0")
+    assert "\n   Исключение 0" in first.text  # the source slice keeps the indent
+    assert first.embed_text.startswith("# Заголовок  \n## Раздел  \nПравило")  # LangChain's
+    assert "\nИсключение 0 с отступом" in first.embed_text and first.token_count > 0
+    assert chunks[-1].text.startswith("## Второй раздел") and chunks[-1].text.endswith(":::")
+    assert any(b.start_index < a.end_index for a, b in itertools.pairwise(chunks))
+    assert [c.start_index for c in chunks] == sorted(c.start_index for c in chunks)

@@ -133,7 +133,7 @@ A, B, C, D = piece("c0", 0, 10), piece("c1", 12, 21), piece("c2", 23, 35), piece
 
 
 def test_fit_budget_joins_neighbours_of_one_section_into_one_exact_passage():
-    context = fit_budget([B, D, A], 100, len, sections)
+    context = fit_budget([B, D, A], 32, len, sections)  # no budget left to grow them
     assert [d.page_content for d in context.documents] == ["Alpha one.\n\nBeta two.", "Delta four."]
     joined = context.documents[0]
     assert (joined.metadata["start_index"], joined.metadata["end_index"]) == (0, 21)
@@ -158,11 +158,50 @@ def test_fit_budget_joins_what_a_later_hit_bridges_and_skips_a_join_that_does_no
 
 def test_fit_budget_keeps_passages_of_other_sections_or_with_text_between_apart():
     # C and D are neighbours in the file but in two sections; A and C have B between them
-    apart = fit_budget([C, D, A], 100, len, sections)
+    apart = fit_budget([C, D, A], 33, len, sections)  # no budget left to grow them
     assert [d.id for d in apart.documents] == ["c2", "c3", "c0"]
     assert apart.tokens == 12 + 11 + 10
     # without sections: no joins, as before
     assert [d.id for d in fit_budget([B, A], 100, len).documents] == ["c1", "c0"]
+
+
+RULE = "Ответ приходит сразу. Однако при ошибке 429 бот ждёт и повторяет запрос. Итог."
+
+
+def rule_piece(cid: str, start: int, end: int) -> Document:
+    meta = {"doc_id": "r", "start_index": start, "end_index": end, "parent_id": "r1",
+            "parent_start": 0, "parent_end": len(RULE), "chunk_ids": [cid], "token_count": 3}
+    return Document(id=cid, page_content=RULE[start:end], metadata=meta)
+
+
+def rule_section(key: str) -> Document | None:
+    return Document(page_content=RULE) if key == "r1" else None
+
+
+def test_fit_budget_spends_what_is_left_on_the_sentence_after_a_passage():
+    # the exception opens the text after the hit: budget left over brings it in
+    hit = rule_piece("h", 0, 21)
+    assert hit.page_content == "Ответ приходит сразу."
+    grown = fit_budget([hit], 73, len, rule_section)
+    [passage] = grown.documents
+    exception = "Однако при ошибке 429 бот ждёт и повторяет запрос."
+    assert passage.page_content == "Ответ приходит сразу. " + exception
+    assert passage.page_content == RULE[0 : passage.metadata["end_index"]]
+    assert passage.metadata["chunk_ids"] == ["h"] and "token_count" not in passage.metadata
+    assert grown.tokens == len(passage.page_content)
+    # a second round brings the sentence after that; not when it does not fit
+    assert fit_budget([hit], 100, len, rule_section).documents[0].page_content == RULE
+    assert fit_budget([hit], 40, len, rule_section).documents[0].page_content == hit.page_content
+    # never into another passage the context holds
+    later = rule_piece("l", 44, 78)  # «бот ждёт и повторяет запрос. Итог.»
+    both = fit_budget([hit, later], 100, len, rule_section)
+    first, second = both.documents
+    assert first.page_content == "Ответ приходит сразу. Однако при ошибке 429"
+    assert first.metadata["end_index"] < second.metadata["start_index"] == 44
+    assert both.tokens == len(first.page_content) + len(second.page_content)
+    # without sections (join_neighbours off) or without a budget: passages as they came
+    assert fit_budget([hit], 100, len).documents[0].page_content == hit.page_content
+    assert fit_budget([hit], None, len, rule_section).documents[0].page_content == hit.page_content
 
 
 REPEATED = (
