@@ -16,7 +16,7 @@ from ragingest.loaders.office import DocxLoader, OdtLoader, PptxLoader, RtfLoade
 from ragingest.loaders.pdf import PdfLoader
 from ragingest.loaders.tabular import CsvLoader, JsonLoader, XlsxLoader
 from ragingest.loaders.text import TextLoader
-from ragingest.loaders.walk import FoundFile, walk
+from ragingest.loaders.walk import FileIdentity, FoundFile, walk
 from ragingest.loaders.web import HtmlLoader
 
 LOADERS: list[type[FileLoader]] = [
@@ -41,12 +41,15 @@ def loader_for(
     root: str | Path | None = None,
     max_bytes: int = MAX_FILE_BYTES,
     cleaning: CleaningRules | None = None,
+    identity: FileIdentity | None = None,
 ) -> FileLoader:
-    """The loader for ``path`` by its extension; ``UnsupportedFormatError`` if there is none."""
+    """The loader for ``path`` by its extension; ``UnsupportedFormatError`` if there is none.
+    With the walk's ``identity`` it reads only the file the walk checked."""
     suffix = Path(path).suffix.lower()
     for loader_class in LOADERS:
         if suffix in loader_class.suffixes:
             loader = loader_class(path, root, max_bytes)
+            loader.identity = identity
             if cleaning is not None and hasattr(loader, "cleaning"):
                 loader.cleaning = cleaning
             return loader
@@ -64,6 +67,7 @@ def supported_suffixes() -> set[str]:
 __all__ = [
     "LOADERS",
     "CleaningRules",
+    "FileIdentity",
     "FileLoader",
     "FoundFile",
     "TextLoader",

@@ -23,7 +23,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
-from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.base import FileLoader, file_metadata
 from ragingest.loaders.notes import add_note
 from ragingest.loaders.plain_headings import heading_edits
 from ragingest.loaders.repair import (
@@ -179,7 +179,7 @@ class TextLoader(FileLoader):
 
     def _documents(self) -> Iterator[Document]:
         notes: list[str] = []
-        data = read_bytes(self.path, self.max_bytes)
+        data = self.read_bytes()
         source = decode(data, self.path, keep_bom=True, notes=notes)
         text, mapping = normalize_mapped(source)
         front, body = split_front_matter(text)

@@ -12,6 +12,9 @@ FIFO or a device would block or never end a read):
 - folders that can't be listed.
 
 A path given directly is its own root, so naming a symlink on the command line follows it.
+Each ``FoundFile`` carries the ``FileIdentity`` (device, inode) the walk checked; the loaders
+read only that file (``loaders.base.read_bytes``), so a path swapped for a symlink out of the
+root between the walk and the read is refused, not followed.
 Names that are not valid UTF-8 come from ``os`` surrogate-escaped; ``source`` shows them
 with ``\\xNN`` escapes so reports, metadata and the databases always get valid text.
 
@@ -99,11 +102,32 @@ def source_bases(paths: Sequence[str | Path]) -> list[Path]:
 
 
 @dataclass(frozen=True)
+class FileIdentity:
+    """The file the walk checked: its device and inode, and whether the walk reached it
+    through a symlink it verified. A reader opens the path again and compares (``loaders.base.
+    read_bytes``): a path swapped for another file or a symlink after the walk is not read."""
+
+    device: int
+    inode: int
+    via_symlink: bool = False
+
+    @classmethod
+    def of(cls, info: os.stat_result, via_symlink: bool = False) -> FileIdentity:
+        """The identity of the file ``info`` (a stat result) describes."""
+        return cls(info.st_dev, info.st_ino, via_symlink)
+
+    def matches(self, info: os.stat_result) -> bool:
+        """Whether ``info`` (an ``fstat`` of an opened descriptor) is this file."""
+        return (info.st_dev, info.st_ino) == (self.device, self.inode)
+
+
+@dataclass(frozen=True)
 class FoundFile:
     """A file the walk found under an ingested root."""
     path: Path
     root: Path  # the ingested root the walk started at (globs, its .ragingest.toml)
     base: Path | None = None  # what ``source`` is relative to (``source_bases``); None: root
+    identity: FileIdentity | None = None  # what the walk checked; None: not walked
 
     @property
     def source(self) -> str:
@@ -217,7 +241,8 @@ class _Walk:
             except OSError as exc:
                 yield SkippedFile(path, root, "unreadable", f"cannot stat: {exc.strerror or exc}")
                 continue
-            if stat.S_ISLNK(info.st_mode):
+            via_symlink = stat.S_ISLNK(info.st_mode)
+            if via_symlink:
                 target, target_info, kind, reason = self.resolve_link(entry.path)
                 is_folder = target_info is not None and stat.S_ISDIR(target_info.st_mode)
                 if kind:
@@ -249,7 +274,7 @@ class _Walk:
                 kind = file_type_name(info.st_mode)
                 yield SkippedFile(path, root, "not_regular", f"{kind}, not a regular file")
                 continue
-            yield FoundFile(path, root)
+            yield FoundFile(path, root, identity=FileIdentity.of(info, via_symlink))
 
 
 def walk_entries(
@@ -279,8 +304,8 @@ def _entries_of(
     except OSError as exc:
         yield SkippedFile(path, path.parent, "unreadable", exc.strerror or str(exc))
         return
-    if stat.S_ISREG(info.st_mode):
-        yield FoundFile(path, path.parent)
+    if stat.S_ISREG(info.st_mode):  # a path given directly: its symlink is followed
+        yield FoundFile(path, path.parent, identity=FileIdentity.of(info, via_symlink=True))
     else:
         kind = file_type_name(info.st_mode)
         yield SkippedFile(path, path.parent, "not_regular", f"{kind}, not a regular file")
