@@ -221,6 +221,7 @@ def inspect_command(args: argparse.Namespace) -> int:
         cleaning=cleaning_rules(args),
         content_types=content_types(args),
         max_file_bytes=int(args.max_file_mb * 2**20),
+        file_timeout=args.file_timeout or 0,
     )
     result, text = inspect_document(args.file, splitting, args.contains)
     if args.html:

@@ -39,16 +39,20 @@ def file_splitting(
     cleaning: CleaningRules | None = None,
     content_types: ContentTypeConfig | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
+    file_timeout: float | None = None,
 ) -> Splitting:
     """The ``Splitting`` an ingest run with these options uses (the model's tokenizer and
-    limit, loaded without its weights)."""
+    limit, loaded without its weights); splitting the file is bounded by ``file_timeout``
+    seconds (None: none)."""
 
     def make_base() -> ChunkSplitter:
         from ragingest.models.resolve import load_model_info
 
         return base_splitter(settings, info=load_model_info(model), model=model)
 
-    return Splitting(settings, make_base, max_file_bytes, cleaning, content_types)
+    return Splitting(
+        settings, make_base, max_file_bytes, cleaning, content_types, split_timeout=file_timeout
+    )
 
 
 def inspect_file(path: str | Path, splitting: Splitting, contains: list[str] | None = None) -> dict:
