@@ -11,12 +11,13 @@ from ragingest.errors import UnsupportedFormatError
 from ragingest.loaders.base import MAX_FILE_BYTES, FileLoader
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.ebook import EpubLoader
+from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.mail import EmailLoader, MboxLoader
 from ragingest.loaders.office import DocxLoader, OdtLoader, PptxLoader, RtfLoader
 from ragingest.loaders.pdf import PdfLoader
 from ragingest.loaders.tabular import CsvLoader, JsonLoader, XlsxLoader
 from ragingest.loaders.text import TextLoader
-from ragingest.loaders.walk import FileIdentity, FoundFile, walk
+from ragingest.loaders.walk import FoundFile, walk
 from ragingest.loaders.web import HtmlLoader
 
 LOADERS: list[type[FileLoader]] = [

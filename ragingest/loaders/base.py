@@ -24,7 +24,8 @@ from langchain_core.documents import Document
 
 from ragingest.defaults import MAX_FILE_MB
 from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
-from ragingest.loaders.walk import FileIdentity, file_type_name, printable, source_of
+from ragingest.loaders.identity import FileIdentity
+from ragingest.loaders.walk import file_type_name, printable, source_of
 from ragingest.schema import TITLE_FROM_NAME_HINT, short_hash
 
 MAX_FILE_BYTES = MAX_FILE_MB * 1024 * 1024  # larger files are refused: bounded time and memory

@@ -56,7 +56,7 @@ from ragingest.loaders.process_tree import kill_group, resident_bytes, tree_resi
 
 if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
     from ragingest.loaders.cleaning import CleaningRules
-    from ragingest.loaders.walk import FileIdentity
+    from ragingest.loaders.identity import FileIdentity
 
 log = logging.getLogger(__name__)
 

@@ -36,6 +36,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ragingest.loaders.identity import FileIdentity
+
 log = logging.getLogger(__name__)
 
 
@@ -99,26 +101,6 @@ def source_bases(paths: Sequence[str | Path]) -> list[Path]:
         for i in grow:
             depth[i] += 1
     return [path.parents[d - 1] if d else path for path, d in zip(absolute, depth, strict=True)]
-
-
-@dataclass(frozen=True)
-class FileIdentity:
-    """The file the walk checked: its device and inode, and whether the walk reached it
-    through a symlink it verified. A reader opens the path again and compares (``loaders.base.
-    read_bytes``): a path swapped for another file or a symlink after the walk is not read."""
-
-    device: int
-    inode: int
-    via_symlink: bool = False
-
-    @classmethod
-    def of(cls, info: os.stat_result, via_symlink: bool = False) -> FileIdentity:
-        """The identity of the file ``info`` (a stat result) describes."""
-        return cls(info.st_dev, info.st_ino, via_symlink)
-
-    def matches(self, info: os.stat_result) -> bool:
-        """Whether ``info`` (an ``fstat`` of an opened descriptor) is this file."""
-        return (info.st_dev, info.st_ino) == (self.device, self.inode)
 
 
 @dataclass(frozen=True)

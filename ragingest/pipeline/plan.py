@@ -24,7 +24,8 @@ from ragingest.loaders import loader_for
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
-from ragingest.loaders.walk import FileIdentity, SkippedFile, walk_entries
+from ragingest.loaders.identity import FileIdentity
+from ragingest.loaders.walk import SkippedFile, walk_entries
 from ragingest.pipeline.stamps import VERSION as STATE_VERSION
 from ragingest.pipeline.stamps import FileStamp, FileState, known_failure
 
