@@ -30,7 +30,9 @@ as raised, ``FileTimeoutError`` past ``timeout`` seconds, ``FileMemoryError`` pa
 ``memory_mb`` (the worker is killed either way), a ``ParseError`` when the worker dies (a
 crash) or the function raises anything else. ``function`` and its arguments and result must
 pickle. With neither bound (``timeout`` and ``memory_mb`` None) the function runs in this
-process, unbounded.
+process, unbounded. Besides files (``load``), a run's LangChain loaders go through ``call``
+(``loaders.sources``); a helper that must run beside the parser (a subprocess it starts) runs
+inside ``function`` and is killed with the worker's process group.
 """
 
 from __future__ import annotations
