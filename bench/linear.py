@@ -5,7 +5,8 @@
 *Linear*: ``HeadingFirstSplitter`` at its defaults (200 e5 tokens, capped at the model) on one
 generated Markdown document each: a table of 10 k / 20 k / 40 k / 80 k rows, a code fence of
 50 k / 100 k lines, and 1 / 10 / 50 MB of plain text (the eval corpora's paragraphs, headings
-and tables left out). Goal: seconds per MB grow at most 1.5× from the smallest to the largest
+and tables left out), and 10 k / 20 k / 40 k / 100 k headings, each over a one-line section
+(``headings``: 100 k is ~1.9 MB, the size that ran past 300 s). Goal: seconds per MB grow at most 1.5× from the smallest to the largest
 document of each family (a quadratic step would give 8× over the tables).
 
 *Peers*: every splitter in a process of its own on the same texts (the eval corpora
@@ -53,6 +54,11 @@ def code_doc(lines: int) -> str:
     return "# Listing\n\n```python\ndef main():\n" + body + "```\n"
 
 
+def headings_doc(count: int) -> str:
+    """``count`` sections of a heading (levels 1-3 in turn) over one short line each."""
+    return "\n".join(f"{'#' * (1 + i % 3)} H{i}\n\nx{i}.\n" for i in range(count))
+
+
 def plain_doc(megabytes: float, seed: int = 14) -> str:
     """Paragraphs of the eval corpora, shuffled, until ``megabytes`` MB (UTF-8)."""
     paragraphs = [
@@ -83,6 +89,10 @@ def linear_cases(quick: bool) -> dict[str, list[tuple[str, Any]]]:
                 ("40k lines", lambda: code_doc(40_000)),
             ],
             "plain": [("1 MB", lambda: plain_doc(1)), ("5 MB", lambda: plain_doc(5))],
+            "headings": [
+                ("5k headings", lambda: headings_doc(5_000)),
+                ("20k headings", lambda: headings_doc(20_000)),
+            ],
         }
     return {
         "table": [
@@ -91,6 +101,10 @@ def linear_cases(quick: bool) -> dict[str, list[tuple[str, Any]]]:
         ],
         "code": [(f"{n // 1000}k lines", lambda n=n: code_doc(n)) for n in (50_000, 100_000)],
         "plain": [(f"{n} MB", lambda n=n: plain_doc(n)) for n in (1, 10, 50)],
+        "headings": [
+            (f"{n // 1000}k headings", lambda n=n: headings_doc(n))
+            for n in (10_000, 20_000, 40_000, 100_000)
+        ],
     }
 
 
@@ -118,13 +132,17 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
     return out
 
 
-def run_linear(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
+def run_linear(
+    quick: bool, repeat: int, say: Any = print, families: set[str] | None = None
+) -> dict[str, Any]:
     from ragingest.splitters import HeadingFirstSplitter
 
     splitter = HeadingFirstSplitter()
     splitter.split_chunks(table_doc(50) + code_doc(50))  # warm up
     out: dict[str, Any] = {}
     for family, cases in linear_cases(quick).items():
+        if families and family not in families:
+            continue
         rows = []
         for name, make in cases:
             text = make()
@@ -274,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="linear,peers", help="linear, peers or both")
     parser.add_argument("--peers", default=",".join(PEERS), help=f"comma list of {PEERS}")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument(
+        "--families", default="", help="comma list of linear families (default: all)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -282,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     steps = {s.strip() for s in args.only.split(",")}
     results: dict[str, Any] = {}
     if "linear" in steps:
-        results["linear"] = run_linear(args.quick, args.repeat)
+        families = {f.strip() for f in args.families.split(",") if f.strip()} or None
+        results["linear"] = run_linear(args.quick, args.repeat, families=families)
     if "peers" in steps:
         peers = tuple(p.strip() for p in args.peers.split(",") if p.strip())
         results["peers"] = run_peers(args.repeat, peers)

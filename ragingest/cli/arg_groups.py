@@ -101,15 +101,16 @@ def add_file_args(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=d.FILE_TIMEOUT,
         metavar="SECONDS",
-        help="stop parsing a file after this long and report it failed "
-        f"(default {d.FILE_TIMEOUT:g}; 0: none)",
+        help="stop parsing a file (or running a --loader) after this long, and splitting it "
+        f"after as long again, and report it failed (default {d.FILE_TIMEOUT:g}; 0: none)",
     )
     parser.add_argument(
         "--file-memory-mb",
         type=non_negative,
         default=None,
         metavar="MB",
-        help="stop parsing a file whose parser process and the processes it starts (pandoc) "
+        help="stop parsing a file (or running a --loader) whose parser process and the "
+        "processes it starts (pandoc) "
         "use more resident memory than this (the parser libraries count: ~500 MB once HTML "
         "is parsed) and report it failed (default: the smaller of 2048 and half the "
         "machine's memory; 0: no bound)",

@@ -125,6 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TEXT",
         help="list the chunks holding this text whole (repeatable)",
     )
+    ins.add_argument(
+        "--max-chunks-per-file",
+        type=non_negative,
+        default=d.MAX_CHUNKS_PER_FILE,
+        metavar="N",
+        help=f"refuse a file that splits into more chunks, as ingest does (default "
+        f"{d.MAX_CHUNKS_PER_FILE}; 0: no bound)",
+    )
     ins.add_argument("--json", action="store_true", help="print JSON")
     ins.add_argument(
         "--html",

@@ -216,7 +216,7 @@ def query_command(args: argparse.Namespace) -> int:
 def inspect_command(args: argparse.Namespace) -> int:
     """Run ``ragingest inspect`` (the split of one file, nothing stored); returns the exit
     status."""
-    from ragingest.cli.inspect import file_splitting, inspect_document, render_text
+    from ragingest.cli.inspect import file_splitting, inspect_document, render_json, render_text
 
     splitting = file_splitting(
         split_settings(args, args.strategy, args.unit),
@@ -224,6 +224,8 @@ def inspect_command(args: argparse.Namespace) -> int:
         cleaning=cleaning_rules(args),
         content_types=content_types(args),
         max_file_bytes=int(args.max_file_mb * 2**20),
+        file_timeout=args.file_timeout or 0,
+        max_chunks=args.max_chunks_per_file or None,
     )
     result, text = inspect_document(args.file, splitting, args.contains)
     if args.html:
@@ -243,7 +245,7 @@ def inspect_command(args: argparse.Namespace) -> int:
             settings += f"; document 0 of {len(result['documents'])}"
         Path(args.html).write_text(render_html(first, text, settings=settings), "utf-8")
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=1))
+        print(render_json(result))
     else:
         print(render_text(result))
     return EXIT_OK

@@ -11,6 +11,7 @@ from ragingest.errors import UnsupportedFormatError
 from ragingest.loaders.base import MAX_FILE_BYTES, FileLoader
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.ebook import EpubLoader
+from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.mail import EmailLoader, MboxLoader
 from ragingest.loaders.office import DocxLoader, OdtLoader, PptxLoader, RtfLoader
 from ragingest.loaders.pdf import PdfLoader
@@ -41,12 +42,15 @@ def loader_for(
     root: str | Path | None = None,
     max_bytes: int = MAX_FILE_BYTES,
     cleaning: CleaningRules | None = None,
+    identity: FileIdentity | None = None,
 ) -> FileLoader:
-    """The loader for ``path`` by its extension; ``UnsupportedFormatError`` if there is none."""
+    """The loader for ``path`` by its extension; ``UnsupportedFormatError`` if there is none.
+    With the walk's ``identity`` it reads only the file the walk checked."""
     suffix = Path(path).suffix.lower()
     for loader_class in LOADERS:
         if suffix in loader_class.suffixes:
             loader = loader_class(path, root, max_bytes)
+            loader.identity = identity
             if cleaning is not None and hasattr(loader, "cleaning"):
                 loader.cleaning = cleaning
             return loader
@@ -64,6 +68,7 @@ def supported_suffixes() -> set[str]:
 __all__ = [
     "LOADERS",
     "CleaningRules",
+    "FileIdentity",
     "FileLoader",
     "FoundFile",
     "TextLoader",

@@ -24,6 +24,7 @@ from langchain_core.documents import Document
 
 from ragingest.defaults import MAX_FILE_MB
 from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
+from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.walk import file_type_name, printable, source_of
 from ragingest.schema import TITLE_FROM_NAME_HINT, short_hash
 
@@ -48,18 +49,22 @@ def normalize_text(text: str) -> str:
     return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
 
 
-def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+def read_bytes(
+    path: Path, max_bytes: int = MAX_FILE_BYTES, identity: FileIdentity | None = None
+) -> bytes:
     """The file's bytes; only a regular file is read. It is opened non-blocking and checked
-    again on the open descriptor, so a FIFO or device swapped in after the walk can't block."""
+    again on the open descriptor, so a FIFO or device swapped in after the walk can't block.
+
+    With the walk's ``identity`` the descriptor read must be the file the walk checked (device
+    and inode, by ``fstat`` on it), and a path the walk saw as a plain file is opened without
+    following a symlink: a path swapped after the walk (for a symlink out of the root, or
+    another file) raises ``UnreadableFileError`` and nothing of it is read."""
     try:
         info = path.stat()
     except OSError as exc:
         raise UnreadableFileError(path, f"cannot stat the file: {exc.strerror or exc}") from exc
-    _check_regular(path, info, max_bytes)
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise UnreadableFileError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    _check_regular(path, info, max_bytes)  # before opening: a device is never opened
+    descriptor = _open_checked(path, identity)
     try:
         _check_regular(path, os.fstat(descriptor), max_bytes)
         with os.fdopen(descriptor, "rb", closefd=False) as handle:
@@ -73,6 +78,32 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
             path, f"over the {max_bytes / 2**20:.0f} MiB limit (raise it with --max-file-mb)"
         )
     return data
+
+
+_REPLACED = "replaced after the walk (by a symlink or another file): not read; ingest it again"
+
+
+def _open_checked(path: Path, identity: FileIdentity | None) -> int:
+    """A read-only, non-blocking descriptor of ``path`` that is the walk's file (see
+    ``read_bytes``); raises ``UnreadableFileError``."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if identity is not None and not identity.via_symlink:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and identity is not None:  # a symlink where a file was
+            raise UnreadableFileError(path, _REPLACED) from exc
+        raise UnreadableFileError(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        info = os.fstat(descriptor)
+    except OSError as exc:
+        os.close(descriptor)
+        raise UnreadableFileError(path, f"cannot stat the file: {exc.strerror or exc}") from exc
+    if identity is not None and not identity.matches(info):
+        os.close(descriptor)
+        raise UnreadableFileError(path, _REPLACED)
+    return descriptor
 
 
 def open_regular(path: Path) -> io.BufferedReader:
@@ -130,6 +161,12 @@ class FileLoader(BaseLoader):
         self.path = Path(path)
         self.root = Path(root) if root else None
         self.max_bytes = max_bytes
+        self.identity: FileIdentity | None = None  # the walk's; set by ``loader_for``
+
+    def read_bytes(self) -> bytes:
+        """The file's bytes (``read_bytes``): the file the walk checked, within the size
+        limit."""
+        return read_bytes(self.path, self.max_bytes, self.identity)
 
     def lazy_load(self) -> Iterator[Document]:
         """The file's non-empty documents; ``EmptyDocumentError`` when it has none."""

@@ -30,7 +30,9 @@ as raised, ``FileTimeoutError`` past ``timeout`` seconds, ``FileMemoryError`` pa
 ``memory_mb`` (the worker is killed either way), a ``ParseError`` when the worker dies (a
 crash) or the function raises anything else. ``function`` and its arguments and result must
 pickle. With neither bound (``timeout`` and ``memory_mb`` None) the function runs in this
-process, unbounded.
+process, unbounded. Besides files (``load``), a run's LangChain loaders go through ``call``
+(``loaders.sources``); a helper that must run beside the parser (a subprocess it starts) runs
+inside ``function`` and is killed with the worker's process group.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from ragingest.loaders.process_tree import kill_group, resident_bytes, tree_resi
 
 if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
     from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.loaders.identity import FileIdentity
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +79,17 @@ T = TypeVar("T")
 
 
 def load_documents(
-    path: Path, root: Path | None, max_bytes: int, cleaning: CleaningRules | None = None
+    path: Path,
+    root: Path | None,
+    max_bytes: int,
+    cleaning: CleaningRules | None = None,
+    identity: FileIdentity | None = None,
 ) -> list[Document]:
-    """Every document of one file (``loader_for(...).lazy_load()``), as a list."""
+    """Every document of one file (``loader_for(...).lazy_load()``), as a list; with the
+    walk's ``identity``, only if the path is still the file the walk checked."""
     from ragingest.loaders import loader_for
 
-    return list(loader_for(path, root, max_bytes, cleaning).lazy_load())
+    return list(loader_for(path, root, max_bytes, cleaning, identity).lazy_load())
 
 
 def memory_reason(memory_mb: int) -> str:
@@ -239,7 +247,12 @@ class ParserPool:
         raise ParseError(path, "out of memory" if answer[0] == "memory" else answer[1])
 
     def load(
-        self, path: Path, root: Path | None, max_bytes: int, cleaning: CleaningRules | None = None
+        self,
+        path: Path,
+        root: Path | None,
+        max_bytes: int,
+        cleaning: CleaningRules | None = None,
+        identity: FileIdentity | None = None,
     ) -> list[Document]:
         """``load_documents`` under the bound. A file that ran past a bound fails again at
         once while it is unchanged (the boilerplate scan and the split both load each file:
@@ -249,7 +262,7 @@ class ParserPool:
         if known is not None:
             raise type(known)(known.path, known.reason)
         try:
-            return self.call(path, load_documents, path, root, max_bytes, cleaning)
+            return self.call(path, load_documents, path, root, max_bytes, cleaning, identity)
         except (FileTimeoutError, FileMemoryError) as exc:
             if key is not None:
                 self._past_bound[key] = exc

@@ -14,15 +14,17 @@ import email
 import email.policy
 import mailbox
 import re
+import tempfile
 from collections.abc import Iterator
 from email.message import EmailMessage, MIMEPart
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
-from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.base import FileLoader, file_metadata
 from ragingest.loaders.blocks import clean_inline, clean_multiline, render
 from ragingest.loaders.cleaning import CleaningRules, new_counts
 from ragingest.loaders.notes import add_note
@@ -210,7 +212,7 @@ class EmailLoader(FileLoader):
     cleaning: CleaningRules = CleaningRules()
 
     def _documents(self) -> Iterator[Document]:
-        data = read_bytes(self.path, self.max_bytes)
+        data = self.read_bytes()
         if not data.strip():
             return
         message = email.message_from_bytes(data, policy=email.policy.default)
@@ -229,8 +231,14 @@ class MboxLoader(FileLoader):
     cleaning: CleaningRules = CleaningRules()
 
     def _documents(self) -> Iterator[Document]:
-        read_bytes(self.path, self.max_bytes)  # size and readability checks
-        box = mailbox.mbox(self.path, factory=None, create=False)
+        data = self.read_bytes()  # the walk's file, checked; ``mailbox`` reads a private copy
+        with tempfile.TemporaryDirectory(prefix="ragingest-mbox-") as private:
+            copy = Path(private) / "box.mbox"
+            copy.write_bytes(data)
+            del data
+            yield from self._messages(mailbox.mbox(copy, factory=None, create=False))
+
+    def _messages(self, box: mailbox.mbox) -> Iterator[Document]:
         try:
             found = False
             for index, raw in enumerate(box, 1):

@@ -18,7 +18,7 @@ from langchain_core.documents import Document
 
 from ragingest.errors import FileError, ParseError
 from ragingest.loaders.archives import check_archive
-from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.base import FileLoader, file_metadata
 from ragingest.loaders.blocks import HEADING, Block, clean_inline, render
 from ragingest.loaders.cleaning import CleaningRules, clean_blocks
 from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
@@ -45,7 +45,7 @@ class RichLoader(FileLoader):
         raise NotImplementedError
 
     def _documents(self) -> Iterator[Document]:
-        data = read_bytes(self.path, self.max_bytes)
+        data = self.read_bytes()
         if not data.strip():
             return
         if self.archive:

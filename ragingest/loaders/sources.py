@@ -13,7 +13,9 @@ Contract:
   A loader's documents without one are keyed by the loader's name; given documents without
   one are refused (``SourceError``): the key is what re-indexing skips, replaces and deletes
   by. A loader that raises gives ``SourceError`` naming it; the run keeps that source's
-  chunks from the last good run.
+  chunks from the last good run. With a bounded ``ParserPool`` a loader runs in its worker,
+  under the per-file bounds (``--file-timeout``, ``--file-memory-mb``): past one the source
+  fails with kind ``timeout`` or ``memory``, naming it, and the run goes on.
 - ``SourceTask.content_hash`` is the sha256 of the normalized documents (text and
   metadata): equal hashes mean the same chunks, so an unchanged task is not split or
   embedded. ``SourceTask.group`` is the record-manager group (and state row) of the task:
@@ -25,7 +27,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,20 +39,28 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.errors import FileError
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.notes import add_note
 from ragingest.loaders.pages import normalize_documents
 from ragingest.loaders.partition import setup as setup_unstructured
 from ragingest.schema import from_content
 
+log = logging.getLogger(__name__)
 GROUP_PREFIX = "doc:"  # record-manager groups of document sources (files: their path)
 _PATH_ATTRS = ("file_path", "path", "web_path", "url", "source")
 
 
 class SourceError(FileError):
-    """A loader or a given document could not be ingested; the run goes on with the rest."""
+    """A loader or a given document could not be ingested; the run goes on with the rest.
+    ``kind``: ``source_failed``, or the bound it ran past (``timeout``, ``memory``)."""
 
     kind = "source_failed"
+
+    def __init__(self, path: object, reason: str, kind: str | None = None) -> None:
+        super().__init__(path, reason)
+        if kind:
+            self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -82,54 +94,101 @@ class DocumentSource:
     # source's metadata is content and never sets one (``schema.from_content``)
     ours: bool = False
 
-    def tasks(self, cleaning: CleaningRules | None = None) -> list[SourceTask]:
-        """Load, normalize and group; ``SourceError`` naming this source on any failure."""
+    def tasks(
+        self, cleaning: CleaningRules | None = None, parsers: ParserPool | None = None
+    ) -> list[SourceTask]:
+        """Load, normalize and group; ``SourceError`` naming this source on any failure.
+
+        With a bounded ``parsers`` pool a loader runs in its worker process, under the
+        ``--file-timeout``/``--file-memory-mb`` bounds of a file (normalizing and hashing
+        too: a YAML alias bomb in front matter expands there, not here): past one, the
+        ``SourceError``'s kind is ``timeout`` or ``memory``. Given documents, and a loader
+        that can't be sent to another process (it doesn't pickle), run here, unbounded."""
+        if parsers is None or not parsers.bounded or self.given or not _sendable(self.load):
+            return source_tasks(self.name, self.load, self.given, cleaning, self.ours)
         try:
-            loaded = list(self.load())
-        except FileError as exc:
-            raise SourceError(self.name, exc.reason) from exc
-        except Exception as exc:
-            raise SourceError(self.name, f"the loader failed: {type(exc).__name__}: {exc}") from exc
-        keyed: list[Document] = []
-        for i, document in enumerate(loaded):
-            if not isinstance(document, Document):
+            return parsers.call(
+                self.name, source_tasks, self.name, self.load, self.given, cleaning, self.ours
+            )
+        except SourceError:
+            raise
+        except FileError as exc:  # past a bound, or the worker died
+            raise SourceError(self.name, exc.reason, exc.kind) from exc
+
+
+def _sendable(load: Callable[[], Iterable[Document]]) -> bool:
+    """Whether ``load`` (a loader's bound ``lazy_load``) pickles, so the worker can run it."""
+    try:
+        pickle.dumps(load)
+    except Exception:
+        log.warning(
+            "%s can't be sent to the parser process (it does not pickle): it loads in this "
+            "process, without the --file-timeout/--file-memory-mb bounds",
+            getattr(getattr(load, "__self__", None), "__class__", type(load)).__name__,
+        )
+        return False
+    return True
+
+
+def source_tasks(
+    name: str,
+    load: Callable[[], Iterable[Document]],
+    given: bool = False,
+    cleaning: CleaningRules | None = None,
+    ours: bool = False,
+) -> list[SourceTask]:
+    """``DocumentSource(name, load, given, ours).tasks(cleaning)`` in this process (the worker's
+    entry point: module level, so it pickles by name)."""
+    owner = getattr(load, "__self__", None)
+    if owner is not None and _is_unstructured(owner):
+        setup_unstructured()  # its spaCy model offline, no telemetry (in whichever process)
+    try:
+        loaded = list(load())
+    except FileError as exc:
+        raise SourceError(name, exc.reason) from exc
+    except Exception as exc:
+        raise SourceError(name, f"the loader failed: {type(exc).__name__}: {exc}") from exc
+    keyed: list[Document] = []
+    for i, document in enumerate(loaded):
+        if not isinstance(document, Document):
+            raise SourceError(name, f"item {i} is a {type(document).__name__}, not a Document")
+        if not ours:
+            document = _without_internal_keys(document)
+        source = document.metadata.get("source")
+        if source in (None, ""):
+            if given:
                 raise SourceError(
-                    self.name, f"item {i} is a {type(document).__name__}, not a Document"
+                    name,
+                    f"document {i} has no metadata['source']: set one (re-indexing keys "
+                    "documents by it: unchanged ones are skipped, vanished ones deleted)",
                 )
-            if not self.ours:
-                document = _without_internal_keys(document)
-            source = document.metadata.get("source")
-            if source in (None, ""):
-                if self.given:
-                    raise SourceError(
-                        self.name,
-                        f"document {i} has no metadata['source']: set one (re-indexing keys "
-                        "documents by it: unchanged ones are skipped, vanished ones deleted)",
-                    )
-                document = Document(
-                    page_content=document.page_content,
-                    metadata={**document.metadata, "source": self.name},
-                    id=document.id,
-                )
-            elif not isinstance(source, str):
-                document = Document(
-                    page_content=document.page_content,
-                    metadata={**document.metadata, "source": str(source)},
-                    id=document.id,
-                )
-            keyed.append(document)
-        try:
-            normalized = normalize_documents(keyed, cleaning)
-        except Exception as exc:
-            raise SourceError(self.name, f"cannot normalize its documents: {exc}") from exc
-        by_key: dict[str, list[Document]] = {}
-        for document in normalized:
-            if document.page_content.strip():
-                by_key.setdefault(document.metadata["source"], []).append(document)
-        return [
-            SourceTask(key, content_hash(docs), tuple(docs), self.name)
-            for key, docs in by_key.items()
-        ]
+            document = Document(
+                page_content=document.page_content,
+                metadata={**document.metadata, "source": name},
+                id=document.id,
+            )
+        elif not isinstance(source, str):
+            document = Document(
+                page_content=document.page_content,
+                metadata={**document.metadata, "source": str(source)},
+                id=document.id,
+            )
+        keyed.append(document)
+    try:
+        normalized = normalize_documents(keyed, cleaning)
+    except Exception as exc:
+        raise SourceError(name, f"cannot normalize its documents: {exc}") from exc
+    by_key: dict[str, list[Document]] = {}
+    for document in normalized:
+        if document.page_content.strip():
+            by_key.setdefault(document.metadata["source"], []).append(document)
+    return [SourceTask(key, content_hash(docs), tuple(docs), name) for key, docs in by_key.items()]
+
+
+def _is_unstructured(loader: object) -> bool:
+    return "unstructured" in type(loader).__module__ or type(loader).__name__.startswith(
+        "Unstructured"
+    )
 
 
 def _without_internal_keys(document: Document) -> Document:
@@ -187,9 +246,7 @@ def split_sources(
         if isinstance(item, str | os.PathLike):
             paths.append(Path(item))
         elif isinstance(item, BaseLoader):
-            if "unstructured" in type(item).__module__ or type(item).__name__.startswith(
-                "Unstructured"
-            ):
+            if _is_unstructured(item):
                 setup_unstructured()  # its spaCy model offline, no telemetry
             ours = type(item).__module__.startswith("ragingest.")
             found.append(DocumentSource(loader_name(item), item.lazy_load, ours=ours))

@@ -17,7 +17,7 @@ from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
 from ragingest.loaders.archives import check_archive
-from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.base import FileLoader, file_metadata
 from ragingest.loaders.notes import note_file, summarize
 from ragingest.loaders.records import (
     catalogue_documents,
@@ -47,7 +47,7 @@ class CsvLoader(FileLoader):
     suffixes = (".csv", ".tsv")
 
     def _documents(self) -> Iterator[Document]:
-        text, damaged = _decode_csv(read_bytes(self.path, self.max_bytes), self.path)
+        text, damaged = _decode_csv(self.read_bytes(), self.path)
         if not text.strip():
             return
         sample = text[:8192]
@@ -110,7 +110,7 @@ class XlsxLoader(FileLoader):
     def _documents(self) -> Iterator[Document]:
         from openpyxl import load_workbook
 
-        data = read_bytes(self.path, self.max_bytes)
+        data = self.read_bytes()
         if not data.strip():
             return
         check_archive(self.path, data, "XLSX")
@@ -141,7 +141,7 @@ class JsonLoader(FileLoader):
     suffixes = (".json", ".jsonl", ".ndjson")
 
     def _documents(self) -> Iterator[Document]:
-        text = decode(read_bytes(self.path, self.max_bytes), self.path)
+        text = decode(self.read_bytes(), self.path)
         if not text.strip():
             return
         bad: list[str] = []

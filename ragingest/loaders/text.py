@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
-from ragingest.loaders.base import FileLoader, file_metadata, read_bytes
+from ragingest.loaders.base import FileLoader, file_metadata
 from ragingest.loaders.front_matter import (
     PARSE_NOTE,
     front_matter_metadata,
@@ -173,7 +173,7 @@ class TextLoader(FileLoader):
 
     def _documents(self) -> Iterator[Document]:
         notes: list[str] = []
-        data = read_bytes(self.path, self.max_bytes)
+        data = self.read_bytes()
         source = decode(data, self.path, keep_bom=True, notes=notes)
         text, mapping = normalize_mapped(source)
         front, body = read_front_matter(text)

@@ -12,6 +12,9 @@ FIFO or a device would block or never end a read):
 - folders that can't be listed.
 
 A path given directly is its own root, so naming a symlink on the command line follows it.
+Each ``FoundFile`` carries the ``FileIdentity`` (device, inode) the walk checked; the loaders
+read only that file (``loaders.base.read_bytes``), so a path swapped for a symlink out of the
+root between the walk and the read is refused, not followed.
 Names that are not valid UTF-8 come from ``os`` surrogate-escaped; ``source`` shows them
 with ``\\xNN`` escapes so reports, metadata and the databases always get valid text.
 
@@ -32,6 +35,8 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from ragingest.loaders.identity import FileIdentity
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +109,7 @@ class FoundFile:
     path: Path
     root: Path  # the ingested root the walk started at (globs, its .ragingest.toml)
     base: Path | None = None  # what ``source`` is relative to (``source_bases``); None: root
+    identity: FileIdentity | None = None  # what the walk checked; None: not walked
 
     @property
     def source(self) -> str:
@@ -217,7 +223,8 @@ class _Walk:
             except OSError as exc:
                 yield SkippedFile(path, root, "unreadable", f"cannot stat: {exc.strerror or exc}")
                 continue
-            if stat.S_ISLNK(info.st_mode):
+            via_symlink = stat.S_ISLNK(info.st_mode)
+            if via_symlink:
                 target, target_info, kind, reason = self.resolve_link(entry.path)
                 is_folder = target_info is not None and stat.S_ISDIR(target_info.st_mode)
                 if kind:
@@ -249,7 +256,7 @@ class _Walk:
                 kind = file_type_name(info.st_mode)
                 yield SkippedFile(path, root, "not_regular", f"{kind}, not a regular file")
                 continue
-            yield FoundFile(path, root)
+            yield FoundFile(path, root, identity=FileIdentity.of(info, via_symlink))
 
 
 def walk_entries(
@@ -279,8 +286,8 @@ def _entries_of(
     except OSError as exc:
         yield SkippedFile(path, path.parent, "unreadable", exc.strerror or str(exc))
         return
-    if stat.S_ISREG(info.st_mode):
-        yield FoundFile(path, path.parent)
+    if stat.S_ISREG(info.st_mode):  # a path given directly: its symlink is followed
+        yield FoundFile(path, path.parent, identity=FileIdentity.of(info, via_symlink=True))
     else:
         kind = file_type_name(info.st_mode)
         yield SkippedFile(path, path.parent, "not_regular", f"{kind}, not a regular file")

@@ -25,6 +25,7 @@ from ragingest.loaders import loader_for
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
+from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.walk import SkippedFile, walk_entries
 from ragingest.pipeline.stamps import VERSION as STATE_VERSION
 from ragingest.pipeline.stamps import FileStamp, FileState, known_failure
@@ -40,6 +41,7 @@ class FileTask:
     stamp: FileStamp | None = None  # taken before parsing; None: unreadable or too large
     documents: tuple[Document, ...] | None = None
     base: Path | None = None  # what ``source`` is relative to (``walk.source_bases``); None: root
+    identity: FileIdentity | None = None  # the file the walk checked: only it is read
 
     @property
     def source_root(self) -> Path | None:
@@ -63,8 +65,11 @@ class FileTask:
             return iter(self.documents)
         assert self.path is not None
         if parsers is not None:
-            return iter(parsers.load(self.path, self.source_root, max_file_bytes, cleaning))
-        return loader_for(self.path, self.source_root, max_file_bytes, cleaning).lazy_load()
+            return iter(
+                parsers.load(self.path, self.source_root, max_file_bytes, cleaning, self.identity)
+            )
+        loader = loader_for(self.path, self.source_root, max_file_bytes, cleaning, self.identity)
+        return loader.lazy_load()
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,9 @@ def make_plan(
         if failure:
             plan.items.append(PlanItem(source, "failed_before", state=state, failure=failure))
             continue
-        task = FileTask(source, found.path, found.root, stamp, base=found.base)
+        task = FileTask(
+            source, found.path, found.root, stamp, base=found.base, identity=found.identity
+        )
         plan.items.append(PlanItem(source, "parse", task=task))
     return plan
 

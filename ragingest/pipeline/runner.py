@@ -158,7 +158,7 @@ def run_locked(
         store=Path(o.persist_dir),
     )
     note_root_configs(paths, report)
-    sourced = plan_sources(documents, known, o.cleaning)
+    sourced = plan_sources(documents, known, o.cleaning, o.file_timeout, o.file_memory_mb)
     plan.items.extend(sourced.items)
     if o.delete_missing and not o.allow_mass_delete:
         recorded = ragingest_sources(manager, known)  # other code's groups are never deleted

@@ -9,7 +9,9 @@ documents carried by the ``FileTask``. The stamp of a task is ``FileStamp(size=c
 mtime_ns=0, sha256=content hash)``, so the run's skip rule (``plan.is_unchanged``) is the one
 for files too.
 
-A source that failed (its loader raised, or its documents clash with another source's key)
+Loaders run in a parser worker process under the per-file bounds (``--file-timeout``,
+``--file-memory-mb``; ``loaders.sources``). A source that failed (its loader raised or ran
+past a bound, or its documents clash with another source's key)
 is reported with the reason, and ``SourcePlan.keep`` keeps the chunks of every document
 source recorded before: what vanished from a failed loader's output is deleted only by the
 next good run (nothing is lost to a network hiccup).
@@ -20,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.sources import (
     GROUP_PREFIX,
@@ -55,15 +58,25 @@ def plan_sources(
     sources: Sequence[DocumentSource],
     known: dict[str, FileState],
     cleaning: CleaningRules | None = None,
+    file_timeout: float | None = None,
+    file_memory_mb: int | None = None,
 ) -> SourcePlan:
-    """The plan items of ``sources`` (module docstring), in source order."""
+    """The plan items of ``sources`` (module docstring), in source order. Loaders run in a
+    parser worker under ``file_timeout`` seconds and ``file_memory_mb`` each, as files do
+    (``loaders.bounded``; None: unbounded, here)."""
     plan = SourcePlan()
     tasks: list[SourceTask] = []
-    for source in sources:
-        try:
-            tasks.extend(source.tasks(cleaning))
-        except SourceError as exc:
-            plan.failed.append(exc)
+    loaders = any(not source.given for source in sources)
+    parsers = ParserPool(file_timeout, file_memory_mb) if loaders else None
+    try:
+        for source in sources:
+            try:
+                tasks.extend(source.tasks(cleaning, parsers))
+            except SourceError as exc:
+                plan.failed.append(exc)
+    finally:
+        if parsers is not None:
+            parsers.close()
     for task in unique_tasks(tasks):
         if isinstance(task, SourceError):
             plan.failed.append(task)

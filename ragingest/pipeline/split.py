@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.defaults import MAX_CHUNKS_PER_FILE
-from ragingest.errors import FileError, TooManyChunksError
+from ragingest.errors import FileError, FileTimeoutError, TooManyChunksError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
@@ -33,6 +33,7 @@ from ragingest.schema import (
     storable_keys,
     storable_problems,
 )
+from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
@@ -67,6 +68,14 @@ class Splitting:
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
     parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
     max_chunks: int | None = DEFAULT_MAX_CHUNKS_PER_FILE  # per file; None: no bound
+    split_timeout: float | None = None  # seconds per file; None: the parsers' (--file-timeout)
+
+    @property
+    def split_seconds(self) -> float | None:
+        """The time bound on splitting one file: ``split_timeout``, else the parser pool's."""
+        if self.split_timeout is not None:
+            return self.split_timeout or None
+        return self.parsers.timeout if self.parsers is not None else None
 
     @cached_property
     def base(self) -> ChunkSplitter:
@@ -140,12 +149,19 @@ def split_documents(
         if task.base is not None and task.path is not None and task.root is not None:
             in_root = FoundFile(task.path, task.root).source
         chunks = 0
-        for document in loaded_documents(task, splitting, corpus, counts):
-            records = records_of(document, task.source, splitting, config, in_root)
-            chunks += len(records)
-            if splitting.max_chunks and chunks > splitting.max_chunks:
-                raise too_many_chunks(task.path or task.source, splitting.max_chunks)
-            out.append((document, records))
+        documents = list(loaded_documents(task, splitting, corpus, counts))
+        with deadline.within(splitting.split_seconds):  # parsing was bounded on its own
+            for document in documents:
+                deadline.check()
+                records = records_of(document, task.source, splitting, config, in_root)
+                chunks += len(records)
+                if splitting.max_chunks and chunks > splitting.max_chunks:
+                    raise too_many_chunks(task.path or task.source, splitting.max_chunks)
+                out.append((document, records))
+    except deadline.SplitTimeout as exc:
+        raise FileTimeoutError(
+            task.path or task.source, f"{exc} (--file-timeout): stopped"
+        ) from None
     except FileError:
         raise
     except Exception as exc:

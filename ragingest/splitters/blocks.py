@@ -20,7 +20,7 @@ from ragingest.splitters.structure import Block, Structure, is_table_rule
 
 def block_of(structure: Structure, start: int, end: int) -> Block | None:
     """The atomic block holding the span ``[start, end)`` whole, if any."""
-    return next((b for b in structure.blocks if b.start <= start and end <= b.end), None)
+    return structure.block_holding(start, end)
 
 
 def block_span(text: str, block: Block | None, span: tuple[int, int]) -> tuple[int, int]:

@@ -42,6 +42,7 @@ from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
 from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
 from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
 from ragingest.schema import breadcrumb_title, chunk_metadata
+from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.conventions import (
     LangChainConventions,
@@ -235,6 +236,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         sections = self._sections(text, structure)
         strategy = "heading" if any(section[3] for section in sections) else "paragraph"
         for index, (start, end, headings, heading) in enumerate(sections):
+            deadline.check()  # the per-file time bound (``--file-timeout``)
             pieces.extend(
                 self._cut_section(
                     text,
@@ -259,7 +261,10 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             lambda piece: embedded.budget(doc_title, *named(piece)),
         )
         pieces = absorb_markup(text, pieces)  # a piece of pure markup is not embedded alone
-        chunks = [embedded.chunk(text, piece, doc_title, structure) for piece in pieces]
+        chunks = []
+        for piece in pieces:
+            deadline.check()
+            chunks.append(embedded.chunk(text, piece, doc_title, structure))
         tokens = embedded.token_index(text, counter)
         return embedded.fit(text, chunks, structure, doc_title, counter, tokens)
 
@@ -293,7 +298,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
             strategy = "recursive"
         pieces = []
         for s, e in spans:
-            block = next((b for b in structure.blocks if b.start <= s and e <= b.end + 1), None)
+            block = structure.block_holding(s, e, slack=1)
             kind = "table" if block and block.kind == "table" else strategy
             too_big = counter.count(s, e) > budget
             oversized = too_big and bool(block)

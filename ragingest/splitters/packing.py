@@ -50,9 +50,7 @@ def candidates(text: str, start: int, end: int, structure: Structure) -> dict[in
             cuts[m.end()] = WORD if strength == LINE and _soft_wrap(text, m) else strength
     for pos in sentence_starts(text, start, end):
         cuts.setdefault(pos, SENTENCE)
-    for block in structure.blocks:
-        if block.end <= start or block.start >= end:
-            continue
+    for block in structure.blocks_in(start, end):
         for pos in [p for p in cuts if block.start < p < block.end]:
             del cuts[pos]
         for edge in (block.start, block.end):
@@ -60,11 +58,10 @@ def candidates(text: str, start: int, end: int, structure: Structure) -> dict[in
             if first and start < first.start() < end:
                 cuts[first.start()] = PARAGRAPH
     inside = sorted(cuts)
-    for heading in structure.headings:  # a heading line is cut only where nothing else fits
-        if heading.end > start and heading.start < end:
-            lo = bisect.bisect_right(inside, heading.start)
-            for pos in inside[lo : bisect.bisect_left(inside, heading.end, lo)]:
-                del cuts[pos]
+    for heading in structure.headings_in(start, end):  # cut only where nothing else fits
+        lo = bisect.bisect_right(inside, heading.start)
+        for pos in inside[lo : bisect.bisect_left(inside, heading.end, lo)]:
+            del cuts[pos]
     return {p: s for p, s in cuts.items() if start < p < end}
 
 
@@ -82,16 +79,15 @@ def _after_headings(
     budget with the text under it up to its first sentence end (else a bare heading is better
     than a cut sentence) and no table or code block too big for that starts there."""
     after: dict[int, int] = {}  # cut -> start of its heading
-    for heading in structure.headings:
-        if start <= heading.start < end:
-            following = _NON_SPACE.search(text, heading.end, end)
-            if following:
-                after[following.start()] = heading.start
+    for heading in structure.headings_starting_in(start, end):
+        following = _NON_SPACE.search(text, heading.end, end)
+        if following:
+            after[following.start()] = heading.start
     body_ends = sorted(p for p, s in cuts.items() if s >= SENTENCE and p not in after)
     positions = sorted(cuts)
     glued: set[int] = set()
     for at, heading_start in after.items():
-        block = next((b for b in structure.blocks if b.start <= at < b.end), None)
+        block = structure.block_holding(at, at + 1)
         if block:  # measured to the next cut, as the stretch it makes is measured
             first = bisect.bisect_left(positions, block.end)
             until = positions[first] if first < len(positions) else end
@@ -120,7 +116,7 @@ def _fine_candidates(
     cuts = {m.end(): WORD for m in _WORD.finditer(text, start, end) if m.end() < end}
     for pos in counter.boundaries(start + 1, end):
         cuts.setdefault(pos, UNIT)
-    blocks = [b for b in structure.blocks if b.start < end and b.end > start]
+    blocks = structure.blocks_in(start, end)
     return {p: s for p, s in cuts.items() if not any(b.start < p < b.end for b in blocks)}
 
 

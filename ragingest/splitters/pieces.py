@@ -5,9 +5,11 @@ where (``merge_small``), and how a merged piece names the sections it holds (``n
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ragingest.splitters import deadline
 from ragingest.splitters.counters import SpanCounter
 from ragingest.splitters.structure import Heading, heading_paths
 
@@ -82,33 +84,45 @@ def merge_small(
     """Merge each piece under ``min_size`` into a neighbour while the result fits its
     ``budget`` (same parent span first, then same parent section, then the next, then the
     previous); tables and code over budget (``oversized``) never merge."""
-    if min_size <= 0:
+    if min_size <= 0 or not pieces:
         return pieces
-    pieces = list(pieces)
+    # a doubly linked list over the pieces: a merge unlinks one in constant time (a list's
+    # slice assignment moves the whole tail: quadratic over many small sections)
+    nodes = list(pieces)
+    after = [*range(1, len(nodes)), -1]
+    before = list(range(-1, len(nodes) - 1))
     i = 0
-    while i < len(pieces):
-        piece = pieces[i]
+    while i != -1:
+        deadline.check()  # the per-file time bound (``--file-timeout``)
+        piece = nodes[i]
         if piece.oversized or counter.count(piece.start, piece.end) >= min_size:
-            i += 1
+            i = after[i]
             continue
         options = []
-        for j in (i + 1, i - 1):
-            if not 0 <= j < len(pieces) or pieces[j].oversized:
+        for j, is_next in ((after[i], True), (before[i], False)):
+            if j == -1 or nodes[j].oversized:
                 continue
-            a, b = sorted((i, j))
-            merged = merge_pieces(pieces[a], pieces[b])
+            a, b = (i, j) if is_next else (j, i)
+            merged = merge_pieces(nodes[a], nodes[b])
             if counter.count(merged.start, merged.end) <= budget(merged):
-                same_parent = parent_path(pieces[i].headings) == parent_path(pieces[j].headings)
-                same_window = pieces[i].parent == pieces[j].parent
-                options.append((not same_window, not same_parent, j != i + 1, j, merged))
+                same_parent = parent_path(nodes[i].headings) == parent_path(nodes[j].headings)
+                same_window = nodes[i].parent == nodes[j].parent
+                options.append((not same_window, not same_parent, not is_next, a, b, merged))
         if not options:
-            i += 1
+            i = after[i]
             continue
-        *_, j, merged = min(options, key=lambda o: o[:4])
-        a = min(i, j)
-        pieces[a : a + 2] = [merged]
+        *_, a, b, merged = min(options, key=lambda o: o[:3])
+        nodes[a] = merged
+        after[a] = after[b]
+        if after[b] != -1:
+            before[after[b]] = a
         i = a
-    return pieces
+    out = []
+    i = 0
+    while i != -1:
+        out.append(nodes[i])
+        i = after[i]
+    return out
 
 
 def sections_of(
@@ -135,9 +149,10 @@ def attach_bodiless(
     what it is (nothing follows to take it)."""
     out: list[Section] = []
     carried: int | None = None  # start of the bodiless sections waiting for a body
+    ends = [h.end for h in headings]  # headings are in document order: ends ascend too
     for i, (start, end, path, heading) in enumerate(sections):
         begin = start if carried is None else carried
-        if i + 1 < len(sections) and _only_headings(text, start, end, headings):
+        if i + 1 < len(sections) and _only_headings(text, start, end, headings, ends):
             carried = begin
             continue
         out.append((begin, end, path, heading))
@@ -145,12 +160,17 @@ def attach_bodiless(
     return out
 
 
-def _only_headings(text: str, start: int, end: int, headings: Sequence[Heading]) -> bool:
-    """Whether every non-whitespace character of ``text[start:end]`` is in a heading line."""
+def _only_headings(
+    text: str, start: int, end: int, headings: Sequence[Heading], ends: Sequence[int]
+) -> bool:
+    """Whether every non-whitespace character of ``text[start:end]`` is in a heading line.
+    ``ends``: the headings' ends (ascending); only the headings overlapping the span are
+    looked at, so a document's sections cost time linear in its headings, not quadratic."""
     at = start
-    for heading in headings:
-        if heading.end <= start or heading.start >= end:
-            continue
+    for index in range(bisect_right(ends, start), len(headings)):
+        heading = headings[index]
+        if heading.start >= end:
+            break
         if text[at : heading.start].strip():
             return False
         at = max(at, heading.end)

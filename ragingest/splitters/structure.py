@@ -39,6 +39,17 @@ class Block:
     kind: str  # "code" | "table"
 
 
+@dataclass(frozen=True)
+class _Spans:
+    """The starts and ends of a structure's headings and blocks, for binary searches (built
+    on first use: ``analyze`` returns the structure complete, and nothing appends after)."""
+
+    heading_starts: list[int]
+    heading_ends: list[int]
+    block_starts: list[int]
+    block_ends: list[int]
+
+
 @dataclass
 class Structure:
     """The headings and atomic blocks of one text, in order."""
@@ -48,6 +59,7 @@ class Structure:
     _open: tuple[list[int], list[Path]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    _index: _Spans | None = field(default=None, init=False, repr=False, compare=False)
 
     def open_at(self, pos: int) -> Path:
         """The heading path open at ``pos``, every level: ``(level, title)`` of the last
@@ -59,6 +71,43 @@ class Structure:
         starts, paths = self._open
         index = bisect.bisect_left(starts, pos)
         return paths[index - 1] if index else ()
+
+    def _spans(self) -> _Spans:
+        if self._index is None:
+            self._index = _Spans(
+                [h.start for h in self.headings],
+                [h.end for h in self.headings],
+                [b.start for b in self.blocks],
+                [b.end for b in self.blocks],
+            )
+        return self._index
+
+    def headings_in(self, start: int, end: int) -> list[Heading]:
+        """The headings overlapping ``[start, end)``, in order (a binary search: headings are
+        lines in document order, so their starts and ends both ascend)."""
+        index = self._spans()
+        lo = bisect.bisect_right(index.heading_ends, start)
+        return self.headings[lo : max(lo, bisect.bisect_left(index.heading_starts, end))]
+
+    def headings_starting_in(self, start: int, end: int) -> list[Heading]:
+        """The headings whose line starts in ``[start, end)``, in order."""
+        starts = self._spans().heading_starts
+        return self.headings[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)]
+
+    def blocks_in(self, start: int, end: int) -> list[Block]:
+        """The atomic blocks overlapping ``[start, end)``, in order (blocks never overlap
+        each other, so their starts and ends both ascend)."""
+        index = self._spans()
+        lo = bisect.bisect_right(index.block_ends, start)
+        return self.blocks[lo : max(lo, bisect.bisect_left(index.block_starts, end))]
+
+    def block_holding(self, start: int, end: int, slack: int = 0) -> Block | None:
+        """The first block with ``block.start <= start`` and ``end <= block.end + slack``
+        (the span ``[start, end)`` lies in it), else None; a binary search."""
+        index = self._spans()
+        first = bisect.bisect_left(index.block_ends, end - slack)  # ends reaching ``end``
+        starts_before = bisect.bisect_right(index.block_starts, start)
+        return self.blocks[first] if first < starts_before else None
 
     def block_at(self, pos: int) -> Block | None:
         """The atomic block strictly containing ``pos`` (a cut at ``pos`` would split it)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
+from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.blocks import block_of, cut_block, piece_parents, table_header, with_header
 from ragingest.splitters.counters import SpanCounter
@@ -65,6 +66,7 @@ class UnitSplitter(ChunkSplitter):
             tokens.append(counter)
         chunks: list[Chunk] = []
         for unit in self.units(text, structure):
+            deadline.check()  # the per-file time bound (``--file-timeout``)
             chunks.extend(self._cut(text, unit, doc_title, counter, structure, tokens=tokens))
         spans = [(c.start_index, c.end_index) for c in chunks]
         sizes = self.measure.exact_spans(text, counter, spans)
@@ -104,7 +106,7 @@ class UnitSplitter(ChunkSplitter):
         chunks = []
         for s, e in spans:
             body = text[s:e]
-            block = next((b for b in structure.blocks if b.start <= s and e <= b.end + 1), None)
+            block = structure.block_holding(s, e, slack=1)
             oversized = bool(block) and counter.count(s, e) > budget
             lead = unit.lead if unit.lead and unit.lead not in body.split("\n", 1)[0] else ""
             chunks.append(
