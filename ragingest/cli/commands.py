@@ -39,10 +39,13 @@ def split_settings(
 
 
 def cleaning_rules(args: argparse.Namespace) -> CleaningRules:
-    """The cleaning rules of ``--no-clean`` (all on unless turned off)."""
+    """The cleaning rules of ``--no-clean`` (all on unless turned off), with how scans are
+    read (``--ocr``, ``--ocr-lang``, ``--ocr-max-pages``)."""
     from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.loaders.ocr import OcrSettings
 
-    return CleaningRules.parse(args.no_clean)
+    ocr = OcrSettings(args.ocr, args.ocr_lang, args.ocr_max_pages)
+    return CleaningRules.parse(args.no_clean, ocr)
 
 
 def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:

@@ -1,0 +1,185 @@
+"""Scanned pages → the PDF loader's text lines, and where each line sits on its page.
+
+What OCR read (``loaders.ocr``) becomes ``ScanLine``s, the PDF loader's ``Line`` plus the
+line's box on its page (normalized 0-1, origin top left, in the upright page) and its words'
+confidences, so a scan goes through the same heading detection (line heights), paragraph
+joining (hyphenation, line pitch) and cleaning (running headers, page numbers) as a digital
+PDF. ``box_map`` then finds each line in the rendered Markdown: ``[(start, end, page, x0, y0,
+x1, y1), ...]``, the split stage's ``schema.BOX_MAP_HINT`` (a chunk's ``page_boxes``).
+
+Which pages need OCR: a page without a text layer, or whose text layer is garbage (a broken
+ToUnicode map gives letters that form no words: ``real_word_share``).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragingest.loaders.blocks import PARAGRAPH, clean_inline
+from ragingest.loaders.ocr import OcrPage
+from ragingest.loaders.pdf_lines import Line
+
+GARBAGE_SHARE = 0.5  # a text layer with fewer real words than this share is read by OCR
+_MIN_TOKENS = 5  # ... when it has at least this many tokens (a short page says too little)
+_SAME_SIZE = 1.12  # line heights within this ratio are one font size
+_VOWELS = re.compile(r"[aeiouyаеёиоуыэюя]", re.IGNORECASE)
+_WORD = re.compile(r"(?:[A-Za-z]+|[А-Яа-яЁё]+)(?:[-'’](?:[A-Za-z]+|[А-Яа-яЁё]+))*")
+_NUMBER = re.compile(r"[\d.,:/%№–-]+")
+_CONSONANT_RUN = re.compile(r"[^aeiouyаеёиоуыэюя\W\d_]{6,}", re.IGNORECASE)
+_PUNCTUATION = "«»\"'()[]{}.,:;!?…—–-*•"
+
+
+def real_word_share(text: str) -> float:
+    """The share of ``text``'s tokens that look like words (one script, a vowel, no long
+    consonant run) or numbers; 1.0 for a text without tokens."""
+    tokens = text.split()
+    if not tokens:
+        return 1.0
+    return sum(_is_real(token.strip(_PUNCTUATION)) for token in tokens) / len(tokens)
+
+
+def _is_real(word: str) -> bool:
+    if not word or _NUMBER.fullmatch(word):
+        return True
+    return bool(
+        _WORD.fullmatch(word)
+        and (len(word) <= 3 or _VOWELS.search(word))
+        and not _CONSONANT_RUN.search(word)
+    )
+
+
+def is_garbage(lines: Sequence[Line]) -> bool:
+    """Whether a page's text layer reads as garbage (too few real words)."""
+    text = " ".join(line.text for line in lines)
+    return len(text.split()) >= _MIN_TOKENS and real_word_share(text) < GARBAGE_SHARE
+
+
+@dataclass
+class ScanLine(Line):
+    """A text line read by OCR: the ``Line`` plus its box on the page (normalized 0-1: left,
+    top, right, bottom) and the confidence of each of its words."""
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    confidences: list[float] = field(default_factory=list)
+
+
+def scan_lines(page: OcrPage, number: int, dpi: int) -> list[ScanLine]:
+    """The lines of one OCR'd page as ``ScanLine``s: ``size`` is Tesseract's estimate of the
+    line's text size in points, ``y`` the line's top in points from the page's bottom (as in
+    a PDF)."""
+    to_points = 72.0 / dpi
+    out: list[ScanLine] = []
+    for line in page.lines:
+        text = clean_inline(line.text)
+        if not text:
+            continue
+        left, top, right, bottom = line.box
+        box = (
+            round(left / page.width, 4),
+            round(top / page.height, 4),
+            round(right / page.width, 4),
+            round(bottom / page.height, 4),
+        )
+        size = line.size or float(bottom - top)
+        out.append(
+            ScanLine(
+                PARAGRAPH,
+                text,
+                page=number,
+                size=size * to_points,
+                y=(page.height - top) * to_points,
+                box=box,
+                confidences=list(line.confidences),
+            )
+        )
+    return out
+
+
+def unify_sizes(lines: Sequence[Line]) -> None:
+    """Give lines whose heights differ by less than ``_SAME_SIZE`` one size (their group's
+    median, to 0.1 pt): OCR heights vary by a few pixels where fonts don't."""
+    scanned = sorted((line for line in lines if isinstance(line, ScanLine)), key=lambda x: x.size)
+    group: list[ScanLine] = []
+    for line in [*scanned, None]:
+        if line is not None and (not group or line.size <= group[0].size * _SAME_SIZE):
+            group.append(line)
+            continue
+        if group:
+            size = round(statistics.median(member.size for member in group), 1)
+            for member in group:
+                member.size = size
+        group = [line] if line is not None else []
+
+
+def box_map(text: str, lines: Sequence[Line]) -> list[tuple[int, int, int, float, float, float,
+                                                          float]]:
+    """Where each OCR'd line of ``lines`` (in text order) is in the rendered ``text``:
+    ``[(start, end, page, x0, y0, x1, y1), ...]``; a line not found (cleaned away) is left
+    out."""
+    out: list[tuple[int, int, int, float, float, float, float]] = []
+    cursor = 0
+    for line in lines:
+        if not isinstance(line, ScanLine) or not line.text:
+            continue
+        wanted = line.text[:-1] if line.text.endswith("-") else line.text
+        start = text.find(wanted, cursor)
+        if start < 0:
+            continue
+        end = start + len(wanted)
+        out.append((start, end, line.page or 0, *line.box))
+        cursor = end
+    return out
+
+
+def mean_confidence(lines: Sequence[Line]) -> float | None:
+    """The mean confidence (0-100) of the OCR'd words among ``lines``; None if none."""
+    values = [c for line in lines if isinstance(line, ScanLine) for c in line.confidences]
+    return round(sum(values) / len(values), 1) if values else None
+
+
+def image_frames(data: bytes) -> list[bytes]:
+    """Each page of an image file (a multi-page TIFF has several) as PNG bytes."""
+    from PIL import Image, ImageSequence
+
+    frames: list[bytes] = []
+    with Image.open(io.BytesIO(data)) as image:
+        for frame in ImageSequence.Iterator(image):
+            buffer = io.BytesIO()
+            _grey(frame).save(buffer, format="PNG")
+            frames.append(buffer.getvalue())
+    return frames
+
+
+def _grey(frame: Any) -> Any:
+    if frame.mode in ("RGBA", "LA", "P"):
+        frame = frame.convert("RGBA")
+        from PIL import Image
+
+        background = Image.new("RGBA", frame.size, (255, 255, 255, 255))
+        frame = Image.alpha_composite(background, frame)
+    return frame.convert("L")
+
+
+def render_pdf_pages(data: bytes, numbers: Sequence[int], dpi: int) -> list[bytes]:
+    """Pages ``numbers`` (from 1) of a PDF rendered by pypdfium2 at ``dpi``, as PNG bytes."""
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]  # no py.typed
+
+    document = pdfium.PdfDocument(data)
+    try:
+        images = []
+        for number in numbers:
+            page = document[number - 1]
+            try:
+                bitmap = page.render(scale=dpi / 72.0, grayscale=True)
+                buffer = io.BytesIO()
+                bitmap.to_pil().convert("L").save(buffer, format="PNG")
+                images.append(buffer.getvalue())
+            finally:
+                page.close()
+        return images
+    finally:
+        document.close()
