@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import random
 import shutil
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -56,17 +55,20 @@ def render_page(
     body, heading = _font(BODY_PT, dpi), _font(16, dpi, bold=True)
     margin = int(0.5 * dpi)
     line_px = int(BODY_PT * 1.45 * dpi / 72)
-    chars = int((width_in * dpi - 2 * margin) / (BODY_PT * dpi / 72 * 0.5))
+    room = width_in * dpi - 2 * margin
     rows: list[tuple[str, Any, int]] = []  # text, font, advance
     for block in blocks:
         if block.startswith("# "):
-            rows.append((block[2:], heading, int(line_px * 1.9)))
+            lines = _wrap(block[2:], heading, room)
+            rows += [(line, heading, int(line_px * 1.5)) for line in lines]
+            rows.append(("", body, line_px // 2))
         else:
-            wrapped = textwrap.wrap(block, chars)
-            rows += [(line, body, line_px) for line in wrapped]
+            rows += [(line, body, line_px) for line in _wrap(block, body, room)]
             rows.append(("", body, line_px // 2))
     needed = margin * 2 + sum(advance for *_, advance in rows) + (line_px * 2 if footer else 0)
     height = int(height_in * dpi) if height_in else needed
+    if needed > height:
+        raise ValueError(f"the text needs {needed} px, the page has {height}: cut it shorter")
     page = Image.new("L", (int(width_in * dpi), height), 255)
     draw = ImageDraw.Draw(page)
     y = margin
@@ -77,6 +79,17 @@ def render_page(
     if footer:
         draw.text((page.width // 2, height - margin), footer, font=body, fill=0, anchor="ms")
     return page
+
+
+def _wrap(text: str, font: Any, room: float) -> list[str]:
+    """``text`` cut at spaces into lines that fit ``room`` pixels in ``font``."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and font.getlength(f"{lines[-1]} {word}") <= room:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 def png(image: Any) -> bytes:

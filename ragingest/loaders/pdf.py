@@ -43,6 +43,7 @@ from ragingest.loaders.rich import Parsed, RichLoader
 from ragingest.loaders.scan import (
     box_map,
     is_garbage,
+    join_heading_lines,
     mean_confidence,
     render_pdf_pages,
     scan_lines,
@@ -125,6 +126,7 @@ class PdfLoader(RichLoader):
     ) -> Parsed:
         """Clean the lines, find the title and headings, and note what OCR read."""
         unify_sizes(lines)
+        lines = join_heading_lines(lines)
         confidence = mean_confidence(lines)
         if confidence is not None:
             metadata["ocr"] = True

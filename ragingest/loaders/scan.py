@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import re
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,8 @@ from ragingest.loaders.pdf_lines import Line
 
 GARBAGE_SHARE = 0.5  # a text layer with fewer real words than this share is read by OCR
 _MIN_TOKENS = 5  # ... when it has at least this many tokens (a short page says too little)
-_SAME_SIZE = 1.12  # line heights within this ratio are one font size
+_SAME_SIZE = 1.12  # a heading is at least this much larger than the body text (as in pdf)
+_SIZE_STEP = 1.06  # OCR'd text sizes further apart than this are different fonts
 _VOWELS = re.compile(r"[aeiouyаеёиоуыэюя]", re.IGNORECASE)
 _WORD = re.compile(r"(?:[A-Za-z]+|[А-Яа-яЁё]+)(?:[-'’](?:[A-Za-z]+|[А-Яа-яЁё]+))*")
 _NUMBER = re.compile(r"[\d.,:/%№–-]+")
@@ -69,14 +71,21 @@ class ScanLine(Line):
 
 def scan_lines(page: OcrPage, number: int, dpi: int) -> list[ScanLine]:
     """The lines of one OCR'd page as ``ScanLine``s: ``size`` is Tesseract's estimate of the
-    line's text size in points, ``y`` the line's top in points from the page's bottom (as in
-    a PDF)."""
+    text size in points (the median of the line's Tesseract paragraph), ``y`` the line's top
+    in points from the page's bottom (as in a PDF)."""
     to_points = 72.0 / dpi
+    by_paragraph: dict[int, list[float]] = {}
+    for line in page.lines:
+        by_paragraph.setdefault(line.paragraph, []).append(line.size)
     out: list[ScanLine] = []
     for line in page.lines:
         text = clean_inline(line.text)
         if not text:
             continue
+        # a line without ascenders reads smaller: it takes its paragraph's size unless it is
+        # clearly larger (a heading Tesseract put in the paragraph)
+        median = statistics.median(by_paragraph[line.paragraph])
+        size = line.size if line.size > median * _SAME_SIZE else median
         left, top, right, bottom = line.box
         box = (
             round(left / page.width, 4),
@@ -84,7 +93,7 @@ def scan_lines(page: OcrPage, number: int, dpi: int) -> list[ScanLine]:
             round(right / page.width, 4),
             round(bottom / page.height, 4),
         )
-        size = line.size or float(bottom - top)
+        size = size or float(bottom - top)
         out.append(
             ScanLine(
                 PARAGRAPH,
@@ -100,19 +109,52 @@ def scan_lines(page: OcrPage, number: int, dpi: int) -> list[ScanLine]:
 
 
 def unify_sizes(lines: Sequence[Line]) -> None:
-    """Give lines whose heights differ by less than ``_SAME_SIZE`` one size (their group's
-    median, to 0.1 pt): OCR heights vary by a few pixels where fonts don't."""
+    """Give the OCR'd lines of one font size one size: sorted by size, a new size starts where
+    the next line is over ``_SIZE_STEP`` larger than the one before it (fonts come in steps,
+    OCR's estimates vary a little around each); each group gets its median, to 0.1 pt."""
     scanned = sorted((line for line in lines if isinstance(line, ScanLine)), key=lambda x: x.size)
-    group: list[ScanLine] = []
-    for line in [*scanned, None]:
-        if line is not None and (not group or line.size <= group[0].size * _SAME_SIZE):
-            group.append(line)
+    groups: list[list[ScanLine]] = []
+    for line in scanned:
+        if groups and line.size <= groups[-1][-1].size * _SIZE_STEP:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    for group in groups:
+        size = round(statistics.median(member.size for member in group), 1)
+        for member in group:
+            member.size = size
+
+
+def join_heading_lines(lines: Sequence[Line]) -> list[Line]:
+    """``lines`` with a heading that wraps onto more lines made one line: consecutive OCR'd
+    lines of one page and about one size, larger than the body text, one line pitch apart."""
+    weights: Counter[float] = Counter()
+    for line in lines:
+        weights[line.size] += len(line.text)
+    body = weights.most_common(1)[0][0] if weights else 0.0
+    out: list[Line] = []
+    for line in lines:
+        previous = out[-1] if out else None
+        if (
+            isinstance(line, ScanLine)
+            and isinstance(previous, ScanLine)
+            and previous.page == line.page
+            and min(previous.size, line.size) >= body * _SAME_SIZE
+            and max(previous.size, line.size) <= min(previous.size, line.size) * _SAME_SIZE
+            and 0 < previous.y - line.y <= line.size * 2.0
+        ):
+            previous.text = clean_inline(f"{previous.text} {line.text}")
+            previous.box = (
+                min(previous.box[0], line.box[0]),
+                min(previous.box[1], line.box[1]),
+                max(previous.box[2], line.box[2]),
+                max(previous.box[3], line.box[3]),
+            )
+            previous.confidences += line.confidences
+            previous.y = line.y  # the next line's gap is from this one
             continue
-        if group:
-            size = round(statistics.median(member.size for member in group), 1)
-            for member in group:
-                member.size = size
-        group = [line] if line is not None else []
+        out.append(line)
+    return out
 
 
 def box_map(text: str, lines: Sequence[Line]) -> list[tuple[int, int, int, float, float, float,

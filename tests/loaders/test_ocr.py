@@ -18,7 +18,7 @@ from ragingest.loaders.notes import NOTES_KEY
 from ragingest.loaders.ocr import OcrSettings
 from ragingest.loaders.scan import real_word_share
 from ragingest.schema import BOX_MAP_HINT, PAGE_MAP_HINT, page_boxes
-from tests.scans import cer, render_page, scan_pdf, tesseract
+from tests.scans import cer, degrade, render_page, scan_pdf, tesseract
 
 pytestmark = pytest.mark.slow  # starts Tesseract processes
 
@@ -81,11 +81,11 @@ def test_a_scanned_image_reads_as_normalized_markdown(tmp_path):
     assert first[0][4] <= boxes[0][2]  # the first heading ends above the second paragraph
 
 
-@pytest.mark.parametrize("angle", [90, 180])
-def test_a_rotated_page_reads_upright(tmp_path, angle):
+@pytest.mark.parametrize(("rotate", "skew"), [(90, 0.0), (180, 0.0), (270, 0.0), (0, 1.5)])
+def test_a_rotated_or_skewed_page_reads_upright(tmp_path, rotate, skew):
     tesseract()
     path = tmp_path / "turned.png"
-    render_page(MEMO[:2]).rotate(angle, expand=True).save(path)
+    degrade(render_page(MEMO[:2]), rotate=rotate, skew=skew).save(path)
     [document] = load(path)
     assert cer(document.page_content.replace("#", ""), plain(MEMO[:2])) <= 0.03
     check_boxes(document)
@@ -99,7 +99,8 @@ def test_the_scanned_page_of_a_mixed_pdf_is_read_not_dropped(tmp_path):
     text = document.page_content
     assert text.startswith(DIGITAL[0])
     second = text.index("Выдача книг")
-    assert document.metadata[PAGE_MAP_HINT] == [(0, 1), (second - 2, 2)]  # at its "# "
+    heading = text.rindex("\n", 0, second) + 1
+    assert document.metadata[PAGE_MAP_HINT] == [(0, 1), (heading, 2)]  # at its "#"
     assert cer(text[second:].replace("#", ""), plain(MEMO)) <= 0.02
     assert document.metadata["_cleaning"]["empty_pages"] == 0
     check_boxes(document)
@@ -107,6 +108,29 @@ def test_the_scanned_page_of_a_mixed_pdf_is_read_not_dropped(tmp_path):
     # the digital page's text has no box; the scanned page's has
     assert page_boxes(document.metadata[BOX_MAP_HINT], 0, len(DIGITAL[0])) == ""
     assert json.loads(page_boxes(document.metadata[BOX_MAP_HINT], second, len(text)))[0][0] == 2
+
+
+def test_running_headers_and_page_numbers_of_a_scan_are_cleaned(tmp_path):
+    tesseract()
+    header = "ООО «Ромашка» · Правила библиотеки"
+    pages = [
+        render_page([header, MEMO[0], MEMO[1]], footer="Стр. 1"),
+        render_page([header, MEMO[2], MEMO[3]], footer="Стр. 2"),
+        render_page([header, "# Читальный зал", "Газеты читают только в зале."], footer="Стр. 3"),
+    ]
+    path = tmp_path / "three.tiff"
+    pages[0].save(path, save_all=True, append_images=pages[1:])
+    [document] = load(path)
+    text = document.page_content
+    assert "Ромашка" not in text and "Стр." not in text
+    counts = document.metadata["_cleaning"]
+    assert counts["header_footer_lines"] >= 3 and counts["page_numbers"] + counts[
+        "header_footer_lines"
+    ] == 6
+    want = plain([*MEMO, "Читальный зал", "Газеты читают только в зале."])
+    assert cer(text.replace("#", ""), want) <= 0.02
+    assert [page for _offset, page in document.metadata[PAGE_MAP_HINT]] == [1, 2, 3]
+    check_boxes(document)
 
 
 def test_with_ocr_never_a_scan_fails_as_before_and_the_digital_page_stays(tmp_path):
