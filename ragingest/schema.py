@@ -105,6 +105,7 @@ CLEANING_HINT = "_cleaning"  # what the loader's cleaning removed (counts for th
 SOURCE_MAP_HINT = "_source_map"  # text formats: loaders.source_map.SourceMap → source offsets
 # OCR'd lines: [(start, end, page, x0, y0, x1, y1), ...] in the text → page_boxes
 BOX_MAP_HINT = "_box_map"
+SCAN_PAGES_HINT = "_scan_pages"  # the OCR'd pages: {page: degrees turned to read it upright}
 LOADER_HINTS = (
     CONTENT_TYPE_HINT,
     PAGE_MAP_HINT,
@@ -112,6 +113,7 @@ LOADER_HINTS = (
     CLEANING_HINT,
     SOURCE_MAP_HINT,
     BOX_MAP_HINT,
+    SCAN_PAGES_HINT,
 )
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")

@@ -42,14 +42,14 @@ from ragingest.loaders.pdf_lines import Line, OutlineEntry, page_lines, read_out
 from ragingest.loaders.rich import Parsed, RichLoader
 from ragingest.loaders.scan import (
     box_map,
-    is_garbage,
     join_heading_lines,
     mean_confidence,
+    pages_to_ocr,
     render_pdf_pages,
     scan_lines,
     unify_sizes,
 )
-from ragingest.schema import BOX_MAP_HINT
+from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT
 
 
 def _norm(text: str) -> str:
@@ -88,6 +88,7 @@ class PdfLoader(RichLoader):
         pages = len(reader.pages)
         by_page = [page_lines(page, number) for number, page in enumerate(reader.pages, 1)]
         self._notes: list[str] = []
+        self._rotations: dict[int, int] = {}
         by_page = self._with_ocr(data, by_page)
         lines = [line for page in by_page for line in page]
         if not lines:
@@ -107,18 +108,14 @@ class PdfLoader(RichLoader):
         settings = self.cleaning.ocr
         if settings.mode == "never":
             return by_page
-        wanted: list[int] = []
-        for number, found in enumerate(by_page, 1):
-            if settings.mode == "always" or not found:
-                wanted.append(number)
-            elif is_garbage(found):
-                wanted.append(number)
-                self._notes.append(f"page {number}: its text layer is garbage, read by OCR")
+        wanted, notes = pages_to_ocr(by_page, settings.mode)
+        self._notes += notes
         if not wanted:
             return by_page
         images = render_pdf_pages(data, wanted, settings.dpi)
         for number, page in zip(wanted, ocr_pages(self.path, images, settings), strict=True):
             by_page[number - 1] = list(scan_lines(page, number, settings.dpi))
+            self._rotations[number] = page.rotation
         return by_page
 
     def _finish(
@@ -156,6 +153,7 @@ class PdfLoader(RichLoader):
             document.metadata[BOX_MAP_HINT] = box_map(
                 document.page_content, getattr(self, "_scanned", [])
             )
+            document.metadata[SCAN_PAGES_HINT] = dict(getattr(self, "_rotations", {}))
         for note in getattr(self, "_notes", []):
             add_note(document.metadata, note)
         return document

@@ -61,6 +61,20 @@ def is_garbage(lines: Sequence[Line]) -> bool:
     return len(text.split()) >= _MIN_TOKENS and real_word_share(text) < GARBAGE_SHARE
 
 
+def pages_to_ocr(by_page: Sequence[Sequence[Line]], mode: str) -> tuple[list[int], list[str]]:
+    """The pages (from 1) of a PDF to read by OCR: every page with ``mode`` always, else (auto)
+    those without text or whose text layer is garbage; and a note for each garbage one."""
+    wanted: list[int] = []
+    notes: list[str] = []
+    for number, found in enumerate(by_page, 1):
+        if mode == "always" or not found:
+            wanted.append(number)
+        elif is_garbage(found):
+            wanted.append(number)
+            notes.append(f"page {number}: its text layer is garbage, read by OCR")
+    return wanted, notes
+
+
 @dataclass
 class ScanLine(Line):
     """A text line read by OCR: the ``Line`` plus its box on the page (normalized 0-1: left,
@@ -204,6 +218,32 @@ def _grey(frame: Any) -> Any:
         background = Image.new("RGBA", frame.size, (255, 255, 255, 255))
         frame = Image.alpha_composite(background, frame)
     return frame.convert("L")
+
+
+def page_pictures(data: bytes, pdf: bool, turns: dict[int, int], dpi: int = 100) -> dict[int,
+                                                                                    bytes]:
+    """The pages of ``turns`` (page → degrees clockwise that made it upright) of a PDF or an
+    image file, rendered at ``dpi`` and turned upright, as PNG bytes (``inspect --html``)."""
+    from PIL import Image
+
+    numbers = sorted(turns)
+    if pdf:
+        images = render_pdf_pages(data, numbers, dpi)
+    else:
+        frames = image_frames(data)
+        images = [frames[number - 1] for number in numbers if number <= len(frames)]
+    out: dict[int, bytes] = {}
+    for number, image in zip(numbers, images, strict=False):
+        with Image.open(io.BytesIO(image)) as opened:
+            picture = opened.convert("L")
+        if turns[number]:
+            picture = picture.rotate(-turns[number], expand=True)
+        if not pdf:  # an image file: at most 1000 pixels wide on the page
+            picture.thumbnail((1000, 1000 * picture.height // max(1, picture.width)))
+        buffer = io.BytesIO()
+        picture.save(buffer, format="PNG", optimize=True)
+        out[number] = buffer.getvalue()
+    return out
 
 
 def render_pdf_pages(data: bytes, numbers: Sequence[int], dpi: int) -> list[bytes]:

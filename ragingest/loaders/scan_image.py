@@ -28,12 +28,14 @@ class ImageLoader(PdfLoader):
     def _parse(self, data: bytes) -> Parsed:
         settings = self.cleaning.ocr
         self._notes: list[str] = []
+        self._rotations: dict[int, int] = {}
         if settings.mode == "never":
             raise ParseError(self.path, "an image is read only by OCR, and --ocr never is set")
         frames = image_frames(data)
         lines: list[Line] = []
         for number, page in enumerate(ocr_pages(self.path, frames, settings), 1):
             lines.extend(scan_lines(page, number, _ASSUMED_DPI))
+            self._rotations[number] = page.rotation
         if not lines:
             raise ParseError(
                 self.path, f"OCR found no text on its {len(frames)} page(s) (a picture?)"
