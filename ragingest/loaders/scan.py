@@ -191,6 +191,22 @@ def box_map(text: str, lines: Sequence[Line]) -> list[tuple[int, int, int, float
     return out
 
 
+def moved_box_map(
+    before: str, after: str, boxes: Sequence[Sequence[Any]]
+) -> list[tuple[Any, ...]]:
+    """``boxes`` (a box map of ``before``) for ``after``, ``before`` with paragraphs removed:
+    each line found again in order; a removed line is left out."""
+    out: list[tuple[Any, ...]] = []
+    cursor = 0
+    for start, end, *rest in boxes:
+        line = before[start:end]
+        found = after.find(line, cursor)
+        if found >= 0:
+            out.append((found, found + len(line), *rest))
+            cursor = found + len(line)
+    return out
+
+
 def mean_confidence(lines: Sequence[Line]) -> float | None:
     """The mean confidence (0-100) of the OCR'd words among ``lines``; None if none."""
     values = [c for line in lines if isinstance(line, ScanLine) for c in line.confidences]

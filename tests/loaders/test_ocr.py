@@ -222,3 +222,24 @@ def test_too_many_pages_to_ocr_fail_by_name(tmp_path):
     path = scan_pdf(tmp_path / "long.pdf", [render_page(["x"], height_in=2)] * 3)
     with pytest.raises(ParseError, match="3 pages need OCR, over the limit of 2"):
         load(path, max_pages=2)
+
+
+def test_boilerplate_removed_by_the_run_moves_the_box_map(tmp_path):
+    from ragingest.loaders.cleaning import CorpusCleaner, apply_corpus, new_counts
+
+    tesseract()
+    path = tmp_path / "memo.png"
+    disclaimer = "Документ носит справочный характер и не является публичной офертой."
+    render_page([disclaimer, *MEMO]).save(path)
+    [document] = load(path)
+    first = document.page_content.split("\n\n")[0]
+    assert "справочный" in first
+    corpus = CorpusCleaner(CleaningRules())
+    for _ in range(3):  # the disclaimer in three files of the run: boilerplate
+        corpus.observe([f"{first}\n\nтекст файла"])
+    cleaned = apply_corpus(document, corpus, new_counts())
+    text = cleaned.page_content
+    assert "справочный" not in text
+    lines = cleaned.metadata[BOX_MAP_HINT]
+    assert len(lines) >= 5 and all(text[s:e].strip() == text[s:e] for s, e, *_ in lines)
+    assert text[lines[0][0] : lines[0][1]] == "Выдача книг"
