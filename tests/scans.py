@@ -48,11 +48,13 @@ def render_page(
     footer: str = "",
 ) -> Any:
     """A white page image (mode L) with ``blocks`` on it: a block starting with ``# `` is a
-    16 pt bold heading, any other a paragraph of 11 pt text wrapped to the page width;
-    ``footer`` is drawn at the bottom. The height fits the text unless given."""
+    16 pt bold heading, one starting with ``** `` a bold line of the body's size, any other a
+    paragraph of 11 pt text wrapped to the page width; ``footer`` is drawn at the bottom. The
+    height fits the text unless given."""
     from PIL import Image, ImageDraw
 
     body, heading = _font(BODY_PT, dpi), _font(16, dpi, bold=True)
+    strong = _font(BODY_PT, dpi, bold=True)
     margin = int(0.5 * dpi)
     line_px = int(BODY_PT * 1.45 * dpi / 72)
     room = width_in * dpi - 2 * margin
@@ -61,6 +63,9 @@ def render_page(
         if block.startswith("# "):
             lines = _wrap(block[2:], heading, room)
             rows += [(line, heading, int(line_px * 1.5)) for line in lines]
+            rows.append(("", body, line_px // 2))
+        elif block.startswith("** "):  # a bold line of the body's size
+            rows += [(line, strong, line_px) for line in _wrap(block[3:], strong, room)]
             rows.append(("", body, line_px // 2))
         else:
             rows += [(line, body, line_px) for line in _wrap(block, body, room)]

@@ -35,6 +35,7 @@ DEFAULT_OCR_DPI = 300  # PDF pages are rendered at this resolution for OCR
 INSTALL = "sudo apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
 # a first reading below this mean confidence (or with almost no words) is checked for rotation
 _CHECK_ROTATION_BELOW = 75.0
+_BOLD_STROKE = 1.35  # a line with strokes this much wider than the page's median is bold
 _TESSERACT_SECONDS = 600  # one page; the worker's file timeout is the real bound
 
 
@@ -71,6 +72,7 @@ class OcrLine:
     words: list[tuple[int, int, int, int]] = field(default_factory=list)
     confidences: list[float] = field(default_factory=list)
     size: float = 0.0  # Tesseract's estimate of the text size (hOCR x_size), pixels
+    bold: bool = False  # heavier than the page's body text (``_mark_bold``)
     paragraph: int = 0  # Tesseract's paragraph (its layout analysis), from 1
 
 
@@ -184,7 +186,31 @@ def _read(path: Path, command: str, picture: Any, settings: OcrSettings, rotatio
     done = _run(command, png, args)
     if done.returncode:
         raise ParseError(path, f"Tesseract failed (exit {done.returncode}): {done.stderr[-300:]}")
-    return OcrPage(picture.width, picture.height, rotation, parse_hocr(done.stdout), png)
+    lines = parse_hocr(done.stdout)
+    _mark_bold(picture, lines)
+    return OcrPage(picture.width, picture.height, rotation, lines, png)
+
+
+def _mark_bold(picture: Any, lines: list[OcrLine]) -> None:
+    """Mark the lines printed in a heavier weight than the page's body text: their strokes
+    (dark pixels per dark run, row by row inside the words' boxes) are ``_BOLD_STROKE`` times
+    the page's median line's or wider (hOCR gives no font weight)."""
+    import numpy as np
+
+    strokes: list[float] = []
+    for line in lines:
+        dark = runs = 0
+        for left, top, right, bottom in line.words:
+            if right > left and bottom > top:
+                ink = np.asarray(picture.crop((left, top, right, bottom))) < 128
+                dark += int(ink.sum())
+                runs += int((ink[:, 1:] & ~ink[:, :-1]).sum() + ink[:, 0].sum())
+        strokes.append(dark / runs if runs else 0.0)
+    if len(strokes) < 3:
+        return
+    body = sorted(strokes)[len(strokes) // 2]
+    for line, stroke in zip(lines, strokes, strict=True):
+        line.bold = body > 0 and stroke >= body * _BOLD_STROKE
 
 
 def _png(picture: Any) -> bytes:

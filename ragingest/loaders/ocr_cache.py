@@ -18,7 +18,7 @@ from typing import Any
 
 from ragingest.loaders.ocr import OcrLine, OcrPage
 
-_VERSION = 2
+_VERSION = 3
 
 
 def cache_dir() -> Path:
@@ -49,8 +49,9 @@ def cached(image: bytes, key: str) -> OcrPage | None:
                 tuple(line["box"]),
                 [tuple(w) for w in line["words"]],
                 [float(c) for c in line["confidences"]],
-                float(line["size"]),
-                int(line["paragraph"]),
+                size=float(line["size"]),
+                bold=bool(line["bold"]),
+                paragraph=int(line["paragraph"]),
             )
             for line in data["lines"]
         ]
@@ -74,6 +75,7 @@ def store(image: bytes, key: str, page: OcrPage) -> None:
                 "confidences": line.confidences,
                 "size": line.size,
                 "paragraph": line.paragraph,
+                "bold": line.bold,
             }
             for line in page.lines
         ],

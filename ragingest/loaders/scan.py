@@ -114,6 +114,7 @@ def scan_lines(page: OcrPage, number: int, dpi: int) -> list[ScanLine]:
                 text,
                 page=number,
                 size=size * to_points,
+                bold=line.bold,
                 y=(page.height - top) * to_points,
                 box=box,
                 confidences=list(line.confidences),
@@ -137,6 +138,15 @@ def unify_sizes(lines: Sequence[Line]) -> None:
         size = round(statistics.median(member.size for member in group), 1)
         for member in group:
             member.size = size
+    # a bold line near the body's size is of the body's size (a bold run-in heading): OCR's
+    # estimate of a bold line's size is off by more than a digital PDF's
+    weights: Counter[float] = Counter()
+    for line in scanned:
+        weights[line.size] += len(line.text)
+    body = weights.most_common(1)[0][0] if weights else 0.0
+    for line in scanned:
+        if line.bold and max(line.size, body) <= min(line.size, body) * _SAME_SIZE:
+            line.size = body
 
 
 def join_heading_lines(lines: Sequence[Line]) -> list[Line]:

@@ -243,3 +243,13 @@ def test_boilerplate_removed_by_the_run_moves_the_box_map(tmp_path):
     lines = cleaned.metadata[BOX_MAP_HINT]
     assert len(lines) >= 5 and all(text[s:e].strip() == text[s:e] for s, e, *_ in lines)
     assert text[lines[0][0] : lines[0][1]] == "Выдача книг"
+
+
+def test_a_bold_line_of_body_size_is_a_heading(tmp_path):
+    tesseract()
+    path = tmp_path / "bold.png"
+    render_page(["** Порядок выдачи", MEMO[1], MEMO[3]]).save(path)
+    [document] = load(path)
+    first = document.page_content.split("\n\n")[0]
+    assert first.startswith("#") and first.lstrip("# ") == "Порядок выдачи"
+    assert document.page_content.count("\n#") == 0  # the body lines are no headings
