@@ -95,6 +95,11 @@ SCHEMA: dict[str, Field] = {
     "updated_at": Field(str, "loader", "ticket last update/close date as exported", False),
     "row": Field(int, "loader", "catalogue card: its row (1 = first after the header)", False),
     "sheet": Field(str, "loader", "catalogue card: its sheet (multi-sheet XLSX)", False),
+    # scans: filled where OCR read some of the document's pages, absent elsewhere
+    "ocr": Field(bool, "loader", "some of the document's text was read by OCR", False),
+    "ocr_confidence": Field(float, "loader", "mean OCR word confidence, 0-100", False),
+    "page_boxes": Field(str, "splitter", "JSON [[page, x0, y0, x1, y1], ...]: where the "
+                        "chunk's OCR'd lines are, per page, 0-1 from the top left", False),
 }
 # Catalogue cards also carry each numeric column as int/float metadata under its header,
 # lower-cased with non-word runs as '_' («Цена, ₽» → 'цена'), plus 'price'/'area'/'weight'
@@ -108,12 +113,17 @@ PAGE_MAP_HINT = "_page_map"  # sorted [(offset, page), ...] of a paged format �
 TITLE_FROM_NAME_HINT = "_title_from_name"  # the title is only the file name: no breadcrumb
 CLEANING_HINT = "_cleaning"  # what the loader's cleaning removed (counts for the run report)
 SOURCE_MAP_HINT = "_source_map"  # text formats: loaders.source_map.SourceMap → source offsets
+# OCR'd lines: [(start, end, page, x0, y0, x1, y1), ...] in the text → page_boxes
+BOX_MAP_HINT = "_box_map"
+SCAN_PAGES_HINT = "_scan_pages"  # the OCR'd pages: {page: degrees turned to read it upright}
 LOADER_HINTS = (
     CONTENT_TYPE_HINT,
     PAGE_MAP_HINT,
     TITLE_FROM_NAME_HINT,
     CLEANING_HINT,
     SOURCE_MAP_HINT,
+    BOX_MAP_HINT,
+    SCAN_PAGES_HINT,
 )
 
 # Metadata from content (a foreign loader's documents, given Documents, front matter) never
@@ -211,6 +221,18 @@ def page_range(page_map: list[tuple[int, int]], start: int, end: int) -> tuple[i
     return first, last
 
 
+def page_boxes(box_map: Any, start: int, end: int) -> str:
+    """The ``page_boxes`` of ``[start, end)``: the union of the boxes of the OCR'd lines it
+    overlaps, one box per page, as JSON ``[[page, x0, y0, x1, y1], ...]`` ('' if none)."""
+    boxes: dict[int, list[float]] = {}
+    for line_start, line_end, page, *box in box_map:
+        if line_start < end and line_end > start:
+            got = boxes.setdefault(int(page), list(box))
+            got[:] = [min(got[0], box[0]), min(got[1], box[1]),
+                      max(got[2], box[2]), max(got[3], box[3])]  # fmt: skip
+    return json.dumps([[page, *box] for page, box in sorted(boxes.items())]) if boxes else ""
+
+
 def chunk_metadata(
     document: dict[str, Any], chunk: Chunk, index: int, total: int
 ) -> dict[str, MetadataValue]:
@@ -255,6 +277,9 @@ def chunk_metadata(
         first, last = page_range(starts, chunk.start_index, chunk.end_index)
         metadata["page_char_start"] = max(0, chunk.start_index - first)
         metadata["page_char_end"] = max(0, chunk.end_index - last)
+    boxes = page_boxes(document.get(BOX_MAP_HINT) or (), chunk.start_index, chunk.end_index)
+    if boxes:
+        metadata["page_boxes"] = boxes
     return {key: bound_value(value) for key, value in metadata.items()}
 
 

@@ -129,6 +129,28 @@ def add_file_args(parser: argparse.ArgumentParser) -> None:
         "empty_pages, boilerplate, quotes, signatures, or all",
     )
     parser.add_argument(
+        "--ocr",
+        choices=d.OCR_MODES,
+        default=d.OCR_MODE,
+        help="read scans with Tesseract OCR: auto reads PDF pages without a text layer or "
+        "with a garbage one, and images (.png .jpg .tif); always reads every PDF page; never "
+        f"reads none (default {d.OCR_MODE})",
+    )
+    parser.add_argument(
+        "--ocr-lang",
+        default=d.OCR_LANG,
+        metavar="LANGS",
+        help=f"Tesseract's language models, '+'-joined (default {d.OCR_LANG})",
+    )
+    parser.add_argument(
+        "--ocr-max-pages",
+        type=int,
+        default=d.OCR_MAX_PAGES,
+        metavar="N",
+        help="a file with more pages to OCR fails, named (default "
+        f"{d.OCR_MAX_PAGES}; OCR counts against --file-timeout)",
+    )
+    parser.add_argument(
         "--content-type",
         action="append",
         default=[],

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragingest.cli import faults
 from ragingest.errors import EXIT_LOCKED, EXIT_OK, EXIT_USAGE
@@ -39,10 +39,13 @@ def split_settings(
 
 
 def cleaning_rules(args: argparse.Namespace) -> CleaningRules:
-    """The cleaning rules of ``--no-clean`` (all on unless turned off)."""
+    """The cleaning rules of ``--no-clean`` (all on unless turned off), with how scans are
+    read (``--ocr``, ``--ocr-lang``, ``--ocr-max-pages``)."""
     from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.loaders.ocr import OcrSettings
 
-    return CleaningRules.parse(args.no_clean)
+    ocr = OcrSettings(args.ocr, args.ocr_lang, args.ocr_max_pages)
+    return CleaningRules.parse(args.no_clean, ocr)
 
 
 def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:
@@ -213,6 +216,17 @@ def query_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _scan_pictures(path: Path, document: dict[str, Any]) -> dict[int, bytes]:
+    """The OCR'd pages of ``document`` (inspect's description) as upright PNG images."""
+    from ragingest.loaders.base import read_bytes
+    from ragingest.loaders.scan import page_pictures
+
+    turns = {int(page): int(turn) for page, turn in (document.get("scan_pages") or {}).items()}
+    if not turns:
+        return {}
+    return page_pictures(read_bytes(path), path.suffix.lower() == ".pdf", turns)
+
+
 def inspect_command(args: argparse.Namespace) -> int:
     """Run ``ragingest inspect`` (the split of one file, nothing stored); returns the exit
     status."""
@@ -243,7 +257,9 @@ def inspect_command(args: argparse.Namespace) -> int:
         first = {**result, "chunks": [c for c in result["chunks"] if c["document"] == 0]}
         if len(result["documents"]) > 1:
             settings += f"; document 0 of {len(result['documents'])}"
-        Path(args.html).write_text(render_html(first, text, settings=settings), "utf-8")
+        pictures = _scan_pictures(Path(args.file), result["documents"][0]) if text else {}
+        page = render_html(first, text, settings=settings, pictures=pictures)
+        Path(args.html).write_text(page, "utf-8")
     if args.json:
         print(render_json(result))
     else:

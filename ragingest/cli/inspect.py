@@ -26,6 +26,7 @@ from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.source_map import indexed_text, source_map_of
 from ragingest.pipeline.plan import make_plan
 from ragingest.pipeline.split import DEFAULT_MAX_CHUNKS_PER_FILE, Splitting, split_documents
+from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import STRATEGIES, SplitSettings, base_splitter
@@ -100,6 +101,9 @@ def inspect_document(
                 "content_type": records[0].metadata["content_type"] if records else "",
                 "offsets": "source" if mapped else "normalized",
                 "normalized": document.page_content,
+                # scans: where each OCR'd line is, and each page's turn (inspect --html)
+                "box_map": document.metadata.get(BOX_MAP_HINT) or [],
+                "scan_pages": document.metadata.get(SCAN_PAGES_HINT) or {},
             }
         )
         for record in records:

@@ -8,7 +8,10 @@ returns one self-contained HTML page (no scripts, no external files):
   sentences drawn as lettered marks above (A, B, …) with their ``[start, end)``;
 - for each sentence, the chunks that hold it whole, or "—" and the chunks it is cut across;
 - the document itself with every chunk's span coloured, shared (overlap) text hatched, chunk
-  starts marked ``⟦n`` and ends ``n⟧``, and the sentences outlined with their letter.
+  starts marked ``⟦n`` and ends ``n⟧``, and the sentences outlined with their letter;
+- for a scan (``pictures``: the OCR'd pages as PNG), each page image with every chunk's region
+  outlined in its colour (its ``page_boxes``) and the sentences' lines filled red with their
+  letter (the document's box map, ``schema.BOX_MAP_HINT``).
 
 Coordinates are code points of the text chunk offsets index: the file as decoded for text
 formats, the loader's normalized Markdown for converted ones.
@@ -16,8 +19,10 @@ formats, the loader's normalized Markdown for converted ones.
 
 from __future__ import annotations
 
+import base64
 import html
 import itertools
+import json
 import string
 from collections.abc import Sequence
 from typing import Any
@@ -53,6 +58,15 @@ th {{ background: #f2f4f7; }}
 .doc .hl {{ box-shadow: inset 0 -3px #e5484d; font-weight: 600; }}
 .doc .tag {{ background: #e5484d; color: #fff; font-size: 10px; padding: 0 3px;
   border-radius: 2px; margin-right: 2px; }}
+.scans {{ display: flex; flex-wrap: wrap; gap: 12px; margin-bottom: 16px; }}
+.scan {{ position: relative; width: 560px; border: 1px solid #c8ced8; }}
+.scan img {{ display: block; width: 100%; }}
+.scan .region {{ position: absolute; border: 3px solid; box-sizing: border-box; }}
+.scan .region span {{ position: absolute; left: -3px; top: -18px; font-size: 11px;
+  color: #fff; padding: 0 4px; border-radius: 2px; }}
+.scan .lit {{ position: absolute; background: rgba(229, 72, 77, .35);
+  outline: 1px solid #e5484d; }}
+.scan .page {{ position: absolute; right: 4px; bottom: 4px; font-size: 11px; color: #566; }}
 .ok {{ color: #1a7f37; font-weight: 600; }}
 .no {{ color: #c4262e; font-weight: 600; }}
 """
@@ -164,8 +178,65 @@ def _document(
     return f'<div class="doc" id="document">{"".join(out)}</div>'
 
 
-def render_html(result: dict[str, Any], text: str, title: str = "", settings: str = "") -> str:
-    """The boundary inspector page for ``inspect_file``'s ``result`` on ``text``."""
+def _box_style(box: Sequence[float]) -> str:
+    x0, y0, x1, y1 = box
+    return (
+        f"left:{100 * x0:.3f}%;top:{100 * y0:.3f}%;"
+        f"width:{100 * (x1 - x0):.3f}%;height:{100 * (y1 - y0):.3f}%"
+    )
+
+
+def _scans(
+    chunks: Sequence[dict[str, Any]],
+    marks: list[tuple[str, int, int]],
+    pictures: dict[int, bytes],
+    box_map: Sequence[Sequence[float]],
+) -> str:
+    """Each OCR'd page image with the chunks' regions outlined and the sentences' lines lit."""
+    pages: list[str] = []
+    for number in sorted(pictures):
+        source = "data:image/png;base64," + base64.b64encode(pictures[number]).decode("ascii")
+        parts = [f'<img src="{source}" alt="page {number}">']
+        for i, chunk in enumerate(chunks):
+            color = PALETTE[i % len(PALETTE)].replace("#", "")
+            for page, *box in json.loads(chunk.get("metadata", {}).get("page_boxes") or "[]"):
+                if page == number:
+                    shade = f"#{_darker(color)}"
+                    parts.append(
+                        f'<div class="region" id="region-{i}-{page}" title="chunk {i}" '
+                        f'style="{_box_style(box)};border-color:{shade}">'
+                        f'<span style="background:{shade}">{i}</span></div>'
+                    )
+        for letter, s, e in marks:
+            for start, end, page, *box in box_map:
+                if page == number and start < e and s < end:
+                    parts.append(
+                        f'<div class="lit" title="{letter}" style="{_box_style(box)}"></div>'
+                    )
+        parts.append(f'<div class="page">page {number}</div>')
+        pages.append(f'<div class="scan" id="page-{number}">{"".join(parts)}</div>')
+    return f'<div class="scans" id="scans">{"".join(pages)}</div>' if pages else ""
+
+
+def _box_map(result: dict[str, Any]) -> Sequence[Sequence[float]]:
+    documents = result.get("documents") or [{}]
+    return documents[0].get("box_map") or []
+
+
+def _darker(color: str) -> str:
+    """A pastel of ``PALETTE`` (hex without #) darkened for a line on a page image."""
+    return "".join(f"{int(color[i:i + 2], 16) * 55 // 100:02x}" for i in (0, 2, 4))
+
+
+def render_html(
+    result: dict[str, Any],
+    text: str,
+    title: str = "",
+    settings: str = "",
+    pictures: dict[int, bytes] | None = None,
+) -> str:
+    """The boundary inspector page for ``inspect_file``'s ``result`` on ``text``; with
+    ``pictures`` (a scan's pages) each page is drawn with the chunks' regions."""
     chunks = result["chunks"]
     length = len(text)
     marks: list[tuple[str, int, int]] = []
@@ -208,6 +279,8 @@ def render_html(result: dict[str, Any], text: str, title: str = "", settings: st
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{heading} — chunk boundaries</title><style>{CSS}</style></head><body>"
         f'<h1>{heading}</h1><div class="meta">{meta}</div>'
-        f"{_strip(chunks, marks, length)}{table}{_document(text, chunks, marks)}"
+        f"{_strip(chunks, marks, length)}{table}"
+        f"{_scans(chunks, marks, pictures or {}, _box_map(result))}"
+        f"{_document(text, chunks, marks)}"
         "</body></html>\n"
     )

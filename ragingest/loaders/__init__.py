@@ -15,6 +15,7 @@ from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.mail import EmailLoader, MboxLoader
 from ragingest.loaders.office import DocxLoader, OdtLoader, PptxLoader, RtfLoader
 from ragingest.loaders.pdf import PdfLoader
+from ragingest.loaders.scan_image import ImageLoader
 from ragingest.loaders.tabular import CsvLoader, JsonLoader, XlsxLoader
 from ragingest.loaders.text import TextLoader
 from ragingest.loaders.walk import FoundFile, walk
@@ -24,6 +25,7 @@ LOADERS: list[type[FileLoader]] = [
     TextLoader,
     HtmlLoader,
     PdfLoader,
+    ImageLoader,
     DocxLoader,
     PptxLoader,
     OdtLoader,

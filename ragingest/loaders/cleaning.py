@@ -23,7 +23,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from ragingest.loaders.blocks import (
@@ -36,8 +36,10 @@ from ragingest.loaders.blocks import (
     clean_inline,
     remove_spans,
 )
+from ragingest.loaders.ocr import OcrSettings
+from ragingest.loaders.scan import moved_box_map
 from ragingest.loaders.source_map import SOURCE_MAP_KEY, diff_map, source_map_of
-from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
+from ragingest.schema import BOX_MAP_HINT, CLEANING_HINT, PAGE_MAP_HINT
 
 if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
     from langchain_core.documents import Document
@@ -66,7 +68,9 @@ _TOC_TITLE = re.compile(r"^(?:содержание|оглавление|contents
 
 @dataclass(frozen=True)
 class CleaningRules:
-    """Which cleaning steps run (all by default); ``--no-clean`` turns steps off."""
+    """Which cleaning steps run (all by default); ``--no-clean`` turns steps off. ``ocr``
+    says how scans are read (``--ocr``, ``--ocr-lang``): it rides here because these rules
+    reach every loader, in the parser workers too."""
     headers_footers: bool = True
     page_numbers: bool = True
     toc: bool = True
@@ -74,18 +78,19 @@ class CleaningRules:
     boilerplate: bool = True
     quotes: bool = True
     signatures: bool = True
+    ocr: OcrSettings = field(default_factory=OcrSettings)
 
     @classmethod
-    def parse(cls, off: Iterable[str]) -> CleaningRules:
+    def parse(cls, off: Iterable[str], ocr: OcrSettings | None = None) -> CleaningRules:
         """Rules with the named ones switched off (``"all"`` for every rule)."""
-        names = {f.name for f in fields(cls)}
+        names = {f.name for f in fields(cls)} - {"ocr"}
         off = {name.strip().replace("-", "_") for name in off}
         unknown = off - names - {"all"}
         if unknown:
             raise ValueError(f"unknown cleaning rule(s) {sorted(unknown)}: use {sorted(names)}")
         if "all" in off:
             off = names
-        return cls(**{name: name not in off for name in names})
+        return cls(**{name: name not in off for name in names}, ocr=ocr or OcrSettings())
 
 
 def new_counts() -> dict[str, int]:
@@ -304,6 +309,10 @@ def apply_corpus(
         mapping = source_map_of(metadata)
         if mapping is not None:  # keep source offsets exact through the removal
             metadata[SOURCE_MAP_KEY] = mapping.compose(diff_map(document.page_content, text))
+        if metadata.get(BOX_MAP_HINT):  # a scan's lines: found again in the shorter text
+            metadata[BOX_MAP_HINT] = moved_box_map(
+                document.page_content, text, metadata[BOX_MAP_HINT]
+            )
         document.page_content = text
         if page_map:
             metadata[PAGE_MAP_HINT] = page_map

@@ -8,7 +8,11 @@ Contract: page breaks are no chunk boundaries (a paragraph running onto the next
 one paragraph, and the page map marks where the new page starts inside it); running
 headers/footers, page numbers and the table of contents go through ``cleaning``; an encrypted
 PDF is opened with the empty password or refused with a clear reason; a truncated or
-non-PDF file, or one with no extractable text (a scan), raises ``ParseError``.
+non-PDF file raises ``ParseError``. A page without a text layer, or whose text layer is
+garbage, is read by OCR (``loaders.ocr``, ``loaders.scan``; ``--ocr never`` turns it off, then
+a PDF with no text at all raises ``ParseError``): its lines go through the same headings,
+paragraphs and cleaning, and the document gets ``ocr``, ``ocr_confidence`` and the box map that
+gives each chunk its ``page_boxes``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import statistics
 from collections import Counter
 from typing import Any
 
+from langchain_core.documents import Document
+
 from ragingest.errors import ParseError
 from ragingest.loaders.blocks import (
     HEADING,
@@ -30,8 +36,20 @@ from ragingest.loaders.blocks import (
     clean_inline,
 )
 from ragingest.loaders.cleaning import clean_blocks
+from ragingest.loaders.notes import add_note
+from ragingest.loaders.ocr import ocr_pages
 from ragingest.loaders.pdf_lines import Line, OutlineEntry, page_lines, read_outline
 from ragingest.loaders.rich import Parsed, RichLoader
+from ragingest.loaders.scan import (
+    box_map,
+    join_heading_lines,
+    mean_confidence,
+    pages_to_ocr,
+    render_pdf_pages,
+    scan_lines,
+    unify_sizes,
+)
+from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT
 
 
 def _norm(text: str) -> str:
@@ -41,7 +59,7 @@ def _norm(text: str) -> str:
 class PdfLoader(RichLoader):
     """PDF files (``pypdf``): text per page, headings from the outline or font sizes, page
     furniture cleaned."""
-    suffixes = (".pdf",)
+    suffixes: tuple[str, ...] = (".pdf",)
     format_name = "PDF"
 
     def _parse(self, data: bytes) -> Parsed:
@@ -68,19 +86,50 @@ class PdfLoader(RichLoader):
                     "(e.g. qpdf --decrypt --password=PASSWORD in.pdf out.pdf) and ingest that",
                 )
         pages = len(reader.pages)
-        lines: list[Line] = []
-        for number, page in enumerate(reader.pages, 1):
-            lines.extend(page_lines(page, number))
+        by_page = [page_lines(page, number) for number, page in enumerate(reader.pages, 1)]
+        self._notes: list[str] = []
+        self._rotations: dict[int, int] = {}
+        by_page = self._with_ocr(data, by_page)
+        lines = [line for page in by_page for line in page]
         if not lines:
             raise ParseError(
                 self.path,
-                f"no extractable text on its {pages} page(s) (a scan?): run OCR on it first "
+                f"no extractable text on its {pages} page(s) (a scan?): read it with OCR "
+                "(--ocr auto, the default, with Tesseract installed) or run OCR on it first "
                 "(e.g. ocrmypdf in.pdf out.pdf) and ingest the result",
             )
-        kept, counts = clean_blocks(lines, self.cleaning, pages)
-        kept_lines = [line for line in kept if isinstance(line, Line)]
         metadata = _metadata(reader)
         outline = read_outline(reader)
+        return self._finish(lines, pages, metadata, outline)
+
+    def _with_ocr(self, data: bytes, by_page: list[list[Line]]) -> list[list[Line]]:
+        """``by_page`` with the pages that need OCR (all of them with ``--ocr always``; else
+        those without text or with a garbage text layer) replaced by what OCR read."""
+        settings = self.cleaning.ocr
+        if settings.mode == "never":
+            return by_page
+        wanted, notes = pages_to_ocr(by_page, settings.mode)
+        self._notes += notes
+        if not wanted:
+            return by_page
+        images = render_pdf_pages(data, wanted, settings.dpi)
+        for number, page in zip(wanted, ocr_pages(self.path, images, settings), strict=True):
+            by_page[number - 1] = list(scan_lines(page, number, settings.dpi))
+            self._rotations[number] = page.rotation
+        return by_page
+
+    def _finish(
+        self, lines: list[Line], pages: int, metadata: dict[str, Any], outline: list[OutlineEntry]
+    ) -> Parsed:
+        """Clean the lines, find the title and headings, and note what OCR read."""
+        unify_sizes(lines)
+        lines = join_heading_lines(lines)
+        confidence = mean_confidence(lines)
+        if confidence is not None:
+            metadata["ocr"] = True
+            metadata["ocr_confidence"] = confidence
+        kept, counts = clean_blocks(lines, self.cleaning, pages)
+        kept_lines = [line for line in kept if isinstance(line, Line)]
         title = _title_line(kept_lines, metadata.get("title", ""))
         if title is not None:
             metadata["title"] = title.text
@@ -88,7 +137,26 @@ class PdfLoader(RichLoader):
             blocks = _with_outline(kept_lines, outline, title)
         else:
             blocks = _with_font_sizes(kept_lines, title)
+        self._scanned = kept_lines
         return Parsed(blocks, pages, metadata, counts=counts)
+
+    def make_document(
+        self,
+        blocks: list[Block],
+        pages: int = 0,
+        extra: dict[str, Any] | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> Document:
+        """The rich loaders' document, plus the box map of its OCR'd lines and OCR's notes."""
+        document = super().make_document(blocks, pages, extra, counts)
+        if document.metadata.get("ocr"):
+            document.metadata[BOX_MAP_HINT] = box_map(
+                document.page_content, getattr(self, "_scanned", [])
+            )
+            document.metadata[SCAN_PAGES_HINT] = dict(getattr(self, "_rotations", {}))
+        for note in getattr(self, "_notes", []):
+            add_note(document.metadata, note)
+        return document
 
 
 def _metadata(reader: Any) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -72,3 +73,36 @@ def test_many_chunks_use_two_lanes(tmp_path):
     out = tmp_path / "many.html"
     out.write_text(page, encoding="utf-8")
     assert_rendered(screenshot(out, tmp_path / "many.png"))
+
+
+@pytest.mark.slow
+def test_a_scan_is_drawn_with_its_chunk_regions_and_sentences(tmp_path, capsys, monkeypatch):
+    from tests.loaders.test_ocr import MEMO
+    from tests.scans import render_page, tesseract
+
+    tesseract()
+    monkeypatch.setenv("RAGINGEST_OCR_CACHE", str(tmp_path / "ocr-cache"))
+    scan = tmp_path / "memo.png"
+    render_page(MEMO).save(scan)
+    out = tmp_path / "scan.html"
+    args = ["inspect", str(scan), "--chunk-size", "40", "--min-chunk-size", "1"]
+    args += ["--html", str(out), "--contains", "продлевать нельзя", "--json"]
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    chunks = result["chunks"]
+    assert len(chunks) >= 2
+    page = out.read_text(encoding="utf-8")
+    assert page.count('<div class="scan" id="page-') == 1
+    assert "data:image/png;base64," in page
+    for i, chunk in enumerate(chunks):  # every chunk outlined where its lines are
+        boxes = json.loads(chunk["metadata"]["page_boxes"])
+        assert [box[0] for box in boxes] == [1]
+        x0, y0, x1, y1 = boxes[0][1:]
+        assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+        assert f'id="region-{i}-1"' in page
+    # the sentence's line lit, under the last chunk's region
+    lit = re.findall(r'<div class="lit" title="A" style="left:[\d.]+%;top:([\d.]+)%', page)
+    assert len(lit) == 1
+    last = json.loads(chunks[-1]["metadata"]["page_boxes"])[0]
+    assert last[2] * 100 - 0.01 <= float(lit[0]) <= last[4] * 100
+    assert_rendered(screenshot(out, tmp_path / "scan.png"))

@@ -33,7 +33,7 @@ def corpus(tmp_path_factory) -> Path:
     (root / "binary.txt").write_bytes(bytes(range(256)) * 40)  # not text in any encoding
     (root / "empty.md").write_text("  \n\n", encoding="utf-8")
     (root / ".hidden.md").write_text("# secret\n", encoding="utf-8")
-    (root / "image.png").write_bytes(b"\x89PNG\r\n")
+    (root / "image.bmp").write_bytes(b"BM\x00\x00")  # no loader reads BMP
     return root
 
 
@@ -52,7 +52,7 @@ def test_bad_files_are_named_and_the_others_go_in(ingested, corpus):
     good = sorted(p.name for p in EXAMPLES.glob("*.md"))
     assert [p for p, s in status.items() if s == "ok"] == good
     assert status["binary.txt"] == "failed" and status["empty.md"] == "failed"
-    assert status["image.png"] == "unsupported"
+    assert status["image.bmp"] == "unsupported"
     assert ".hidden.md" not in status
     errors = {f["path"]: f["error"] for f in report["files"]}
     assert "not a text file" in errors["binary.txt"]
