@@ -45,7 +45,6 @@ re-run.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -153,12 +152,12 @@ def seed_product_cache(persist: Path, chunks: list[Any], vectors: Any) -> None:
     import numpy as np
 
     from ragingest.models.resolve import load_model_info
-    from ragingest.vectorstore.cache import CACHE_FILE, LEGACY, NAMESPACE
+    from ragingest.vectorstore.cache import CACHE_FILE, LEGACY, NAMESPACE, cache_key
     from ragingest.vectorstore.kv import kv_store
 
-    prefix = f"{load_model_info(None).fingerprint}:"
+    fingerprint = load_model_info(None).fingerprint
     pairs = {
-        prefix + hashlib.sha256(c.embed_text.encode()).hexdigest(): np.asarray(v, "<f4").tobytes()
+        cache_key(fingerprint, c.embed_text): np.asarray(v, "<f4").tobytes()
         for c, v in zip(chunks, vectors, strict=True)
     }
     kv_store(persist, None, CACHE_FILE, NAMESPACE, LEGACY).mset(list(pairs.items()))

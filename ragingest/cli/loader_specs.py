@@ -7,7 +7,11 @@ loader. A ``.ragingest.toml`` inside an ingested folder never names sources
 Contract:
 
 - a bare ``CLASS`` is looked up in ``langchain_community.document_loaders`` (``TextLoader``,
-  ``PyPDFLoader``, ``CSVLoader``, ``BSHTMLLoader``, ``DirectoryLoader``, ...). A
+  ``PyPDFLoader``, ``CSVLoader``, ``BSHTMLLoader``, ``DirectoryLoader``, ...): the optional
+  extra ``ragingest[community]`` (a sunset package, so not installed by default); without it
+  the error says how to install it. The maintained integration packages are named as
+  ``MODULE:CLASS`` (``langchain_unstructured:UnstructuredLoader``, ...); a module that is not
+  installed is named with its ``pip install`` line. A
   ``MODULE:CLASS`` from a config file must name a module of ``TRUSTED_MODULES``, checked
   before anything is imported; one typed on the command line (``--loader``) is imported as
   given. It must be a ``BaseLoader``; errors (``LoaderSpecError``) name the spec and what to
@@ -33,6 +37,7 @@ from ragingest.config import CONFIG_FILE, operator_config
 from ragingest.errors import RagIngestError
 
 COMMUNITY_MODULE = "langchain_community.document_loaders"
+COMMUNITY_INSTALL = "pip install 'ragingest[community]'"  # the extra that holds it
 # the modules (and their submodules) a loader named in a config file may come from
 TRUSTED_MODULES = (COMMUNITY_MODULE, "langchain_core.document_loaders", "ragingest.loaders")
 _PATH_ARGS = ("file_path", "path", "paths", "file_paths")
@@ -86,12 +91,15 @@ def import_loader(target: str, trusted: bool = True) -> type:
             "only (nothing was imported); name another loader on the command line with "
             "--loader MODULE:CLASS"
         )
+    if module_name.split(".")[0] == "langchain_unstructured":  # unstructured, offline
+        from ragingest.loaders.partition import setup
+
+        setup()
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise LoaderSpecError(
-            f"loader {target}: cannot import {module_name} ({exc}): install the package that "
-            "provides it, or check the spelling"
+            f"loader {target}: cannot import {module_name} ({exc}): {install_hint(module_name)}"
         ) from exc
     try:
         cls = getattr(module, class_name)
@@ -102,6 +110,17 @@ def import_loader(target: str, trusted: bool = True) -> type:
     if not (isinstance(cls, type) and issubclass(cls, BaseLoader)):
         raise LoaderSpecError(f"loader {target}: {class_name} is not a LangChain BaseLoader")
     return cls
+
+
+def install_hint(module_name: str) -> str:
+    """What to do when ``module_name`` cannot be imported: the install line of the package
+    that provides it (LangChain's integration packages are named after their module)."""
+    top = module_name.split(".")[0]
+    if top == "langchain_community":
+        return f"langchain-community is an optional extra: {COMMUNITY_INSTALL}"
+    if top.startswith("langchain_"):
+        return f"install it: pip install {top.replace('_', '-')}"
+    return "install the package that provides it, or check the spelling"
 
 
 def parse_value(text: str) -> Any:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import functools
-import hashlib
 import json
 import os
 import pickle
@@ -106,11 +105,13 @@ def digests_of(blob: bytes) -> list[bytes]:
 
 
 def text_hashes(texts: list[str]) -> Any:
-    """The first 8 bytes of each text's sha256 (the embedding cache's key), as uint64."""
+    """The first 8 bytes of each text's digest in the embedding cache's key, as uint64."""
     import numpy as np
 
+    from ragingest.vectorstore.cache import text_digest
+
     return np.array(
-        [int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "big") for t in texts],
+        [int.from_bytes(text_digest(t)[:8], "big") for t in texts],
         dtype=np.uint64,
     )
 

@@ -50,7 +50,9 @@ from ragingest.pipeline.stamps import RECORDED_FAILURES, failed_state
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Group, Writer
 from ragingest.splitters.factory import SplitSettings, check_sizes
+from ragingest.vectorstore import retention
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
+from ragingest.vectorstore.collection_info import is_remote
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.origins import ragingest_sources
 from ragingest.vectorstore.record_manager import record_manager
@@ -144,6 +146,8 @@ def run_locked(
         alias=o.collection if target.rebuilding else None,
         records_url=o.records_url,
     )
+    if o.persist_dir is not None and not is_remote(client):
+        retention.bound_log(client.get_collection(target.physical))
     writer = Writer(store, manager, states, report, o.write_batch_size)
     writer.recover()
     known = states.load()
@@ -177,6 +181,8 @@ def run_locked(
         report.collection = lifecycle.live()  # settled under the typed name's Chroma name
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
+    if (report.deleted or report.rebuilt) and o.persist_dir is not None and not is_remote(client):
+        report.notes += retention.forget(Path(o.persist_dir), client, embeddings.kv)
 
 
 def refuse_mass_delete(

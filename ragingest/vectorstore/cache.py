@@ -1,6 +1,7 @@
-"""The embedding cache: LangChain ``CacheBackedEmbeddings`` over LangChain's ``SQLStore``
+"""The embedding cache: LangChain ``CacheBackedEmbeddings`` over the key-value store
 (``vectorstore.kv``, namespace ``embeddings``), keyed by model fingerprint + sha256 of the
-embedded text, so identical text is never embedded twice (across files, runs, collections and
+embedded text (``cache_key``, the one definition; Ray's split reads its first 8 bytes), so
+identical text is never embedded twice (across files, runs, collections and
 rebuilds). The store is the records database when it is PostgreSQL (shared by every writer),
 else ``ragingest_embeddings.sqlite`` beside Chroma, whose earlier table (``byte_store``) is
 moved into it the first time it is opened.
@@ -21,6 +22,8 @@ from langchain_classic.embeddings import CacheBackedEmbeddings
 from langchain_classic.storage import EncoderBackedStore
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore
+
+from ragingest.vectorstore.kv import KVStore
 
 CACHE_FILE = "ragingest_embeddings.sqlite"
 NAMESPACE = "embeddings"
@@ -60,6 +63,16 @@ class LazyEmbeddings(Embeddings):
         return self.embeddings.embed_query(text)
 
 
+def text_digest(text: str) -> bytes:
+    """The sha256 of ``text`` (UTF-8) that names it in the cache (``cache_key``)."""
+    return hashlib.sha256(text.encode()).digest()
+
+
+def cache_key(fingerprint: str, text: str) -> str:
+    """The cache key of ``text`` embedded by the model ``fingerprint``."""
+    return f"{fingerprint}:{text_digest(text).hex()}"
+
+
 def _pack(vector: list[float]) -> bytes:
     return np.asarray(vector, dtype="<f4").tobytes()
 
@@ -84,13 +97,13 @@ class CachedEmbeddings(CacheBackedEmbeddings):
     ) -> None:
         self.model_name = model_name
         self.fingerprint = fingerprint
+        self.kv = store if isinstance(store, KVStore) else None  # pruned by ``retention``
         self.lazy = LazyEmbeddings(factory)
-        prefix = f"{fingerprint}:"
         super().__init__(
             self.lazy,
             EncoderBackedStore(
                 store,
-                key_encoder=lambda text: prefix + hashlib.sha256(text.encode()).hexdigest(),
+                key_encoder=lambda text: cache_key(fingerprint, text),
                 value_serializer=_pack,
                 value_deserializer=_unpack,
             ),
@@ -146,7 +159,7 @@ def cached_embeddings(
 
 def cached_text_hashes(embeddings: CachedEmbeddings) -> np.ndarray:
     """Sorted uint64 hashes of the texts in the embedding cache for this model (8 bytes per
-    text, read straight from the key column of the cache's ``SQLStore`` table): the split skips
+    text, read straight from the key column of the cache's table): the split skips
     them. Empty when the cache is another store (then every text is embedded on Ray; still
     correct)."""
     from sqlalchemy import func, select

@@ -1,25 +1,41 @@
-"""Key-value stores beside the records: LangChain's ``SQLStore`` over the records database when
-it is PostgreSQL (shared by every machine), else over a SQLite file beside Chroma (as before).
+"""Key-value stores beside the records: one table ``langchain_key_value_stores`` (namespace,
+key, value) over the records database when it is PostgreSQL (shared by every machine), else
+in a SQLite file beside Chroma.
+
+The table is the one LangChain's ``SQLStore`` (langchain-community) kept, column for column, so
+stores written by earlier versions open unchanged; the store itself is ragingest's own
+(``KVStore``, a LangChain ``BaseStore[str, bytes]`` on SQLAlchemy Core), so the default path
+does not import the sunset langchain-community.
 
 Contract: ``kv_store(persist_dir, records_url, file, namespace, legacy=...)`` returns a
-``SQLStore`` (table ``langchain_key_value_stores``, rows keyed by ``namespace`` and key).
-``legacy``: a ``(table, SELECT)`` pair naming the table earlier versions kept in that SQLite
-file and the select that yields its rows as ``(namespace, key, value)``: the first open copies
-them into the store and drops the old table, in one transaction (a collection made before this
-store still opens). Keys go to the database in batches (``SQLStore`` sends one ``IN (...)`` per
-call).
+``KVStore`` over rows keyed by ``namespace`` and key. ``legacy``: a ``(table, SELECT)`` pair
+naming the table earlier versions kept in that SQLite file and the select that yields its rows
+as ``(namespace, key, value)``: the first open copies them into the store and drops the old
+table, in one transaction (a collection made before this store still opens). Keys go to the
+database in batches (one ``IN (...)`` per batch).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
-import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import select
+from langchain_core.stores import BaseStore
+from sqlalchemy import (
+    Column,
+    Delete,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    delete,
+    func,
+    insert,
+    select,
+)
+from sqlalchemy.engine import Engine
 
 from ragingest.vectorstore.records import (
     chunks_of,
@@ -29,29 +45,33 @@ from ragingest.vectorstore.records import (
 )
 from ragingest.vectorstore.sqlite_local import ThreadLocalConnection
 
-with warnings.catch_warnings():  # the package's own sunset notice, said once per import
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from langchain_community.storage.sql import Base as _KV_BASE  # the store's table model
-    from langchain_community.storage.sql import LangchainKeyValueStores, SQLStore
-
-KV_METADATA = _KV_BASE.metadata
-KV_TABLE = LangchainKeyValueStores.__table__
+KV_METADATA = MetaData()
+KV_TABLE = Table(  # LangChain SQLStore's table (module docstring): same name, columns, indexes
+    "langchain_key_value_stores",
+    KV_METADATA,
+    Column("namespace", String, primary_key=True, index=True, nullable=False),
+    Column("key", String, primary_key=True, index=True, nullable=False),
+    Column("value", LargeBinary, nullable=False),
+)
 Legacy = tuple[str, str]
 
 
 _READERS: dict[Path, ThreadLocalConnection] = {}  # per file: each thread's read connection
 
 
-class BatchedSQLStore(SQLStore):
-    """``SQLStore`` with keys sent in batches, and keys listed without reading values."""
+class KVStore(BaseStore[str, bytes]):
+    """The byte values of one ``namespace`` in ``engine``'s key-value table."""
 
-    local_file: Path | None = None  # set by kv_store when the table is in a SQLite file
+    def __init__(self, namespace: str, engine: Engine, local_file: Path | None = None) -> None:
+        self.namespace = namespace
+        self.engine = engine
+        self.local_file = local_file  # the SQLite file when the table is local (fast reads)
 
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
-        """``SQLStore.mget``: the values in key order, None where absent. In a SQLite file
-        one ``SELECT`` per batch on this thread's own sqlite3 connection: an ORM session (or
-        a pooled SQLAlchemy connection) costs 0.5-1 ms a call, the read itself 0.02 ms, and a
-        query reads its parents on every call; else a Core ``SELECT`` per batch."""
+        """The values in key order, None where absent. In a SQLite file one ``SELECT`` per
+        batch on this thread's own sqlite3 connection: a pooled SQLAlchemy connection costs
+        0.5-1 ms a call, the read itself 0.02 ms, and a query reads its parents on every call;
+        else a Core ``SELECT`` per batch."""
         found: dict[str, bytes] = {}
         if self.local_file is not None:
             reader = _READERS.get(self.local_file) or _READERS.setdefault(
@@ -68,29 +88,49 @@ class BatchedSQLStore(SQLStore):
                 found.update((key, bytes(value)) for key, value in rows)
             return [found.get(key) for key in keys]
         columns = select(KV_TABLE.c.key, KV_TABLE.c.value)
-        with self.engine.connect() as connection:  # type: ignore[union-attr]  # a sync engine here
+        with self.engine.connect() as connection:
             for part in chunks_of(list(keys)):
                 statement = columns.where(
                     KV_TABLE.c.namespace == self.namespace, KV_TABLE.c.key.in_(part)
                 )
-                found.update((key, value) for key, value in connection.execute(statement))
+                found.update((key, bytes(value)) for key, value in connection.execute(statement))
         return [found.get(key) for key in keys]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Set the values (the last one of a repeated key wins), one transaction per batch."""
         for part in chunks_of(list(dict(key_value_pairs).items())):
-            super().mset(part)
+            with self.engine.begin() as connection:
+                connection.execute(self._where([key for key, _ in part]))
+                connection.execute(
+                    insert(KV_TABLE),
+                    [{"namespace": self.namespace, "key": k, "value": v} for k, v in part],
+                )
 
     def mdelete(self, keys: Sequence[str]) -> None:
+        """Delete the keys (absent ones are ignored)."""
         for part in chunks_of(list(keys)):
-            super().mdelete(part)
+            with self.engine.begin() as connection:
+                connection.execute(self._where(part))
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        """The keys (those starting with ``prefix``), sorted."""
         statement = select(KV_TABLE.c.key).where(KV_TABLE.c.namespace == self.namespace)
         if prefix:
             statement = statement.where(KV_TABLE.c.key.startswith(prefix, autoescape=True))
-        with self.engine.connect() as connection:  # type: ignore[union-attr]  # a sync engine here
+        with self.engine.connect() as connection:
             keys = [row[0] for row in connection.execute(statement.order_by(KV_TABLE.c.key))]
         yield from keys
+
+    def count(self) -> int:
+        """How many keys the namespace holds."""
+        statement = select(func.count()).where(KV_TABLE.c.namespace == self.namespace)
+        with self.engine.connect() as connection:
+            return int(connection.execute(statement).scalar_one())
+
+    def _where(self, keys: Sequence[str]) -> Delete:
+        return delete(KV_TABLE).where(
+            KV_TABLE.c.namespace == self.namespace, KV_TABLE.c.key.in_(list(keys))
+        )
 
 
 def kv_store(
@@ -99,19 +139,16 @@ def kv_store(
     file: str,
     namespace: str,
     legacy: Legacy | None = None,
-) -> BatchedSQLStore:
+) -> KVStore:
     """The store ``namespace`` (see the module docstring)."""
-    store = BatchedSQLStore(
-        namespace=namespace, engine=kv_engine(persist_dir, records_url, file, legacy)
-    )
-    if not is_shared(persist_dir, records_url):
-        store.local_file = Path(persist_dir or ".") / file
-    return store
+    engine = kv_engine(persist_dir, records_url, file, legacy)
+    local = None if is_shared(persist_dir, records_url) else Path(persist_dir or ".") / file
+    return KVStore(namespace, engine, local)
 
 
 def kv_engine(
     persist_dir: str | Path | None, records_url: str | None, file: str, legacy: Legacy | None
-) -> Any:
+) -> Engine:
     """The engine holding the key-value table: the records database when shared, else the
     SQLite ``file`` in ``persist_dir`` (its legacy table migrated first)."""
     if is_shared(persist_dir, records_url):
@@ -142,7 +179,7 @@ def migrate(path: Path, table: str, rows: str) -> bool:
             ).fetchone():
                 db.execute("ROLLBACK")
                 return False
-            db.execute(f"INSERT OR REPLACE INTO langchain_key_value_stores {rows}")
+            db.execute(f"INSERT OR REPLACE INTO {KV_TABLE.name} {rows}")
             db.execute(f"DROP TABLE {table}")
             db.execute("COMMIT")
         except BaseException:

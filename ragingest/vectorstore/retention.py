@@ -1,0 +1,111 @@
+"""Deleted text leaves the disk within the run that deletes it, and the stores stay bounded
+over revisions.
+
+Three things keep a deleted chunk's bytes after Chroma deletes it: Chroma's log
+(``embeddings_queue`` in ``chroma.sqlite3``, purged automatically only up to what the HNSW
+index has persisted, which by default is every 1 000 writes), the free pages SQLite leaves
+behind (in Chroma's file and in ragingest's own beside it: parents, lexical index, records,
+embedding cache) and the embedding cache's vectors of texts no collection holds any more. So:
+
+- ``bound_log``: the collection's HNSW index persists every ``LOG_SYNC`` writes (Chroma's
+  ``hnsw.sync_threshold``, a setting it allows to change), so its log keeps at most about that
+  many rows; set on every run, a no-op when already set.
+- ``forget``, at the end of a run that deleted chunks: the embedding cache loses the vectors
+  that no collection in the directory stores (then it never holds more rows than the
+  directory stores vectors), and every SQLite file of the directory is vacuumed (its free
+  pages, which still hold deleted text, are dropped; the WAL truncated).
+
+Only an embedded store's directory is handled: a Chroma server keeps its own files, and a
+PostgreSQL records database its own (its ``VACUUM`` is the operator's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragingest.vectorstore.kv import KVStore
+
+log = logging.getLogger(__name__)
+
+LOG_SYNC = 100  # Chroma's default HNSW batch size: the threshold may not be below it
+PAGE = 1000  # vectors read from Chroma at a time
+
+
+def bound_log(collection: Any) -> None:
+    """Make ``collection``'s HNSW index persist every ``LOG_SYNC`` writes (module docstring);
+    left as it is when Chroma refuses (a collection whose batch size is larger)."""
+    hnsw = (collection.configuration or {}).get("hnsw") or {}
+    if hnsw.get("sync_threshold", LOG_SYNC) <= LOG_SYNC:
+        return
+    try:
+        collection.modify(configuration={"hnsw": {"sync_threshold": LOG_SYNC}})
+    except Exception as exc:  # Chroma's own validation: the log then stays at its default
+        log.warning("collection %s: log bound not set: %s", collection.name, exc)
+
+
+def stored_vectors(client: Any) -> Iterator[bytes]:
+    """Every vector every collection of ``client`` stores, as little-endian float32 bytes
+    (the form the embedding cache keeps)."""
+    import numpy as np
+
+    for listed in client.list_collections():
+        collection = client.get_collection(getattr(listed, "name", listed))
+        for offset in range(0, collection.count(), PAGE):
+            got = collection.get(include=["embeddings"], limit=PAGE, offset=offset)
+            for vector in got["embeddings"]:
+                yield np.asarray(vector, dtype="<f4").tobytes()
+
+
+def prune_cache(cache: KVStore, client: Any) -> int:
+    """Delete the cache's vectors that no collection of ``client`` stores; how many went."""
+    live = {_digest(vector) for vector in stored_vectors(client)}
+    dead: list[str] = []
+    keys = list(cache.yield_keys())
+    for start in range(0, len(keys), PAGE):
+        part = keys[start : start + PAGE]
+        for key, value in zip(part, cache.mget(part), strict=True):
+            if value is not None and _digest(value) not in live:
+                dead.append(key)
+    cache.mdelete(dead)
+    return len(dead)
+
+
+def vacuum(persist_dir: Path) -> list[str]:
+    """Vacuum every SQLite file in ``persist_dir`` (then truncate its WAL); the files that
+    could not be (busy past the timeout), with why."""
+    failed = []
+    for path in sorted(persist_dir.glob("*.sqlite*")):
+        if path.suffix not in (".sqlite", ".sqlite3"):
+            continue
+        try:
+            with contextlib.closing(
+                sqlite3.connect(str(path), timeout=60, isolation_level=None)
+            ) as db:
+                db.execute("VACUUM")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            failed.append(f"{path.name}: {exc}")
+    return failed
+
+
+def forget(persist_dir: Path, client: Any, cache: KVStore | None) -> list[str]:
+    """After a run that deleted chunks (module docstring): prune the cache, vacuum the files.
+    Returns notes for the run's report (what could not be done)."""
+    notes = []
+    if cache is not None and cache.local_file is not None:
+        gone = prune_cache(cache, client)
+        if gone:
+            log.info("embedding cache: %d vectors no collection stores removed", gone)
+    for failure in vacuum(persist_dir):
+        notes.append(f"deleted text may remain on disk until the next run: {failure}")
+    return notes
+
+
+def _digest(vector: bytes) -> bytes:
+    return hashlib.blake2b(vector, digest_size=16).digest()
