@@ -32,6 +32,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, SEARCH_TYPES, TOP_K, Fusion, SearchType
+from ragingest.retrieval.call_options import SEARCH_KWARGS, call_k, required_keys, whole_k
 from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
 from ragingest.retrieval.filters import Where, as_filter
 from ragingest.retrieval.fusion import check_fusion
@@ -39,21 +40,8 @@ from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.sync_retriever import SyncRetriever
 from ragingest.vectorstore.gate import reading
-from ragingest.vectorstore.seam import AllOf, AnyOf, ChunkSource, Condition, Filter
+from ragingest.vectorstore.seam import ChunkSource
 from ragingest.vectorstore.server import ChromaServer
-
-SEARCH_KWARGS = {"k": "k", "filter": "where", "fetch_k": "fetch_k", "lambda_mult": "lambda_mult"}
-
-
-def whole_k(value: Any, name: str = "k") -> int:
-    """``value`` as a number of passages: an int, or a string of digits; else ``ValueError``."""
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be a whole number (e.g. {name}=4), not {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be 0 or more (the number of passages), not {value}")
-    return value
 
 
 class HeadingFirstRetriever(SyncRetriever):
@@ -255,13 +243,13 @@ class HeadingFirstRetriever(SyncRetriever):
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         """LangChain's ``invoke``; ``k`` for this call from ``k=`` or ``config["configurable"]``."""
-        return super().invoke(input, config, **_call_k(config, kwargs))
+        return super().invoke(input, config, **call_k(config, kwargs))
 
     async def ainvoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         """LangChain's ``ainvoke``, as ``invoke``."""
-        return await super().ainvoke(input, config, **_call_k(config, kwargs))
+        return await super().ainvoke(input, config, **call_k(config, kwargs))
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
@@ -284,39 +272,9 @@ class HeadingFirstRetriever(SyncRetriever):
         """Refuse a ``where`` that can never match: a key no chunk has (not under ``$ne``)."""
         if self._keys is None:
             self._keys = {key for chunk in self.store.chunks() for key in chunk.metadata}
-        missing = sorted(_required_keys(as_filter(self.where)) - self._keys)
+        missing = sorted(required_keys(as_filter(self.where)) - self._keys)
         if missing:
             raise ValueError(
                 f"where names {', '.join(map(repr, missing))}, which no chunk of collection "
                 f"{self.collection!r} has; its metadata keys: {', '.join(sorted(self._keys))}"
             )
-
-
-def _call_k(config: RunnableConfig | None, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The call's keywords with ``k`` checked, from ``config["configurable"]`` when not given
-    (``{"k": 2}`` or ``{"search_kwargs": {"k": 2}}``); any other keyword: a TypeError."""
-    unknown = set(kwargs) - {"k"}
-    if unknown:
-        raise TypeError(
-            f"invoke() takes k= for one call, not {', '.join(sorted(unknown))}; set the others "
-            "on the retriever (ragingest.retriever(..., where=...))"
-        )
-    configurable = dict((config or {}).get("configurable") or {})
-    k = kwargs.get("k")
-    if k is None:
-        k = configurable.get("k", (configurable.get("search_kwargs") or {}).get("k"))
-    return {} if k is None else {"k": whole_k(k)}
-
-
-def _required_keys(where: Filter | None) -> set[str]:
-    """The keys a chunk must have to pass ``where`` (all of an ``AllOf``'s parts, the keys
-    common to an ``AnyOf``'s; none for ``$ne``/``$nin``)."""
-    if where is None:
-        return set()
-    if isinstance(where, Condition):
-        return set() if where.op in ("$ne", "$nin") else {where.key}
-    if isinstance(where, AllOf):
-        return set().union(*(_required_keys(p) for p in where.parts))
-    assert isinstance(where, AnyOf)
-    sets = [_required_keys(p) for p in where.parts]
-    return set.intersection(*sets) if sets else set()
