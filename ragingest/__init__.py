@@ -16,21 +16,29 @@ would replace this function as the package's attribute the moment it is first im
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragingest.defaults import (
+    CHROMA_PORT,
+    DENSE_WEIGHT,
+    FUSION,
+    HYBRID,
+    TOKEN_HEADER,
+    TOP_K,
+    Fusion,
+    SearchType,
+)
 from ragingest.version import __version__
 
 if TYPE_CHECKING:
     from typing import Unpack
 
-    from langchain_core.retrievers import BaseRetriever
-
     from ragingest.pipeline.api import IngestSettings
     from ragingest.pipeline.options import IngestOptions
     from ragingest.pipeline.report import RunReport
-    from ragingest.retrieval.context import TokenCounter
-    from ragingest.retrieval.retriever import RetrieverSettings
+    from ragingest.retrieval.heading_first import HeadingFirstRetriever
 
 
 def ingest(
@@ -57,41 +65,63 @@ def retriever(
     persist_dir: str | Path | None = None,
     collection: str | None = None,
     *,
+    k: int = TOP_K,
+    parents: bool | None = None,
+    dedup: bool | None = None,
+    where: dict[str, Any] | list[str] | None = None,
+    search_type: SearchType = "similarity",
+    fetch_k: int | None = None,
+    lambda_mult: float = 0.5,
+    hybrid: bool = HYBRID,
+    fusion: Fusion = FUSION,
+    dense_weight: float = DENSE_WEIGHT,
     max_context_tokens: int | None = None,
     auto_merge: float | None = None,
-    tokenizer: str | TokenCounter | None = None,
+    tokenizer: str | Callable[[str], int] | None = None,
     join_neighbours: bool = True,
-    **settings: Unpack[RetrieverSettings],
-) -> BaseRetriever:
-    """A LangChain retriever over an ingested collection: parent expansion, de-duplication,
-    metadata filters and ``k`` (``settings``: ``RetrieverSettings``, the keywords of
-    ``ragingest.retrieval.retriever.retriever``).
+    model: str | None = None,
+    records_url: str | None = None,
+    chroma_host: str | None = None,
+    chroma_port: int = CHROMA_PORT,
+    chroma_token: str | None = None,
+    chroma_token_header: str = TOKEN_HEADER,
+    chroma_ssl: bool = False,
+    search_kwargs: dict[str, Any] | None = None,
+) -> HeadingFirstRetriever:
+    """A LangChain retriever over an ingested collection: a
+    ``ragingest.retrieval.HeadingFirstRetriever`` (its fields say what each argument means),
+    built from these arguments.
 
-    Context for a generator (``ragingest.retrieval.context``): ``max_context_tokens`` keeps
-    the best passages whole within that budget, counted by ``tokenizer`` (the generator's: a
-    tokenizer.json, a tokenizer folder, ``"tiktoken:NAME"``, a callable; default the embedding
-    model's), and returns chunks unless ``parents=True``; ``auto_merge=0.5`` searches chunks and
-    returns a parent section only when at least half of its chunks are hits. Under a budget,
-    hits that meet in one section become one passage (``join_neighbours=False``: kept apart).
+    The chunks are searched (``hybrid``: BM25 fused with the dense ranking by ``fusion``;
+    ``search_type="mmr"``), filtered by ``where`` (``{"source": "a.md"}``, Chroma's syntax or
+    ``["price<=5000"]``), expanded to their heading sections (``parents``) and de-duplicated
+    (``dedup``): exactly ``k`` passages whenever the collection has them. Context for a
+    generator: ``max_context_tokens`` keeps the best passages whole within that budget,
+    counted by ``tokenizer`` (the generator's: a tokenizer.json, a folder,
+    ``"tiktoken:NAME"``, a callable; default the embedding model's); ``auto_merge=0.5``
+    returns a parent section when half of its chunks hit. LangChain's ``search_kwargs={"k":
+    2}`` works too.
 
-    Servers, as ``ingest`` takes them: ``chroma_host``, ``chroma_port``, ``chroma_token``
-    (default ``$RAGINGEST_CHROMA_TOKEN``), ``chroma_token_header``, ``chroma_ssl`` and
-    ``records_url`` (default ``$RAGINGEST_RECORDS_URL``); with a Chroma server and a PostgreSQL
-    records database ``persist_dir`` may be left out:
+    A Chroma server instead of ``persist_dir``'s embedded store: ``chroma_host``,
+    ``chroma_port``, ``chroma_token`` (default ``$RAGINGEST_CHROMA_TOKEN``),
+    ``chroma_token_header``, ``chroma_ssl``; ``records_url`` (default
+    ``$RAGINGEST_RECORDS_URL``) the records database. With a server and a PostgreSQL records
+    database ``persist_dir`` may be left out:
     ``ragingest.retriever(collection="kb", chroma_host="10.0.0.5", records_url="postgresql+psycopg://...")``."""
-    from ragingest.retrieval.context import retriever as context_retriever
+    from ragingest.retrieval.heading_first import HeadingFirstRetriever
+    from ragingest.vectorstore.server import chroma_server
 
     if collection is None:
         raise TypeError("retriever() needs collection= (the collection name)")
-    return context_retriever(
-        persist_dir,
-        collection,
-        max_context_tokens=max_context_tokens,
-        auto_merge=auto_merge,
-        tokenizer=tokenizer,
-        join_neighbours=join_neighbours,
-        **settings,
-    )
+    server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
+    return HeadingFirstRetriever(
+        persist_dir=persist_dir, collection=collection, k=k, parents=parents, dedup=dedup,
+        where=where, search_type=search_type, fetch_k=fetch_k, lambda_mult=lambda_mult,
+        hybrid=hybrid, fusion=fusion, dense_weight=dense_weight,
+        max_context_tokens=max_context_tokens, auto_merge=auto_merge, tokenizer=tokenizer,
+        join_neighbours=join_neighbours, model=model, records_url=records_url, server=server,
+        search_kwargs=search_kwargs,
+    )  # fmt: skip
 
 
 __all__ = ["__version__", "ingest", "retriever"]

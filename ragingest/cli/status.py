@@ -15,6 +15,7 @@ from ragingest.pipeline.state import FileStates
 from ragingest.vectorstore.aliases import read_alias
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.origins import origins
+from ragingest.vectorstore.reader import ChunkReader
 from ragingest.vectorstore.record_manager import record_manager
 from ragingest.vectorstore.records import display_url, namespace, records_url_for
 from ragingest.vectorstore.store import (
@@ -59,13 +60,13 @@ def collection_status(
         )
     manager = record_manager(persist, physical, records_url)
     journal = len(manager.journal_items())
-    chroma = client.get_collection(physical)
+    chroma = ChunkReader(client, physical)  # no model: counts and ids only
     chunks = chroma.count()
     records = manager.count()
     others = None
     consistent = chunks == records and journal == 0
     if not consistent or not _all_ours(manager):  # who wrote what (lists the ids)
-        found = origins(chroma.get(include=[])["ids"], manager)
+        found = origins(chroma.chunk_ids(), manager)
         consistent = found.consistent and journal == 0
         if found.foreign_in_chroma or found.foreign_recorded:
             others = {
@@ -81,7 +82,7 @@ def collection_status(
             "collection": alias.building,
             "model": build.get(MODEL_KEY),
             "settings": json.loads(build.get(SETTINGS_KEY) or "{}"),
-            "chunks": client.get_collection(alias.building).count() if build else 0,
+            "chunks": ChunkReader(client, alias.building).count() if build else 0,
         }
     return {
         "collection": collection,

@@ -37,7 +37,7 @@ from ragingest.splitters.embedded import h1_and_nearest
 from ragingest.splitters.structure import analyze
 
 if TYPE_CHECKING:  # the type only: Chroma is imported when a trace opens the store
-    from ragingest.vectorstore.store import ChunkStore
+    from ragingest.vectorstore.seam import ChunkSource
 
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
 
@@ -80,12 +80,8 @@ def trace(
     return TraceReport(question, expectations)
 
 
-def _stored_chunks(store: ChunkStore) -> list[Document]:
-    got = store.get(include=["documents", "metadatas"])
-    return [
-        Document(page_content=text or "", metadata=meta or {}, id=i)
-        for i, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-    ]
+def _stored_chunks(store: ChunkSource) -> list[Document]:
+    return [chunk.document() for chunk in store.chunks()]
 
 
 def load_sources(paths: Sequence[str | Path]) -> list[tuple[str, str, list[Document]]]:
@@ -234,7 +230,7 @@ def _chunk_check(holders: dict[str, Any]) -> Checkpoint:
     return Checkpoint("chunks", False, "no stored chunk holds any of it")
 
 
-def _ranked(store: ChunkStore, question: str, depth: int, hybrid: bool) -> list[str]:
+def _ranked(store: ChunkSource, question: str, depth: int, hybrid: bool) -> list[str]:
     """Chunk ids in the order search returns them, best first."""
     from ragingest.retrieval.search import rank_chunks
 
@@ -267,12 +263,13 @@ def _context(
     max_context_tokens: int | None,
     records_url: str | None,
 ) -> list[Document]:
-    from ragingest.retrieval.context import retriever
+    from ragingest.retrieval.heading_first import HeadingFirstRetriever
 
-    options: dict[str, Any] = {"k": k, "records_url": records_url, "hybrid": hybrid}
-    if max_context_tokens is not None:
-        options["max_context_tokens"] = max_context_tokens
-    return retriever(persist_dir, collection, **options).invoke(question)
+    found = HeadingFirstRetriever(
+        persist_dir=persist_dir, collection=collection, k=k, records_url=records_url,
+        hybrid=hybrid, max_context_tokens=max_context_tokens,
+    )  # fmt: skip
+    return found.invoke(question)
 
 
 def _context_check(text: str, context: list[Document]) -> Checkpoint:

@@ -1,5 +1,26 @@
-"""Searching a stored collection: ranked chunks, dense, lexical or fused (``search``), metadata
-filters (``filters``), the LangChain retriever with parent expansion (``retriever``), context
-within a token budget and auto-merging (``context``, ``passages``), and the app's one-call
-``search()`` (``query``). Above the store it reads; the pipeline and the CLI sit above it.
+"""Searching a stored collection: the public LangChain retriever ``HeadingFirstRetriever``
+(``heading_first``; ``ragingest.retriever(...)`` builds one), ranked chunks, dense, lexical or
+fused (``search``), metadata filters (``filters``), the search with parent expansion
+(``retriever``), context within a token budget and auto-merging (``context``, ``passages``),
+and the app's one-call ``search()`` (``query``). Above the store it reads (through the store
+seam, ``vectorstore.seam``); the pipeline and the CLI sit above it.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragingest.retrieval.heading_first import HeadingFirstRetriever
+
+__all__ = ["HeadingFirstRetriever"]
+
+
+def __getattr__(name: str) -> Any:
+    """Imported on first use: the CLI's modules that need only ``filters`` do not pay for
+    LangChain's retriever machinery."""
+    if name == "HeadingFirstRetriever":
+        from ragingest.retrieval.heading_first import HeadingFirstRetriever
+
+        return HeadingFirstRetriever
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

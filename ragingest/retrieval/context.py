@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -37,6 +36,7 @@ from pydantic import ConfigDict
 from ragingest.retrieval.assembly import CHUNK_ONLY, Sections, chunk_ids, pack
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.sync_retriever import SyncRetriever
+from ragingest.vectorstore.seam import ChunkSource, Condition, ParentSource
 
 TokenCounter = Callable[[str], int]
 
@@ -194,12 +194,12 @@ class ContextRetriever(SyncRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     base: BaseRetriever
-    store: Any
-    parent_store: Any
+    store: ChunkSource
+    parent_store: ParentSource | None
     merge_threshold: float | None = 0.5
     max_context_tokens: int | None = None
     k: int | None = None  # at most this many passages (None: as many as fit)
-    count: Any = None  # a TokenCounter; None: the embedding model's tokenizer
+    count: TokenCounter | None = None  # None: the embedding model's tokenizer
     join_neighbours: bool = True
 
     def _get_relevant_documents(
@@ -210,10 +210,10 @@ class ContextRetriever(SyncRetriever):
     def context(self, query: str, k: int | None = None) -> Context:
         """The whole assembly, with its token total and the passages the budget left out;
         ``k``: at most this many passages for this call (default: the retriever's ``k``).
-        A ``k`` above the retriever's asks ``base`` for ``max(4 * k, 20)`` chunks."""
+        A ``k`` above the retriever's asks ``base`` for ``search.candidate_depth(k)`` chunks."""
         limit = self.k if k is None else k
         if k is not None and (self.k is None or k > self.k):
-            passages = self.base.invoke(query, k=max(4 * k, 20))
+            passages = self.base.invoke(query, k=candidate_depth(k))
         else:
             passages = self.base.invoke(query)
         if self.merge_threshold is not None and self.parent_store is not None:
@@ -236,52 +236,11 @@ class ContextRetriever(SyncRetriever):
         read: dict[str, Document | None] = {}
 
         def section(key: str) -> Document | None:
-            if key not in read:
+            if key not in read and self.parent_store is not None:
                 read[key] = self.parent_store.mget([key])[0]
-            return read[key]
+            return read.get(key)
 
         return section
 
     def _children(self, parent_id: str) -> int:
-        return len(self.store.get(where={"parent_id": parent_id}, include=[])["ids"])
-
-
-def retriever(
-    persist_dir: Any,
-    collection: str,
-    *,
-    max_context_tokens: int | None = None,
-    auto_merge: float | None = None,
-    tokenizer: str | TokenCounter | None = None,
-    join_neighbours: bool = True,
-    **kwargs: Any,
-) -> BaseRetriever:
-    """``ragingest.retriever``: the ``ChunkRetriever`` of ``retrieval.retriever``, wrapped in
-    a ``ContextRetriever`` when a budget or auto-merging is asked for. Under a budget the
-    chunks themselves are the default (``parents=False``): at an equal budget whole parent
-    sections crowd out other hits (bench/README.md, "Context at an equal budget");
-    ``join_neighbours`` joins hits that meet in one section into one passage. Under a budget
-    (without ``auto_merge``) ``dedup`` defaults to False: a passage repeated at another place
-    of a file is kept at each place, best first, each paid for."""
-    from ragingest.retrieval.retriever import retriever as chunk_retriever
-
-    if max_context_tokens is None and auto_merge is None:
-        return chunk_retriever(persist_dir, collection, **kwargs)
-    k = kwargs.pop("k", 4)
-    kwargs["parents"] = kwargs.get("parents", False) and auto_merge is None
-    if max_context_tokens is not None and auto_merge is None:
-        # a paragraph repeated elsewhere (another year's filing in one file) is evidence at
-        # its own place: dropping the copy cited the other place (bench/README.md, "Every
-        # splitter at an equal budget"); overlapping and touching hits are still joined
-        kwargs.setdefault("dedup", False)
-    base = chunk_retriever(persist_dir, collection, k=candidate_depth(k), **kwargs)
-    return ContextRetriever(
-        base=base,
-        store=base.store,
-        parent_store=base.store.parent_store,
-        merge_threshold=auto_merge,
-        max_context_tokens=max_context_tokens,
-        k=k,
-        count=token_counter(tokenizer),
-        join_neighbours=join_neighbours,
-    )
+        return len(self.store.chunk_ids(Condition("parent_id", "$eq", parent_id)))

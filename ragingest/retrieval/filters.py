@@ -12,6 +12,9 @@ Contract of ``chroma_where(where)``:
 - a dict in Chroma's own syntax (``{"$and": [...]}``, ``{"price": {"$lte": 5000}}``) is kept;
 - a dict of several keys (``{"source": "a.md", "lang": "ru"}``: LangChain users' habit, which
   Chroma refuses with "exactly one operator") -> ``$and`` of one clause per key.
+
+``as_filter(where)`` is the same as the store seam's neutral ``Filter`` (``vectorstore.seam``),
+what every read of a store takes; a ``Filter`` passes through.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import re
 from typing import Any
 
 from ragingest.schema import exact_number
+from ragingest.vectorstore.seam import Filter, parse_filter
 
 Where = dict[str, Any] | list[str] | None
 
@@ -96,3 +100,10 @@ def _join(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def as_filter(where: Where | Filter) -> Filter | None:
+    """Any accepted form of ``where`` (or a ``Filter``) as the store seam's ``Filter``."""
+    if isinstance(where, dict | list | tuple | str) or where is None:
+        return parse_filter(chroma_where(where))
+    return parse_filter(where)

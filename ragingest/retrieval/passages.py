@@ -1,7 +1,7 @@
 """Passages: the spans a retriever returns, and the choice of the best ``k`` without repeats.
 
-Seeds 002/004: never fill the top k with copies of the same text (overlap makes neighbours
-look alike). ``select`` is that choice alone; ``ragingest evaluate`` uses it too. ``span_of``
+Never fill the top k with copies of the same text (overlap makes neighbours look alike).
+``select`` is that choice alone; ``ragingest evaluate`` uses it too. ``span_of``
 turns a ranked chunk into a candidate, ``as_document`` a chosen one into what the retriever
 returns.
 """

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragingest.defaults import FUSION, HYBRID, TOP_K, Fusion
+from ragingest.defaults import CHROMA_PORT, FUSION, HYBRID, TOKEN_HEADER, TOP_K, Fusion
 from ragingest.retrieval.filters import parse_where
 from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.reader import open_reader
+from ragingest.vectorstore.seam import ChunkSource
 
 __all__ = ["RANKS", "parse_where", "search"]
 
@@ -28,9 +29,9 @@ def search(
     *,
     fusion: Fusion = FUSION,
     chroma_host: str | None = None,
-    chroma_port: int = 8000,
+    chroma_port: int = CHROMA_PORT,
     chroma_token: str | None = None,
-    chroma_token_header: str = "Authorization",
+    chroma_token_header: str = TOKEN_HEADER,
     chroma_ssl: bool = False,
 ) -> list[dict[str, Any]]:
     """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first. ``hybrid``
@@ -45,7 +46,7 @@ def search(
     from ragingest.vectorstore.server import chroma_server
 
     server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
-    store: Any = open_reader(
+    store: ChunkSource = open_reader(
         persist_dir, collection, model=model, records_url=records_url, server=server
     )
     with reading(store):
@@ -55,13 +56,14 @@ def search(
         from ragingest.vectorstore.store import open_store
 
         with use_server(server):
-            store = open_store(
+            full = open_store(
                 persist_dir, collection, model=model, create=False, records_url=records_url
             )
-        with reading(store):
-            store.sync_lexical()
+        with reading(full):
+            full.sync_lexical()
+        store = full
     depth = candidate_depth(k)  # the retriever's depth, so both rank the same candidates
-    vector = store.embeddings.embed_query(text)  # outside the gate: a writer waits less
+    vector = store.embed_query(text)  # outside the gate: a writer waits less
     with reading(store):
         ranking = rank_chunks(
             store,

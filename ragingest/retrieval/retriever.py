@@ -1,7 +1,7 @@
-"""``ragingest.retriever``: a LangChain retriever over an ingested collection.
+"""The search behind ``ragingest.retriever`` (``heading_first.HeadingFirstRetriever``).
 
-Seeds 002/004: search the small chunks, give the model their parent section; never fill the
-top k with copies of the same text (overlap makes neighbours look alike).
+Search the small chunks, give the model their parent section; never fill the top k with
+copies of the same text (overlap makes neighbours look alike).
 
 Contract of ``ChunkRetriever.invoke(query, k=None)`` (and ``ainvoke``; ``k`` for this call
 only, as LangChain's ``VectorStoreRetriever`` takes it; any other keyword is a TypeError):
@@ -37,8 +37,6 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import Any, TypedDict
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -46,25 +44,23 @@ from pydantic import ConfigDict, PrivateAttr
 
 from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval import admission
-from ragingest.retrieval.filters import Where, chroma_where
-from ragingest.retrieval.fusion import RRF_K, SCALE_OVER, check_fusion
+from ragingest.retrieval.filters import Where, as_filter
+from ragingest.retrieval.fusion import RRF_K, SCALE_OVER
 from ragingest.retrieval.passages import Span, as_document, select, span_of
 from ragingest.retrieval.search import (
-    SEARCH_TYPES,
     ChunkHit,
     LexicalPage,
     Ranking,
     SearchType,
-    candidate_depth,
     fill_documents,
     lexical_page,
     rank_chunks,
 )
 from ragingest.retrieval.sync_retriever import SyncRetriever
-from ragingest.vectorstore.collection_info import is_remote
 from ragingest.vectorstore.gate import reading
+from ragingest.vectorstore.seam import ChunkSource, Filter, ParentSource
 
-__all__ = ["ChunkRetriever", "Span", "retriever", "select"]
+__all__ = ["ChunkRetriever", "Span", "select"]
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}  # by process: a forked child makes its own
 _POOLS_LOCK = threading.Lock()
@@ -83,17 +79,17 @@ def _pool() -> ThreadPoolExecutor:
 
 class ChunkRetriever(SyncRetriever):
     """Parent expansion, de-duplication, metadata filters, hybrid search and exactly ``k``
-    over a ``ChunkStore`` (see the module docstring)."""
+    over any ``vectorstore.seam.ChunkSource`` (see the module docstring)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    store: Any
-    parent_store: Any = None
+    store: ChunkSource
+    parent_store: ParentSource | None = None
     k: int = TOP_K
     fetch_k: int = 20
     parents: bool = True
     dedup: bool = True
-    where: Where = None
+    where: Where | Filter = None
     search_type: SearchType = "similarity"
     lambda_mult: float = 0.5
     hybrid: bool = HYBRID
@@ -113,7 +109,7 @@ class ChunkRetriever(SyncRetriever):
         k = self.k if k is None else k
         if k <= 0:
             return []
-        where = chroma_where(self.where)
+        where = as_filter(self.where)
         n = max(k, self.fetch_k)
         vector = None
         while True:
@@ -144,7 +140,7 @@ class ChunkRetriever(SyncRetriever):
             n *= 2
 
     def _embed_and_search(
-        self, query: str, n: int, where: Any, documents: bool
+        self, query: str, n: int, where: Filter | None, documents: bool
     ) -> tuple[list[float], LexicalPage | None]:
         """The query's vector and, for hybrid search, the lexical index's first ``n`` checked
         against Chroma (``search.lexical_page``): searched on another thread while the model
@@ -161,13 +157,13 @@ class ChunkRetriever(SyncRetriever):
     def _embed(self, query: str) -> list[float]:
         """The query's vector (the caller holds one of the process's embedding slots,
         ``admission``: first come, first served)."""
-        return self.store.embeddings.embed_query(query)
+        return self.store.embed_query(query)
 
     def _ranking(
         self,
         query: str,
         vector: list[float],
-        where: Any,
+        where: Filter | None,
         n: int,
         first: LexicalPage | None,
         documents: bool,
@@ -198,8 +194,7 @@ class ChunkRetriever(SyncRetriever):
         spends more on converting chunks than on a call, so it ranks ids and fetches the
         prefix ``_choose`` reads."""
         if self._remote is None:
-            client = getattr(self.store, "chroma_client", None)
-            self._remote = client is not None and is_remote(client)
+            self._remote = self.store.remote
         return self._remote
 
     def _choose(self, hits: list[ChunkHit], k: int) -> list[Span] | None:
@@ -229,7 +224,7 @@ class ChunkRetriever(SyncRetriever):
         """Each candidate as its parent section; ``parents`` caches the fetched ones."""
         keys = [str(c.metadata.get("parent_id", "")) for c in candidates]
         wanted = sorted({k for k in keys if k and k not in parents})
-        if wanted:
+        if wanted and self.parent_store is not None:
             parents.update(zip(wanted, self.parent_store.mget(wanted), strict=True))
         out: list[Span] = []
         for candidate, key in zip(candidates, keys, strict=True):
@@ -246,101 +241,3 @@ class ChunkRetriever(SyncRetriever):
             candidate.expanded = span != chunk
             out.append(candidate)
         return out
-
-
-class RetrieverSettings(TypedDict, total=False):
-    """The keywords of ``retriever`` after the collection, by name (``ragingest.retriever``
-    passes them on); ``retriever``'s docstring says what each means and its default."""
-
-    k: int
-    parents: bool
-    dedup: bool
-    where: Where
-    search_type: SearchType
-    fetch_k: int | None
-    lambda_mult: float
-    hybrid: bool
-    fusion: Fusion
-    dense_weight: float
-    model: str | None
-    records_url: str | None
-    chroma_host: str | None
-    chroma_port: int
-    chroma_token: str | None
-    chroma_token_header: str
-    chroma_ssl: bool
-
-
-def retriever(
-    persist_dir: str | Path | None,
-    collection: str,
-    *,
-    k: int = TOP_K,
-    parents: bool = True,
-    dedup: bool = True,
-    where: Where = None,
-    search_type: SearchType = "similarity",
-    fetch_k: int | None = None,
-    lambda_mult: float = 0.5,
-    hybrid: bool = HYBRID,
-    fusion: Fusion = FUSION,
-    dense_weight: float = DENSE_WEIGHT,
-    model: str | None = None,
-    records_url: str | None = None,
-    chroma_host: str | None = None,
-    chroma_port: int = 8000,
-    chroma_token: str | None = None,
-    chroma_token_header: str = "Authorization",
-    chroma_ssl: bool = False,
-) -> ChunkRetriever:
-    """A LangChain ``BaseRetriever`` over an ingested collection.
-
-    ``where``: a Chroma filter (``{"source": "a.md"}``; several keys are joined by ``$and``),
-    Chroma's own syntax, or the CLI's conditions (``["source=a.md", "price<=5000"]``).
-    ``search_type``: "similarity" or "mmr" (``lambda_mult``: 1 relevance only, 0 diversity
-    only). ``fetch_k`` (default ``candidate_depth(k)``): the first candidate pool, grown until
-    ``k`` passages remain. ``hybrid`` (default; ``False``: vectors only): fuse BM25 over
-    stemmed words with the dense ranking; it measured better on both eval sets. ``fusion``:
-    "dbsf" (each list's scores scaled by their distribution, the dense list weighing
-    ``dense_weight``, BM25 the rest) or "rrf" (reciprocal ranks; "mmr" always fuses so, its
-    order being no score's); bench/README.md has both measured.
-    ``records_url`` (default ``$RAGINGEST_RECORDS_URL``): the records database that resolves
-    the name and, when it is PostgreSQL, holds the lexical index and the parent sections;
-    ``chroma_host``/``chroma_port``/``chroma_token``/``chroma_token_header``/``chroma_ssl``: a
-    Chroma server, as ``ingest`` takes them (see ``open_store``). With both, ``persist_dir``
-    may be None: a reader on another machine needs none of the ingest machine's files.
-    """
-    from ragingest.vectorstore.store import open_store
-
-    if search_type not in SEARCH_TYPES:
-        raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
-    check_fusion(fusion, dense_weight)
-    store = open_store(
-        persist_dir,
-        collection,
-        model=model,
-        create=False,
-        records_url=records_url,
-        chroma_host=chroma_host,
-        chroma_port=chroma_port,
-        chroma_token=chroma_token,
-        chroma_token_header=chroma_token_header,
-        chroma_ssl=chroma_ssl,
-    )
-    with reading(store):  # counts apart only between a writer's steps: not while it waits
-        if hybrid and not store.lexical_in_step():
-            store.sync_lexical()  # built before the lexical index existed, or cut short
-    return ChunkRetriever(
-        store=store,
-        parent_store=store.parent_store if parents else None,
-        k=k,
-        fetch_k=fetch_k or candidate_depth(k),
-        parents=parents,
-        dedup=dedup,
-        where=chroma_where(where),
-        search_type=search_type,
-        lambda_mult=lambda_mult,
-        hybrid=hybrid,
-        fusion=fusion,
-        dense_weight=dense_weight,
-    )

@@ -1,8 +1,8 @@
 """Ranked chunks for a query: dense (similarity or MMR), lexical (BM25), or both fused.
 
-Contract of ``rank_chunks(store, query, n, ...)``: the chunks of ``store`` (a ``ChunkStore``)
-matching ``where`` (any form ``filters.chroma_where`` takes), best first, as ``ChunkHit``s
-whose ``document.id`` is the Chroma id.
+Contract of ``rank_chunks(store, query, n, ...)``: the chunks of ``store`` (any
+``vectorstore.seam.ChunkSource``) matching ``where`` (any form ``filters.as_filter`` takes),
+best first, as ``ChunkHit``s whose ``document.id`` is the chunk id.
 
 - dense: the ``n`` nearest by cosine (``search_type="similarity"``), or (``"mmr"``) the first
   ``n`` of the maximal-marginal-relevance order over the ``max(fetch_k, n)`` nearest
@@ -37,14 +37,15 @@ hands it to ``rank_chunks`` as ``lexical_first`` (same ``n``, ``where`` and ``do
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from langchain_core.documents import Document
+from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from ragingest.defaults import DENSE_WEIGHT, FUSION, SEARCH_TYPES, Fusion, SearchType
-from ragingest.retrieval.filters import Where, chroma_where
+from ragingest.retrieval.filters import Where, as_filter
 from ragingest.retrieval.fusion import RRF_K, check_fusion, fuse
+from ragingest.vectorstore.seam import ChunkSource, Filter
 
 MIN_CANDIDATES = 20
 
@@ -88,11 +89,11 @@ class Ranking:
 
 
 def rank_chunks(
-    store: Any,
+    store: ChunkSource,
     query: str,
     n: int,
     *,
-    where: Where = None,
+    where: Where | Filter = None,
     hybrid: bool = False,
     search_type: SearchType = "similarity",
     fetch_k: int = 20,
@@ -111,8 +112,8 @@ def rank_chunks(
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     check_fusion(fusion, dense_weight)
-    flt = chroma_where(where)
-    vector = query_vector if query_vector is not None else store.embeddings.embed_query(query)
+    flt = as_filter(where)
+    vector = query_vector if query_vector is not None else store.embed_query(query)
     dense: list[tuple[str, float, Document | None]]
     if search_type == "mmr":
         chosen, dense_done = _mmr(store, vector, n, max(fetch_k, n), lambda_mult, flt)
@@ -120,10 +121,10 @@ def rank_chunks(
     else:
         # the collection is in cosine space: distance = 1 - cosine
         if documents:
-            found = store.similarity_search_by_vector_with_relevance_scores(vector, k=n, filter=flt)
-            dense = [(str(doc.id), 1.0 - float(distance), doc) for doc, distance in found]
+            found = store.nearest_chunks(vector, n, flt)
+            dense = [(chunk.id, 1.0 - distance, chunk.document()) for chunk, distance in found]
         else:
-            nearest = store.nearest_ids(vector, n, flt)
+            nearest = store.nearest(vector, n, flt)
             dense = [(chunk_id, 1.0 - distance, None) for chunk_id, distance in nearest]
         dense_done = len(dense) < n
     hits = {
@@ -148,22 +149,21 @@ def rank_chunks(
     return Ranking(out, dense_done and lexical_done)
 
 
-def fill_documents(store: Any, hits: list[ChunkHit]) -> bool:
-    """Give each of ``hits`` without its chunk the stored one (one Chroma get; the hits came
+def fill_documents(store: ChunkSource, hits: list[ChunkHit]) -> bool:
+    """Give each of ``hits`` without its chunk the stored one (one read; the hits came
     from one ranking under the same read, so each is there and passes its filter). False
     when a dense hit has no stored text: a ranking with ``documents=True`` leaves it out."""
     wanted = [hit.chunk_id for hit in hits if hit.document is None]
     if not wanted:
         return True
-    got = store.get(ids=wanted, include=["documents", "metadatas"])
-    found = dict(zip(got["ids"], zip(got["documents"], got["metadatas"], strict=True), strict=True))
+    found = {chunk.id: chunk for chunk in store.chunks(wanted)}
     for hit in hits:
         if hit.document is not None:
             continue
-        text, metadata = found.get(hit.chunk_id, (None, None))
-        if text is None and (hit.dense_rank is not None or hit.chunk_id not in found):
+        chunk = found.get(hit.chunk_id)
+        if chunk is None or (chunk.text is None and hit.dense_rank is not None):
             return False
-        hit.document = Document(page_content=text or "", metadata=metadata or {}, id=hit.chunk_id)
+        hit.document = chunk.document()
     return True
 
 
@@ -179,37 +179,34 @@ class LexicalPage:
 
 
 def lexical_page(
-    store: Any, query: str, n: int, where: Where = None, documents: bool = False
+    store: ChunkSource, query: str, n: int, where: Where | Filter = None, documents: bool = False
 ) -> LexicalPage:
     """The lexical index's ``n`` best ``(id, bm25)`` for ``query`` (none without an index),
     checked against Chroma under ``where`` in one get, with their chunks when ``documents``:
     what a hybrid search needs before the query vector (module docstring)."""
-    index = getattr(store, "lexical", None)
+    index = store.lexical
     found = [] if index is None else index.search(query, n, 0)
-    held, chunks = _held(store, [i for i, _ in found], chroma_where(where), documents)
+    held, chunks = _held(store, [i for i, _ in found], as_filter(where), documents)
     return LexicalPage(found, held, chunks)
 
 
 def _held(
-    store: Any, ids: list[str], where: dict[str, Any] | None, documents: bool
+    store: ChunkSource, ids: list[str], where: Filter | None, documents: bool
 ) -> tuple[set[str], dict[str, Document]]:
-    """Which of ``ids`` Chroma holds under ``where``, and (``documents``) their chunks."""
+    """Which of ``ids`` the store holds under ``where``, and (``documents``) their chunks."""
     if not ids:
         return set(), {}
-    include = ["documents", "metadatas"] if documents else []
-    got = store.get(ids=ids, where=where, include=include)
     if not documents:
-        return set(got["ids"]), {}
-    rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-    chunks = {i: Document(page_content=t or "", metadata=m or {}, id=i) for i, t, m in rows}
+        return store.held(ids, where), {}
+    chunks = {chunk.id: chunk.document() for chunk in store.chunks(ids, where)}
     return set(chunks), chunks
 
 
 def lexical_ranked(
-    store: Any,
+    store: ChunkSource,
     query: str,
     n: int,
-    where: dict[str, Any] | None = None,
+    where: Filter | None = None,
     *,
     first: LexicalPage | None = None,
     known: set[str] | None = None,
@@ -222,7 +219,7 @@ def lexical_ranked(
     ``known``: ids at hand that pass ``where`` (the dense hits), not asked of Chroma again
     (their Document is None). ``documents=False``: Chroma is asked which ids it holds, not for
     their chunks (every Document None)."""
-    index = getattr(store, "lexical", None)
+    index = store.lexical
     if index is None:
         return [], True
     known = known or set()
@@ -249,24 +246,20 @@ def lexical_ranked(
 
 
 def _mmr(
-    store: Any,
+    store: ChunkSource,
     vector: list[float],
     n: int,
     pool: int,
     lambda_mult: float,
-    where: dict[str, Any] | None,
+    where: Filter | None,
 ) -> tuple[list[tuple[Document, float]], bool]:
-    from langchain_chroma.vectorstores import maximal_marginal_relevance
-
-    found = store.similarity_search_by_vector_with_relevance_scores(vector, k=pool, filter=where)
+    found = store.nearest_chunks(vector, pool, where)
     if not found:
         return [], True
-    ids = [doc.id for doc, _ in found]
-    got = store.get(ids=ids, include=["embeddings"])
-    by_id = dict(zip(got["ids"], got["embeddings"], strict=True))
-    embeddings = [by_id[i] for i in ids]
+    by_id = store.vectors([chunk.id for chunk, _ in found])
+    embeddings = [by_id[chunk.id] for chunk, _ in found]
     order = maximal_marginal_relevance(
         np.array(vector, dtype=np.float32), embeddings, lambda_mult=lambda_mult, k=n
     )
-    chosen = [(found[i][0], 1.0 - float(found[i][1])) for i in order]
+    chosen = [(found[i][0].document(), 1.0 - float(found[i][1])) for i in order]
     return chosen, len(found) < pool and len(chosen) == len(found)

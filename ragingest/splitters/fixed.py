@@ -1,4 +1,4 @@
-"""Fixed-size windows: the seeds' baseline (seeds 000–002, 004).
+"""Fixed-size windows: the baseline that structure-aware splitting is measured against.
 
 Contract: windows of ``chunk_size`` units with step ``chunk_size - chunk_overlap``; the first
 window that reaches the end of the text is the last (no tail that lies inside the previous

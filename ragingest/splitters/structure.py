@@ -109,13 +109,6 @@ class Structure:
         starts_before = bisect.bisect_right(index.block_starts, start)
         return self.blocks[first] if first < starts_before else None
 
-    def block_at(self, pos: int) -> Block | None:
-        """The atomic block strictly containing ``pos`` (a cut at ``pos`` would split it)."""
-        for block in self.blocks:
-            if block.start < pos < block.end:
-                return block
-        return None
-
 
 def heading_paths(headings: Sequence[Heading]) -> list[Path]:
     """Per heading, in order, its path: itself and the nearest heading above it of each higher

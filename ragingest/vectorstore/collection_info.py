@@ -26,8 +26,7 @@ ALIAS_KEY = "ragingest_alias"  # on a rebuilt physical collection: the name it s
 def chroma_client(persist_dir: str | Path | None) -> Any:
     """The embedded client of ``persist_dir``, or an ``HttpClient`` inside ``use_server``
     (``ragingest.vectorstore.server``)."""
-    import chromadb
-    from chromadb.config import Settings
+    from ragingest.vectorstore.chroma.clients import persistent_client
 
     server = active_server()
     if server is not None:
@@ -40,9 +39,7 @@ def chroma_client(persist_dir: str | Path | None) -> Any:
 
     # two first runs at once must not both create Chroma's tables
     with creation_lock(Path(persist_dir) / "chroma.sqlite3"):
-        return chromadb.PersistentClient(
-            path=str(persist_dir), settings=Settings(anonymized_telemetry=False)
-        )
+        return persistent_client(persist_dir)
 
 
 def is_remote(client: Any) -> bool:

@@ -5,19 +5,17 @@ chromadb: importing ``langchain_chroma`` (LangChain runnables, tracers, langsmit
 Contract: ``open_reader(persist_dir, collection, ...)`` opens an existing collection exactly as
 ``open_store(..., create=False)`` does (the same refusals: no store directory, no collection, a
 model mismatch; the alias followed; orphaned lexical indexes dropped) and returns a
-``ChunkReader`` with the read methods ``search.rank_chunks`` uses for a similarity or hybrid
-ranking. They give what ``ChunkStore`` gives: the same collection calls as
-``langchain_chroma.Chroma`` and Documents built the same way (id = the Chroma id, None texts
-skipped). It writes nothing: a lexical index out of step with Chroma needs ``open_store``'s
+``ChunkReader``, the reads of ``seam.ChunkSource`` (``ChromaReads``, which ``ChunkStore``
+shares: the same collection calls, rows built the same way). It writes nothing: a lexical
+index out of step with Chroma needs ``open_store``'s
 ``sync_lexical``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-from langchain_core.documents import Document
 
 from ragingest.models.encoder import ModelEncoder
 from ragingest.vectorstore.collection_info import (
@@ -26,88 +24,149 @@ from ragingest.vectorstore.collection_info import (
     chroma_client,
     collection_metadata,
     embeddings_identity,
+    is_remote,
     missing_collection,
     require_store_dir,
 )
+from ragingest.vectorstore.gate import ReadGate
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records_location import resolve_in_default_file
+from ragingest.vectorstore.seam import (
+    AllOf,
+    Condition,
+    Filter,
+    LexicalSearch,
+    ParentSource,
+    StoredChunk,
+)
 
 
-class ChunkReader:
-    """Read-only ``embeddings``, ``lexical``, ``count``, ``lexical_in_step``, ``get`` and
-    ``similarity_search_by_vector_with_relevance_scores`` of one physical collection."""
+def to_chroma(where: Filter | None) -> dict[str, Any] | None:
+    """The one translation of a ``seam.Filter`` into Chroma's ``where`` syntax."""
+    if where is None:
+        return None
+    if isinstance(where, Condition):
+        value = list(where.value) if isinstance(where.value, tuple) else where.value
+        return {where.key: {where.op: value}}
+    parts = [p for p in (to_chroma(part) for part in where.parts) if p is not None]
+    if len(parts) == 1:  # Chroma refuses $and/$or of fewer than two
+        return parts[0]
+    return {"$and" if isinstance(where, AllOf) else "$or": parts}
 
-    gate: Any = None  # the collection's ``gate.ReadGate``, set by open_reader
 
-    def __init__(self, client: Any, physical: str, embeddings: Any, lexical: Any) -> None:
+class ChromaReads:
+    """The reads of ``seam.ChunkSource`` over one chromadb collection (``_handle``), shared by
+    ``ChunkReader`` and ``store.ChunkStore``."""
+
+    def _handle(self) -> Any:
+        raise NotImplementedError  # the chromadb collection
+
+    def count(self) -> int:
+        """The number of chunks in the collection."""
+        return int(self._handle().count())
+
+    def nearest(
+        self, vector: Sequence[float], n: int, where: Filter | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``n`` nearest as ``(id, cosine distance)``, nearest first: Chroma asked for the
+        distances alone (converting texts and metadata costs more than the search)."""
+        found = self._handle().query(
+            query_embeddings=[list(vector)], n_results=n, where=to_chroma(where),
+            include=["distances"],
+        )  # fmt: skip
+        pairs = zip(found["ids"][0], found["distances"][0], strict=True)
+        return [(str(i), float(d)) for i, d in pairs]
+
+    def nearest_chunks(
+        self, vector: Sequence[float], n: int, where: Filter | None = None
+    ) -> list[tuple[StoredChunk, float]]:
+        """The ``n`` nearest with their chunks, nearest first; one stored without text is left
+        out (as ``langchain_chroma.Chroma``'s search leaves it)."""
+        found = self._handle().query(
+            query_embeddings=[list(vector)], n_results=n, where=to_chroma(where),
+            include=["documents", "metadatas", "distances"],
+        )  # fmt: skip
+        rows = zip(
+            found["ids"][0], found["documents"][0], found["metadatas"][0], found["distances"][0],
+            strict=False,
+        )  # fmt: skip
+        return [
+            (StoredChunk(str(i), text, dict(meta or {})), float(distance))
+            for i, text, meta, distance in rows
+            if text is not None
+        ]
+
+    def chunks(
+        self, ids: Sequence[str] | None = None, where: Filter | None = None
+    ) -> list[StoredChunk]:
+        """The chunks among ``ids`` (None: all) that ``where`` admits; ids not stored are
+        absent."""
+        got = self._handle().get(
+            ids=None if ids is None else list(ids), where=to_chroma(where),
+            include=["documents", "metadatas"],
+        )  # fmt: skip
+        rows = zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+        return [StoredChunk(str(i), text, dict(meta or {})) for i, text, meta in rows]
+
+    def held(self, ids: Sequence[str], where: Filter | None = None) -> set[str]:
+        """Which of ``ids`` are stored and admitted by ``where``."""
+        if not ids:
+            return set()
+        got = self._handle().get(ids=list(ids), where=to_chroma(where), include=[])
+        return {str(i) for i in got["ids"]}
+
+    def chunk_ids(self, where: Filter | None = None) -> list[str]:
+        """The ids of every chunk ``where`` admits."""
+        got = self._handle().get(where=to_chroma(where), include=[])
+        return [str(i) for i in got["ids"]]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored embeddings of ``ids``."""
+        got = self._handle().get(ids=list(ids), include=["embeddings"])
+        return {str(i): list(v) for i, v in zip(got["ids"], got["embeddings"], strict=True)}
+
+    @property
+    def remote(self) -> bool:
+        """Whether the client talks to a Chroma server (each call a round trip)."""
+        return is_remote(self.chroma_client)
+
+    def embed_query(self, text: str) -> list[float]:
+        """The query's vector, by the collection's model."""
+        if self.embeddings is None:
+            raise ValueError("the store was opened without a model to embed a query with")
+        return list(self.embeddings.embed_query(text))
+
+    def lexical_in_step(self) -> bool:
+        """Whether the lexical index holds as many chunks as the collection (True without one)."""
+        return self.lexical is None or self.lexical.count() == self.count()
+
+    chroma_client: Any
+    embeddings: Any  # the model's LangChain ``Embeddings`` (None: counts and ids only)
+    lexical: Any  # the lexical index, or None
+
+
+class ChunkReader(ChromaReads):
+    """Read-only ``seam.ChunkSource`` over one physical collection (module docstring);
+    without ``embeddings`` it can't embed a query (``ragingest status`` counts and lists)."""
+
+    gate: ReadGate | None = None  # set by open_reader
+    parent_store: ParentSource | None = None
+
+    def __init__(
+        self,
+        client: Any,
+        physical: str,
+        embeddings: Any = None,
+        lexical: LexicalSearch | None = None,
+    ) -> None:
         self.chroma_client = client
         self.physical_name = physical
         self.embeddings = embeddings
         self.lexical = lexical
         self.collection = client.get_collection(physical)
 
-    def count(self) -> int:
-        """The number of chunks in the collection."""
-        return self.collection.count()
-
-    def lexical_in_step(self) -> bool:
-        """Whether the lexical index holds as many chunks as the collection."""
-        return self.lexical.count() == self.count()
-
-    def get(
-        self,
-        ids: str | list[str] | None = None,
-        where: dict[str, Any] | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-        where_document: dict[str, Any] | None = None,
-        include: list[str] | None = None,
-    ) -> dict[str, Any]:
-        """Chroma's ``collection.get`` with these filters (ids, where, paging, include)."""
-        kwargs: dict[str, Any] = {"ids": ids, "where": where, "limit": limit, "offset": offset}
-        kwargs["where_document"] = where_document
-        if include is not None:
-            kwargs["include"] = include
-        return self.collection.get(**kwargs)
-
-    def nearest_ids(
-        self, embedding: list[float], k: int, where: dict[str, Any] | None = None
-    ) -> list[tuple[str, float]]:
-        """The ``k`` nearest as ``(Chroma id, cosine distance)``, nearest first, without texts
-        or metadata (``ChunkStore.nearest_ids``)."""
-        return nearest(self.collection, embedding, k, where)
-
-    def similarity_search_by_vector_with_relevance_scores(
-        self,
-        embedding: list[float],
-        k: int = 4,
-        filter: dict[str, Any] | None = None,
-        where_document: dict[str, Any] | None = None,
-    ) -> list[tuple[Document, float]]:
-        """The ``k`` nearest as ``(Document, cosine distance)``, nearest first."""
-        found = self.collection.query(
-            query_embeddings=[embedding], n_results=k, where=filter, where_document=where_document
-        )
-        rows = zip(
-            found["documents"][0], found["metadatas"][0], found["ids"][0], found["distances"][0],
-            strict=False,
-        )  # fmt: skip
-        return [
-            (Document(page_content=text, metadata=metadata or {}, id=chunk_id), distance)
-            for text, metadata, chunk_id, distance in rows
-            if text is not None
-        ]
-
-
-def nearest(
-    collection: Any, embedding: list[float], k: int, where: dict[str, Any] | None = None
-) -> list[tuple[str, float]]:
-    """The ``k`` nearest of a chromadb ``collection`` as ``(id, distance)``, nearest first:
-    Chroma asked for the distances alone."""
-    found = collection.query(
-        query_embeddings=[embedding], n_results=k, where=where, include=["distances"]
-    )
-    return [(str(i), float(d)) for i, d in zip(found["ids"][0], found["distances"][0], strict=True)]
+    def _handle(self) -> Any:
+        return self.collection
 
 
 def open_reader(

@@ -209,15 +209,6 @@ class IndexRecords(RecordManager):
             )
             connection.execute(delete(JOURNAL).where(JOURNAL.c.namespace == self.namespace))
 
-    def key_sources(self) -> list[tuple[str, str | None]]:
-        """``(key, source)`` of every record of this namespace."""
-        t = UPSERTION_RECORD.c
-        with self.engine.connect() as connection:
-            rows = connection.execute(
-                select(t.key, t.group_id).where(t.namespace == self.namespace)
-            ).all()
-            return [(row[0], row[1]) for row in rows]
-
     def owners_elsewhere(self, keys: Sequence[str]) -> dict[str, str]:
         """Each of ``keys`` that another namespace of this records database records, with that
         namespace (any ``RecordManager`` over the same table, e.g. LangChain's ``index()``

@@ -25,6 +25,7 @@ from typing import Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from ragingest.defaults import CHROMA_PORT, TOKEN_HEADER
 from ragingest.errors import ServerUnreachableError
 
 TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
@@ -34,9 +35,9 @@ TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
 class ChromaServer:
     """Where a Chroma server listens, and the token it wants (``--chroma-host``, ...)."""
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = CHROMA_PORT
     token: str | None = None
-    header: str = "Authorization"  # or e.g. X-Chroma-Token, whatever the proxy checks
+    header: str = TOKEN_HEADER  # or e.g. X-Chroma-Token, whatever the proxy checks
     ssl: bool = False
 
     def headers(self) -> dict[str, str]:
@@ -44,22 +45,16 @@ class ChromaServer:
         token."""
         if not self.token:
             return {}
-        value = f"Bearer {self.token}" if self.header.lower() == "authorization" else self.token
+        bearer = self.header.lower() == TOKEN_HEADER.lower()
+        value = f"Bearer {self.token}" if bearer else self.token
         return {self.header: value}
 
     def client(self) -> Any:
         """A Chroma ``HttpClient`` for this server (telemetry off)."""
-        import chromadb
-        from chromadb.config import Settings
+        from ragingest.vectorstore.chroma.clients import http_client
 
         try:
-            return chromadb.HttpClient(
-                host=self.host,
-                port=self.port,
-                ssl=self.ssl,
-                headers=self.headers() or None,
-                settings=Settings(anonymized_telemetry=False),
-            )
+            return http_client(self.host, self.port, self.ssl, self.headers() or None)
         except ValueError as exc:  # chromadb's "Could not connect to a Chroma server"
             raise self.unreachable(exc) from exc
 
@@ -117,9 +112,9 @@ def use_server(server: ChromaServer | None) -> Iterator[ChromaServer | None]:
 
 def chroma_server(
     host: str | None = None,
-    port: int | None = 8000,
+    port: int | None = CHROMA_PORT,
     token: str | None = None,
-    header: str | None = "Authorization",
+    header: str | None = TOKEN_HEADER,
     ssl: bool = False,
 ) -> ChromaServer | None:
     """The server of the Python API's ``chroma_host=...`` options (the token, when not given,
@@ -129,9 +124,9 @@ def chroma_server(
         return active_server()
     return ChromaServer(
         host=host,
-        port=port or 8000,
+        port=port or CHROMA_PORT,
         token=token or os.environ.get(TOKEN_ENV) or None,
-        header=header or "Authorization",
+        header=header or TOKEN_HEADER,
         ssl=bool(ssl),
     )
 
@@ -160,7 +155,7 @@ def add_server_args(parser: Any) -> None:
         "--persist-dir still keeps the embedding cache (and the records and lock, unless "
         "--records-url names a shared database)",
     )
-    group.add_argument("--chroma-port", type=int, default=8000, metavar="PORT")
+    group.add_argument("--chroma-port", type=int, default=CHROMA_PORT, metavar="PORT")
     group.add_argument(
         "--chroma-token",
         metavar="TOKEN",
@@ -168,7 +163,7 @@ def add_server_args(parser: Any) -> None:
     )
     group.add_argument(
         "--chroma-token-header",
-        default="Authorization",
+        default=TOKEN_HEADER,
         metavar="NAME",
         help="send the token in this header instead (e.g. X-Chroma-Token)",
     )

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from langchain_chroma import Chroma
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.aliases import resolve_collection
+from ragingest.vectorstore.chroma.langchain import Chroma
 from ragingest.vectorstore.collection_info import (
     ALIAS_KEY,
     FINGERPRINT_KEY,
@@ -47,10 +47,11 @@ from ragingest.vectorstore.gate import ReadGate, read_gate
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import lexical_text
 from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.reader import nearest
+from ragingest.vectorstore.reader import ChromaReads
 
-if TYPE_CHECKING:  # the type only: the parents database is opened by open_store
+if TYPE_CHECKING:  # the types only: the parents database is opened by open_store
     from ragingest.vectorstore.parents import ParentStore
+    from ragingest.vectorstore.server import ChromaServer
 
 __all__ = [  # the collection_info names stay importable from here
     "ALIAS_KEY",
@@ -76,9 +77,10 @@ Journal = Callable[[list[str], str], None]
 PAGE = 1000  # ids per chromadb get
 
 
-class ChunkStore(Chroma):
+class ChunkStore(ChromaReads, Chroma):
     """``Chroma`` that can embed another text than it stores, and keeps the parent docstore
-    and the lexical index (``ragingest.vectorstore.lexical``) in step with Chroma.
+    and the lexical index (``ragingest.vectorstore.lexical``) in step with Chroma; a
+    ``seam.ChunkSource`` (its reads: ``reader.ChromaReads``) and a ``seam.ChunkSink``.
 
     ``langchain_chroma.Chroma`` embeds exactly what it stores; the breadcrumb must reach the
     model without changing the stored text that offsets refer to. So ``add_documents`` takes,
@@ -104,7 +106,7 @@ class ChunkStore(Chroma):
     lexical: Any = None  # a LexicalIndex or PgLexicalIndex, set by open_store
     gate: ReadGate | None = None  # readers see a write group whole (set by open_store)
     _lexical_synced: bool = False
-    _query_handle: Any = None  # the chromadb collection ``nearest_ids`` queries
+    _query_handle: Any = None  # the chromadb collection the reads go to (``_handle``)
 
     def __init__(self, *, collection_name: str, client: Any, **kwargs: Any) -> None:
         super().__init__(collection_name=collection_name, client=client, **kwargs)
@@ -116,23 +118,16 @@ class ChunkStore(Chroma):
         """The chromadb collection, through chromadb's public client API."""
         return self.chroma_client.get_collection(self.physical_name)
 
-    def count(self) -> int:
-        """The number of chunks in the collection."""
-        return self.collection.count()
-
-    def nearest_ids(
-        self, embedding: list[float], k: int, where: dict[str, Any] | None = None
-    ) -> list[tuple[str, float]]:
-        """The ``k`` nearest chunks as ``(Chroma id, cosine distance)``, nearest first: the
-        ids of ``similarity_search_by_vector_with_relevance_scores`` without their texts and
-        metadata, whose conversion costs more than the search (``search.rank_chunks``)."""
-        if self._query_handle is None:  # a collection handle, as langchain_chroma keeps one
+    def _handle(self) -> Any:
+        """The chromadb collection the reads go to, fetched once (as langchain_chroma keeps
+        one) and again after ``delete_collection``."""
+        if self._query_handle is None:
             self._query_handle = self.collection
-        return nearest(self._query_handle, embedding, k, where)
+        return self._query_handle
 
     def ids(self) -> list[str]:
         """The ids of every chunk in the collection."""
-        return list(self.collection.get(include=[])["ids"])
+        return self.chunk_ids()
 
     def add_documents(
         self,
@@ -228,10 +223,6 @@ class ChunkStore(Chroma):
             self.lexical.add(got["ids"], [lexical_text(t or "", m) for t, m in pairs])
         return len(extra) + len(missing)
 
-    def lexical_in_step(self) -> bool:
-        """Whether the lexical index holds as many chunks as the collection (True without one)."""
-        return self.lexical is None or self.lexical.count() == self.count()
-
     def _sync_before_write(self) -> None:
         """Once per store: a run killed between Chroma and the lexical index left them apart."""
         if self._lexical_synced or self.lexical is None:
@@ -294,11 +285,7 @@ def open_store(
     resolve: bool = True,
     alias: str | None = None,
     records_url: str | None = None,
-    chroma_host: str | None = None,
-    chroma_port: int = 8000,
-    chroma_token: str | None = None,
-    chroma_token_header: str = "Authorization",
-    chroma_ssl: bool = False,
+    server: ChromaServer | None = None,
 ) -> ChunkStore:
     """Open (or create) ``collection`` in ``persist_dir``, refusing a model/settings mismatch.
 
@@ -307,16 +294,15 @@ def open_store(
     pipeline, which resolved it itself); ``alias`` is recorded on a new physical collection
     built for that name. ``records_url``: the records database holding the alias (default:
     ``$RAGINGEST_RECORDS_URL``, else the SQLite file in ``persist_dir``); when it is
-    PostgreSQL it also holds the parent sections and the lexical index. ``chroma_host`` (with
-    ``chroma_port``, ``chroma_token`` — default ``$RAGINGEST_CHROMA_TOKEN`` —,
-    ``chroma_token_header``, ``chroma_ssl``): a Chroma server, as ``ingest --chroma-host``;
-    without it the server of an enclosing ``server.use_server``, else the embedded directory.
+    PostgreSQL it also holds the parent sections and the lexical index. ``server``: a Chroma
+    server (``server.ChromaServer``, as ``ingest --chroma-host``); without it the server of an
+    enclosing ``server.use_server``, else the embedded directory.
     ``persist_dir`` may be None with a server and a PostgreSQL records database.
     """
     from ragingest.vectorstore.lexical_location import drop_orphan_indexes, lexical_index
-    from ragingest.vectorstore.server import chroma_server
+    from ragingest.vectorstore.server import active_server
 
-    server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
+    server = server or active_server()
     if client is None and server is None:
         if persist_dir is None:
             raise ValueError("give persist_dir (the Chroma directory) or a Chroma server")

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from ragingest import defaults
+from ragingest import defaults, retriever
 from ragingest.cli.args import build_parser
 from ragingest.cli.commands import ingest_options, split_settings
 from ragingest.evaluate.runner import evaluate
 from ragingest.evaluate.trace import trace
 from ragingest.pipeline.options import IngestOptions
 from ragingest.retrieval.query import search
-from ragingest.retrieval.retriever import retriever
 from ragingest.splitters.factory import SplitSettings
 
 STORE = ["--persist-dir", "db", "--collection", "kb"]

@@ -10,13 +10,13 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from langchain_core.retrievers import BaseRetriever
 
 import ragingest
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.pipeline.api import IngestSettings, make_options
 from ragingest.pipeline.options import IngestOptions
-from ragingest.retrieval.retriever import RetrieverSettings
-from ragingest.retrieval.retriever import retriever as chunk_retriever
+from ragingest.retrieval import HeadingFirstRetriever
 from ragingest.splitters.factory import SplitSettings
 
 pytestmark = pytest.mark.slow
@@ -40,8 +40,20 @@ def test_the_signatures_name_every_setting():
     run_names = {f.name for f in fields(IngestOptions)} - {"persist_dir", "collection"}
     split_names = {f.name for f in fields(SplitSettings)}
     assert set(IngestSettings.__annotations__) == run_names | split_names
-    keywords = set(inspect.signature(chunk_retriever).parameters) - {"persist_dir", "collection"}
-    assert set(RetrieverSettings.__annotations__) == keywords
+
+def test_the_retriever_function_names_every_field_of_the_class():
+    """``ragingest.retriever`` states each ``HeadingFirstRetriever`` field with its default,
+    the server as the CLI's five ``chroma_*`` options."""
+    params = inspect.signature(ragingest.retriever).parameters
+    chroma = {name for name in params if name.startswith("chroma_")}
+    assert chroma == {"chroma_host", "chroma_port", "chroma_token", "chroma_token_header",
+                      "chroma_ssl"}  # fmt: skip
+    inherited = set(BaseRetriever.model_fields)  # LangChain's name, tags, metadata
+    fields_ = HeadingFirstRetriever.model_fields
+    assert set(params) - chroma == set(fields_) - {"server"} - inherited
+    for name, field in fields_.items():
+        if name not in {"server", "collection", *inherited}:
+            assert params[name].default == field.default, name
 
 
 def test_options_by_name(tmp_path):

@@ -1,7 +1,9 @@
 """A ranking without the chunks (``rank_chunks(documents=False)`` + ``fill_documents``) is the
 ranking with them, and the retriever that uses it returns what it returns with the chunks
 fetched up front: over deterministic vectors on a real Chroma, with filters, a chunk stored
-without text and an indexed id Chroma lacks (a write cut short)."""
+without text and an indexed id Chroma lacks (a write cut short). The rankings' own checks run
+over the exact in-memory store too (``vectorstore.memory``): retrieval needs nothing of Chroma
+but the store seam."""
 
 from __future__ import annotations
 
@@ -13,8 +15,11 @@ from langchain_core.documents import Document
 
 from ragingest.retrieval import retriever as retriever_module
 from ragingest.retrieval.fusion import distribution_score_fusion
-from ragingest.retrieval.retriever import ChunkRetriever, retriever
+from ragingest.retrieval.heading_first import HeadingFirstRetriever
+from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import fill_documents, lexical_page, rank_chunks
+from ragingest.vectorstore.lexical import LexicalIndex
+from ragingest.vectorstore.memory import MemoryStore
 from ragingest.vectorstore.store import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
 
@@ -65,6 +70,17 @@ def store(tmp_path):
     return chunk_store
 
 
+@pytest.fixture(params=["chroma", "memory"])
+def any_store(request, tmp_path):
+    """The chunks in Chroma, or in the exact in-memory store with a lexical index."""
+    if request.param == "chroma":
+        return request.getfixturevalue("store")
+    memory = MemoryStore(NamedEmbeddings(dimensions=64), LexicalIndex(tmp_path, "words"))
+    docs, parents = _chunks()
+    memory.add_documents(docs, ids=[d.id for d in docs], parent_texts=parents)
+    return memory
+
+
 def _rows(ranking) -> list[tuple]:
     return [
         (h.chunk_id, h.chunk.id, h.chunk.page_content, h.chunk.metadata, h.score, h.dense_rank,
@@ -81,9 +97,10 @@ def _cut_short(store) -> None:
 
 
 @pytest.mark.parametrize("checked_beside", [False, True])
-def test_ranking_without_documents_is_the_ranking_with_them(store, checked_beside):
+def test_ranking_without_documents_is_the_ranking_with_them(any_store, checked_beside):
     """Also with the lexical page searched and checked up front (``lexical_page``, as the
     retriever runs it beside the embedding), with and without its chunks."""
+    store = any_store
     for query in QUERIES:
         for where in WHERES:
             for n in (4, 20, 40):
@@ -105,10 +122,11 @@ def test_ranking_without_documents_is_the_ranking_with_them(store, checked_besid
 
 
 @pytest.mark.parametrize("dense_weight", [0.5, 0.2])
-def test_dbsf_ranks_by_the_lists_scaled_scores(store, dense_weight):
+def test_dbsf_ranks_by_the_lists_scaled_scores(any_store, dense_weight):
     """The hybrid ranking with ``fusion="dbsf"`` is ``distribution_score_fusion`` over the
     dense and BM25 lists its own hits carry; a retriever with that option returns passages in
     that order."""
+    store = any_store
     for query in QUERIES[:4]:
         ranking = rank_chunks(
             store, query, 20, hybrid=True, fusion="dbsf", dense_weight=dense_weight
@@ -130,7 +148,8 @@ def test_dbsf_ranks_by_the_lists_scaled_scores(store, dense_weight):
         assert [s.chunk_ids[0] for s in chunks.passages(query)] == [i for i, _ in want[:3]]
 
 
-def test_mmr_fuses_by_rank_whatever_the_fusion(store):
+def test_mmr_fuses_by_rank_whatever_the_fusion(any_store):
+    store = any_store
     for query in QUERIES[:4]:
         orders = [
             [h.chunk_id for h in rank_chunks(store, query, 8, hybrid=True, search_type="mmr",
@@ -144,7 +163,9 @@ def test_an_unknown_fusion_is_refused(store, tmp_path):
     with pytest.raises(ValueError, match="fusion must be one of dbsf, rrf, not 'mean'"):
         rank_chunks(store, "alpha", 4, hybrid=True, fusion="mean")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"dense_weight must be between 0 and 1, not 1\.5"):
-        retriever(tmp_path, "words", fusion="dbsf", dense_weight=1.5)
+        HeadingFirstRetriever(
+            persist_dir=tmp_path, collection="words", fusion="dbsf", dense_weight=1.5
+        )
 
 
 def test_a_dense_hit_without_text_asks_for_the_full_ranking(store):

@@ -5,6 +5,7 @@ the context budget in tiktoken's cl100k_base counted offline."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import socket
 from pathlib import Path
 
@@ -97,3 +98,41 @@ def test_a_tiktoken_budget_works_offline_and_counts_exactly(rentals, no_network)
     )
     assert len(wide.invoke(QUESTION)) == 2
     assert len(wide.invoke(QUESTION, k=DISTINCT)) == DISTINCT
+
+
+def test_langchain_habits_work(rentals):
+    """``search_kwargs``, ``config={"configurable": ...}`` and a ``k`` written as text work as a
+    LangChain user writes them; the class is the public one."""
+    from langchain_core.retrievers import BaseRetriever
+
+    from ragingest.retrieval import HeadingFirstRetriever
+
+    found = ragingest.retriever(rentals, "rentals", parents=False, search_kwargs={"k": 2})
+    assert isinstance(found, HeadingFirstRetriever) and isinstance(found, BaseRetriever)
+    assert len(found.invoke(QUESTION)) == 2
+    assert len(found.invoke(QUESTION, config={"configurable": {"k": 1}})) == 1
+    assert len(found.invoke(QUESTION, config={"configurable": {"search_kwargs": {"k": 3}}})) == 3
+    assert len(asyncio.run(found.ainvoke(QUESTION, config={"configurable": {"k": 1}}))) == 1
+    assert len(ragingest.retriever(rentals, "rentals", k="3", parents=False).invoke(QUESTION)) == 3
+    direct = HeadingFirstRetriever(persist_dir=rentals, collection="rentals", k=2, parents=False)
+    assert [d.id for d in direct.invoke(QUESTION)] == [d.id for d in found.invoke(QUESTION)]
+    filtered = ragingest.retriever(rentals, "rentals", search_kwargs={"filter": {"h2": "Bikes"}})
+    assert {d.metadata["h2"] for d in filtered.invoke(QUESTION)} == {"Bikes"}
+
+
+def test_langchain_mistakes_say_what_to_write(rentals):
+    with pytest.raises(ValueError, match=r"k must be 0 or more .*not -1"):
+        ragingest.retriever(rentals, "rentals", k=-1)
+    with pytest.raises(ValueError, match=r"k must be a whole number \(e\.g\. k=4\), not 'two'"):
+        ragingest.retriever(rentals, "rentals", k="two")
+    found = ragingest.retriever(rentals, "rentals", parents=False)
+    with pytest.raises(ValueError, match="k must be 0 or more"):
+        found.invoke(QUESTION, k=-1)
+    with pytest.raises(ValueError, match=r"search_kwargs\['score_threshold'\] is not an option"):
+        ragingest.retriever(rentals, "rentals", search_kwargs={"score_threshold": 0.5})
+    typo = ragingest.retriever(rentals, "rentals", where={"languag": "en"})
+    with pytest.raises(ValueError, match=r"where names 'languag', which no chunk .* has; its "):
+        typo.invoke(QUESTION)
+    nothing = ragingest.retriever(rentals, "rentals", where={"source": "nowhere.md"})
+    assert nothing.invoke(QUESTION) == []  # a key the chunks have: simply no match
+    assert "where" in str(inspect.signature(ragingest.retriever))

@@ -1,0 +1,280 @@
+"""``HeadingFirstRetriever``: the public LangChain retriever over an ingested collection.
+
+One class with every option a typed field (``help()``, an IDE and mypy show them), the pair of
+``HeadingFirstSplitter``: it searches the chunks that splitter made and returns their heading
+sections. ``ragingest.retriever(...)`` is a thin convenience that builds one.
+
+Contract: constructing it opens the collection read-only (``open_store(create=False)``: the
+same refusals: no store, no collection, another model) and builds the search
+(``retriever.ChunkRetriever``: parent expansion, de-duplication, filters, hybrid, exactly
+``k``), wrapped in ``context.ContextRetriever`` when ``max_context_tokens`` or ``auto_merge``
+is given. Under a budget the chunks are the default passages (``parents=False``) and a
+passage repeated at another place of a file is kept at each (``dedup=False``, unless
+``auto_merge``); the candidates are read ``search.candidate_depth(k)`` deep.
+
+LangChain habits work or say what to write instead: ``search_kwargs={"k": 2, "filter":
+{...}}`` (also ``fetch_k``, ``lambda_mult``) sets those fields; ``invoke(q, k=2)`` and
+``invoke(q, config={"configurable": {"k": 2}})`` (or ``{"search_kwargs": {"k": 2}}``) set
+``k`` for one call; ``k="2"`` is read as 2; a ``k`` below 0 or not a whole number is a
+``ValueError`` saying so; a query that finds nothing under a ``where`` naming a metadata key
+no chunk of the collection has raises ``ValueError`` naming the key and the keys there are
+(a typo otherwise reads as "no answer").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.runnables import RunnableConfig
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+
+from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, SEARCH_TYPES, TOP_K, Fusion, SearchType
+from ragingest.retrieval.call_options import SEARCH_KWARGS, call_k, required_keys, whole_k
+from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
+from ragingest.retrieval.filters import Where, as_filter
+from ragingest.retrieval.fusion import check_fusion
+from ragingest.retrieval.retriever import ChunkRetriever
+from ragingest.retrieval.search import candidate_depth
+from ragingest.retrieval.sync_retriever import SyncRetriever
+from ragingest.vectorstore.gate import reading
+from ragingest.vectorstore.seam import ChunkSource
+from ragingest.vectorstore.server import ChromaServer
+
+
+class HeadingFirstRetriever(SyncRetriever):
+    """A LangChain retriever over an ingested collection (see the module docstring).
+
+    ``HeadingFirstRetriever(persist_dir="chroma_db", collection="kb", k=4)``; each field below
+    is a keyword of ``ragingest.retriever`` too."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    collection: str = Field(
+        description="the collection name given to ingest",
+    )
+    persist_dir: str | Path | None = Field(
+        default=None,
+        description=(
+            "the Chroma directory (None: with a Chroma server and a PostgreSQL records database, "
+            "a reader needs no files of the ingest machine)"
+        ),
+    )
+    k: int = Field(
+        default=TOP_K,
+        description="passages returned (invoke(q, k=N): for one call)",
+    )
+    parents: bool | None = Field(
+        default=None,
+        description=(
+            "return each chunk's heading section (default: yes, but under a budget the chunks: "
+            "whole sections crowd out other hits)"
+        ),
+    )
+    dedup: bool | None = Field(
+        default=None,
+        description=(
+            "merge overlapping hits and drop repeated text (default: yes, but under a budget "
+            "without auto_merge a repeat at another place is kept)"
+        ),
+    )
+    where: Where = Field(
+        default=None,
+        description=(
+            "a metadata filter: {'source': 'a.md'} (several keys: all of them), Chroma's syntax "
+            "({'price': {'$lte': 5}}, $and/$or) or ['source=a.md', 'price<=5']"
+        ),
+    )
+    search_type: SearchType = Field(
+        default="similarity",
+        description="'similarity' or 'mmr'",
+    )
+    fetch_k: int | None = Field(
+        default=None,
+        description=(
+            "the first candidate pool, grown until k passages remain (default: "
+            "search.candidate_depth(k))"
+        ),
+    )
+    lambda_mult: float = Field(
+        default=0.5,
+        description="mmr: 1 relevance only, 0 diversity only",
+    )
+    hybrid: bool = Field(
+        default=HYBRID,
+        description="fuse BM25 with the dense ranking",
+    )
+    fusion: Fusion = Field(
+        default=FUSION,
+        description="'dbsf' (scores scaled by their distribution) or 'rrf' (ranks)",
+    )
+    dense_weight: float = Field(
+        default=DENSE_WEIGHT,
+        description="dbsf: the dense list's share of the fused score",
+    )
+    max_context_tokens: int | None = Field(
+        default=None,
+        description="keep the best passages whole within this many tokens (of tokenizer)",
+    )
+    auto_merge: float | None = Field(
+        default=None,
+        description="return a parent section when at least this share of its chunks are hits",
+    )
+    tokenizer: str | TokenCounter | None = Field(
+        default=None,
+        description=(
+            "the generator's tokenizer for the budget: a tokenizer.json, a folder, "
+            "'tiktoken:NAME', a callable (default: the embedding model's)"
+        ),
+    )
+    join_neighbours: bool = Field(
+        default=True,
+        description="under a budget, join hits that meet in one section",
+    )
+    model: str | None = Field(
+        default=None,
+        description="the embedding model (default: the one the collection was built with)",
+    )
+    records_url: str | None = Field(
+        default=None,
+        description=(
+            "the records database (default $RAGINGEST_RECORDS_URL, else SQLite in persist_dir); "
+            "PostgreSQL also holds the lexical index and the parent sections"
+        ),
+    )
+    server: ChromaServer | None = Field(
+        default=None,
+        description=(
+            "a Chroma server (default: the one of an enclosing use_server, else the embedded "
+            "persist_dir)"
+        ),
+    )
+    search_kwargs: dict[str, Any] | None = Field(
+        default=None,
+        description="LangChain's habit: k, filter, fetch_k and lambda_mult by name",
+    )
+    _search: ChunkRetriever = PrivateAttr()
+    _inner: ChunkRetriever | ContextRetriever = PrivateAttr()
+    _keys: set[str] | None = PrivateAttr(default=None)  # the metadata keys the chunks have
+
+    @model_validator(mode="before")
+    @classmethod
+    def _langchain_habits(cls, data: Any) -> Any:
+        """``search_kwargs`` folded into the fields; the checks that name what to write."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for key, value in (data.get("search_kwargs") or {}).items():
+            if key not in SEARCH_KWARGS:
+                raise ValueError(
+                    f"search_kwargs[{key!r}] is not an option here; it takes "
+                    f"{', '.join(SEARCH_KWARGS)} (or give them as keywords: k=4, where={{...}})"
+                )
+            field = SEARCH_KWARGS[key]
+            given = data.get(field)
+            default = cls.model_fields[field].default
+            if given is not None and given != default and given != value:
+                raise ValueError(f"search_kwargs[{key!r}] and {field}= disagree: give one")
+            data[field] = value
+        if "k" in data:
+            data["k"] = whole_k(data["k"])
+        if data.get("fetch_k") is not None:
+            data["fetch_k"] = whole_k(data["fetch_k"], "fetch_k")
+        search_type = data.get("search_type", "similarity")
+        if search_type not in SEARCH_TYPES:
+            raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
+        check_fusion(data.get("fusion", FUSION), data.get("dense_weight", DENSE_WEIGHT))
+        return data
+
+    def model_post_init(self, context: Any) -> None:
+        """Open the collection and build the search (module docstring)."""
+        from ragingest.vectorstore.store import open_store
+
+        store = open_store(
+            self.persist_dir, self.collection, model=self.model, create=False,
+            records_url=self.records_url, server=self.server,
+        )  # fmt: skip
+        with reading(store):  # counts apart only between a writer's steps: not while it waits
+            if self.hybrid and not store.lexical_in_step():
+                store.sync_lexical()  # built before the lexical index existed, or cut short
+        budget = self.max_context_tokens is not None or self.auto_merge is not None
+        parents = (not budget if self.parents is None else self.parents) and (
+            self.auto_merge is None or not budget
+        )
+        dedup = self.dedup
+        if dedup is None:  # a paragraph repeated elsewhere is evidence at its own place
+            dedup = not (self.max_context_tokens is not None and self.auto_merge is None)
+        depth = candidate_depth(self.k) if budget else self.k
+        self._search = ChunkRetriever(
+            store=store,
+            parent_store=store.parent_store if parents else None,
+            k=depth,
+            fetch_k=self.fetch_k or candidate_depth(depth),
+            parents=parents,
+            dedup=dedup,
+            where=as_filter(self.where),
+            search_type=self.search_type,
+            lambda_mult=self.lambda_mult,
+            hybrid=self.hybrid,
+            fusion=self.fusion,
+            dense_weight=self.dense_weight,
+        )
+        self._inner = self._search
+        if budget:
+            self._inner = ContextRetriever(
+                base=self._search,
+                store=store,
+                parent_store=store.parent_store,
+                merge_threshold=self.auto_merge,
+                max_context_tokens=self.max_context_tokens,
+                k=self.k,
+                count=token_counter(self.tokenizer),
+                join_neighbours=self.join_neighbours,
+            )
+
+    @property
+    def store(self) -> ChunkSource:
+        """The store the search reads."""
+        return self._search.store
+
+    def invoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """LangChain's ``invoke``; ``k`` for this call from ``k=`` or ``config["configurable"]``."""
+        return super().invoke(input, config, **call_k(config, kwargs))
+
+    async def ainvoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """LangChain's ``ainvoke``, as ``invoke``."""
+        return await super().ainvoke(input, config, **call_k(config, kwargs))
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        found = self._inner._get_relevant_documents(query, run_manager=run_manager, k=k)
+        if not found and self.where:
+            self._check_keys()
+        return found
+
+    def context(self, query: str, k: int | None = None) -> Context:
+        """The passages with their token total and what the budget left out (``ContextRetriever
+        .context``); without a budget every passage, counted by ``tokenizer``."""
+        if isinstance(self._inner, ContextRetriever):
+            return self._inner.context(query, k=k)
+        documents = self.invoke(query, k=k)
+        count = token_counter(self.tokenizer)
+        return Context(documents, sum(count(d.page_content) for d in documents), None)
+
+    def _check_keys(self) -> None:
+        """Refuse a ``where`` that can never match: a key no chunk has (not under ``$ne``)."""
+        if self._keys is None:
+            self._keys = {key for chunk in self.store.chunks() for key in chunk.metadata}
+        missing = sorted(required_keys(as_filter(self.where)) - self._keys)
+        if missing:
+            raise ValueError(
+                f"where names {', '.join(map(repr, missing))}, which no chunk of collection "
+                f"{self.collection!r} has; its metadata keys: {', '.join(sorted(self._keys))}"
+            )

@@ -1,0 +1,10 @@
+"""Chroma's own libraries, imported here and nowhere else: ``clients`` (chromadb's embedded and
+HTTP clients, imported on first use so a cold start that only reads pays nothing for them) and
+``langchain`` (``langchain_chroma.Chroma``, the base of ``store.ChunkStore``). Everything else
+reaches Chroma through these or through the store seam (``vectorstore.seam``)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
