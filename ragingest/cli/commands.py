@@ -213,7 +213,7 @@ def query_command(args: argparse.Namespace) -> int:
 def inspect_command(args: argparse.Namespace) -> int:
     """Run ``ragingest inspect`` (the split of one file, nothing stored); returns the exit
     status."""
-    from ragingest.cli.inspect import file_splitting, inspect_document, render_json, render_text
+    from ragingest.cli.inspect import file_splitting, inspect_document, render_text
 
     splitting = file_splitting(
         split_settings(args, args.strategy, args.unit),
@@ -242,7 +242,7 @@ def inspect_command(args: argparse.Namespace) -> int:
             settings += f"; document 0 of {len(result['documents'])}"
         Path(args.html).write_text(render_html(first, text, settings=settings), "utf-8")
     if args.json:
-        print(render_json(result))
+        print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         print(render_text(result))
     return EXIT_OK
