@@ -6,8 +6,9 @@
 generated Markdown document each: a table of 10 k / 20 k / 40 k / 80 k rows, a code fence of
 50 k / 100 k lines, and 1 / 10 / 50 MB of plain text (the eval corpora's paragraphs, headings
 and tables left out), and 10 k / 20 k / 40 k / 100 k headings, each over a one-line section
-(``headings``: 100 k is ~1.9 MB, the size that ran past 300 s). Goal: seconds per MB grow at most 1.5× from the smallest to the largest
-document of each family (a quadratic step would give 8× over the tables).
+(``headings``: 100 k is ~1.9 MB, the size that ran past 300 s). Goal: seconds per MB grow at
+most 1.5× from the smallest to the largest document of each family (a quadratic step would
+give 8× over the tables).
 
 *Peers*: every splitter in a process of its own on the same texts (the eval corpora
 ``../shared/eval/*/corpora``, each document three times), the same e5 tokenizer, chunk size

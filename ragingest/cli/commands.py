@@ -230,7 +230,7 @@ def _scan_pictures(path: Path, document: dict[str, Any]) -> dict[int, bytes]:
 def inspect_command(args: argparse.Namespace) -> int:
     """Run ``ragingest inspect`` (the split of one file, nothing stored); returns the exit
     status."""
-    from ragingest.cli.inspect import file_splitting, inspect_document, render_json, render_text
+    from ragingest.cli.inspect import file_splitting, inspect_document, render_text
 
     splitting = file_splitting(
         split_settings(args, args.strategy, args.unit),
@@ -261,7 +261,7 @@ def inspect_command(args: argparse.Namespace) -> int:
         page = render_html(first, text, settings=settings, pictures=pictures)
         Path(args.html).write_text(page, "utf-8")
     if args.json:
-        print(render_json(result))
+        print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
         print(render_text(result))
     return EXIT_OK

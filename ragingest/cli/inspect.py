@@ -17,7 +17,6 @@ length of the indexed text.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import STRATEGIES, SplitSettings, base_splitter
 
-__all__ = ["STRATEGIES", "inspect_document", "inspect_file", "render_json", "render_text"]
+__all__ = ["STRATEGIES", "inspect_document", "inspect_file", "render_text"]
 
 
 def file_splitting(
@@ -135,21 +134,6 @@ def inspect_document(
         "contains": found,
     }
     return result, first
-
-
-def render_json(result: dict) -> str:
-    """An ``inspect`` result as JSON: one line per document, chunk and ``contains`` entry.
-    Each line goes through json's C encoder; an indented dump of the whole goes through its
-    pure-Python one (about 2 s of a 14 MB file's inspect)."""
-    parts = []
-    for key, value in result.items():
-        if isinstance(value, list) and value:
-            items = ",\n".join("  " + json.dumps(item, ensure_ascii=False) for item in value)
-            body = f"[\n{items}\n ]"
-        else:
-            body = json.dumps(value, ensure_ascii=False)
-        parts.append(f" {json.dumps(key)}: {body}")
-    return "{\n" + ",\n".join(parts) + "\n}"
 
 
 def render_text(result: dict) -> str:

@@ -150,6 +150,8 @@ def split_documents(
             in_root = FoundFile(task.path, task.root).source
         chunks = 0
         documents = list(loaded_documents(task, splitting, corpus, counts))
+        if documents:
+            splitting.base  # noqa: B018  (built once per run: the model's load is no file's time)
         with deadline.within(splitting.split_seconds):  # parsing was bounded on its own
             for document in documents:
                 deadline.check()

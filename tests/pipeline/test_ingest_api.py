@@ -41,6 +41,7 @@ def test_the_signatures_name_every_setting():
     split_names = {f.name for f in fields(SplitSettings)}
     assert set(IngestSettings.__annotations__) == run_names | split_names
 
+
 def test_the_retriever_function_names_every_field_of_the_class():
     """``ragingest.retriever`` states each ``HeadingFirstRetriever`` field with its default,
     the server as the CLI's five ``chroma_*`` options."""
