@@ -24,9 +24,9 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && ! command -v postg
   apt_install postgresql "the PostgreSQL tests"
 fi
 # Debian "tesseract-ocr" (its orientation model osd.traineddata comes with it) and the
-# language models ragingest's --ocr-lang default (rus+eng) reads; DejaVu fonts render the
-# tests' scanned pages
+# language models ragingest's --ocr-lang default (rus+eng) reads (the tests render their scans
+# with the fonts of the font-roboto wheel)
 if ! command -v tesseract >/dev/null 2>&1 \
     || ! tesseract --list-langs 2>/dev/null | grep -qx rus; then
-  apt_install "tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng fonts-dejavu-core" "the OCR tests"
+  apt_install "tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng" "the OCR tests"
 fi

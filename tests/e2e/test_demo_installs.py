@@ -106,12 +106,21 @@ def test_the_full_setup_installs_the_full_lock(sandbox):
     assert locks == ["requirements.lock"]
 
 
-def test_the_test_command_installs_chromium_and_postgresql_when_missing(sandbox):
+def test_the_test_command_installs_chromium_postgresql_and_tesseract_when_missing(sandbox):
     root, env, log = sandbox
     assert "bash scripts/setup_test_system.sh" in (root / "scripts" / "test.sh").read_text()
     traced(root, env, "setup_test_system.sh")
     calls = log.read_text(encoding="utf-8").splitlines()
-    installs = [c.split()[-1] for c in calls if "apt-get" in c and " install " in c]
-    # chromium is not on the sandbox's PATH; the PostgreSQL check looks at the real /usr/lib
+    installs = [
+        [word for word in c.split(" install ", 1)[1].split() if not word.startswith("-")]
+        for c in calls
+        if "apt-get" in c and " install " in c
+    ]
+    # chromium and tesseract are not on the sandbox's PATH; the PostgreSQL check looks at the
+    # real /usr/lib
     server_here = bool(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
-    assert installs == ["chromium"] + ([] if server_here else ["postgresql"])
+    assert installs == [
+        ["chromium"],
+        *([] if server_here else [["postgresql"]]),
+        ["tesseract-ocr", "tesseract-ocr-rus", "tesseract-ocr-eng"],
+    ]
