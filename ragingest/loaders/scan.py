@@ -8,13 +8,12 @@ PDF. ``box_map`` then finds each line in the rendered Markdown: ``[(start, end, 
 x1, y1), ...]``, the split stage's ``schema.BOX_MAP_HINT`` (a chunk's ``page_boxes``).
 
 Which pages need OCR: a page without a text layer, or whose text layer is garbage (a broken
-ToUnicode map gives letters that form no words: ``real_word_share``).
+ToUnicode map gives letters that form no words: ``text_quality.real_word_share``).
 """
 
 from __future__ import annotations
 
 import io
-import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -24,35 +23,11 @@ from typing import Any
 from ragingest.loaders.blocks import PARAGRAPH, clean_inline
 from ragingest.loaders.ocr import OcrPage
 from ragingest.loaders.pdf_lines import Line
+from ragingest.loaders.text_quality import GARBAGE_SHARE, real_word_share
 
-GARBAGE_SHARE = 0.5  # a text layer with fewer real words than this share is read by OCR
-_MIN_TOKENS = 5  # ... when it has at least this many tokens (a short page says too little)
+_MIN_TOKENS = 5  # a page with fewer tokens says too little to be called garbage
 _SAME_SIZE = 1.12  # a heading is at least this much larger than the body text (as in pdf)
 _SIZE_STEP = 1.06  # OCR'd text sizes further apart than this are different fonts
-_VOWELS = re.compile(r"[aeiouyаеёиоуыэюя]", re.IGNORECASE)
-_WORD = re.compile(r"(?:[A-Za-z]+|[А-Яа-яЁё]+)(?:[-'’](?:[A-Za-z]+|[А-Яа-яЁё]+))*")
-_NUMBER = re.compile(r"[\d.,:/%№–-]+")
-_CONSONANT_RUN = re.compile(r"[^aeiouyаеёиоуыэюя\W\d_]{6,}", re.IGNORECASE)
-_PUNCTUATION = "«»\"'()[]{}.,:;!?…—–-*•"
-
-
-def real_word_share(text: str) -> float:
-    """The share of ``text``'s tokens that look like words (one script, a vowel, no long
-    consonant run) or numbers; 1.0 for a text without tokens."""
-    tokens = text.split()
-    if not tokens:
-        return 1.0
-    return sum(_is_real(token.strip(_PUNCTUATION)) for token in tokens) / len(tokens)
-
-
-def _is_real(word: str) -> bool:
-    if not word or _NUMBER.fullmatch(word):
-        return True
-    return bool(
-        _WORD.fullmatch(word)
-        and (len(word) <= 3 or _VOWELS.search(word))
-        and not _CONSONANT_RUN.search(word)
-    )
 
 
 def is_garbage(lines: Sequence[Line]) -> bool:

@@ -16,7 +16,7 @@ from ragingest.loaders import loader_for
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.notes import NOTES_KEY
 from ragingest.loaders.ocr import OcrSettings
-from ragingest.loaders.scan import real_word_share
+from ragingest.loaders.text_quality import real_word_share
 from ragingest.schema import BOX_MAP_HINT, PAGE_MAP_HINT, page_boxes
 from tests.scans import cer, degrade, render_page, scan_pdf, tesseract
 
