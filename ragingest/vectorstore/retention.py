@@ -22,7 +22,6 @@ PostgreSQL records database its own (its ``VACUUM`` is the operator's).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import sqlite3
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ log = logging.getLogger(__name__)
 
 LOG_SYNC = 100  # Chroma's default HNSW batch size: the threshold may not be below it
 PAGE = 1000  # vectors read from Chroma at a time
+MARKED, GRID = 32, 1e-5  # a vector's mark: its first components, on this grid (``_marks``)
 
 
 def bound_log(collection: Any) -> None:
@@ -49,28 +49,28 @@ def bound_log(collection: Any) -> None:
         log.warning("collection %s: log bound not set: %s", collection.name, exc)
 
 
-def stored_vectors(client: Any) -> Iterator[bytes]:
-    """Every vector every collection of ``client`` stores, as little-endian float32 bytes
-    (the form the embedding cache keeps)."""
-    import numpy as np
-
+def stored_vectors(client: Any) -> Iterator[Any]:
+    """Every vector every collection of ``client`` stores."""
     for listed in client.list_collections():
         collection = client.get_collection(getattr(listed, "name", listed))
         for offset in range(0, collection.count(), PAGE):
             got = collection.get(include=["embeddings"], limit=PAGE, offset=offset)
-            for vector in got["embeddings"]:
-                yield np.asarray(vector, dtype="<f4").tobytes()
+            yield from got["embeddings"]
 
 
 def prune_cache(cache: KVStore, client: Any) -> int:
     """Delete the cache's vectors that no collection of ``client`` stores; how many went."""
-    live = {_digest(vector) for vector in stored_vectors(client)}
+    import numpy as np
+
+    live = {mark for vector in stored_vectors(client) for mark in _marks(vector)}
     dead: list[str] = []
     keys = list(cache.yield_keys())
     for start in range(0, len(keys), PAGE):
         part = keys[start : start + PAGE]
         for key, value in zip(part, cache.mget(part), strict=True):
-            if value is not None and _digest(value) not in live:
+            if value is None:
+                continue
+            if live.isdisjoint(_marks(np.frombuffer(value, dtype="<f4"))):
                 dead.append(key)
     cache.mdelete(dead)
     return len(dead)
@@ -107,5 +107,17 @@ def forget(persist_dir: Path, client: Any, cache: KVStore | None) -> list[str]:
     return notes
 
 
-def _digest(vector: bytes) -> bytes:
-    return hashlib.blake2b(vector, digest_size=16).digest()
+def _marks(vector: Any) -> tuple[bytes, bytes]:
+    """Two marks of a vector that survive Chroma's storing it: a cosine collection keeps it
+    normalized (its last bits differ from the model's output), so the marks are its first
+    ``MARKED`` components after normalizing, on a grid of ``GRID``, and again on the grid
+    shifted by half a step (a component near one grid's boundary is not near the other's)."""
+    import numpy as np
+
+    v = np.asarray(vector, dtype=np.float64)
+    norm = float(np.linalg.norm(v)) or 1.0
+    head = v[:MARKED] / norm / GRID
+    return (
+        np.round(head).astype(np.int64).tobytes(),
+        np.round(head + 0.5).astype(np.int64).tobytes(),
+    )
