@@ -114,7 +114,7 @@ class PdfLoader(RichLoader):
             return by_page
         images = render_pdf_pages(data, wanted, settings.dpi)
         for number, page in zip(wanted, ocr_pages(self.path, images, settings), strict=True):
-            read = list(scan_lines(page, number, settings.dpi))
+            read: list[Line] = list(scan_lines(page, number, settings.dpi))
             if not read and by_page[number - 1]:  # OCR saw nothing: keep the layer, say so
                 self._notes.append(f"page {number}: OCR found no text either; its layer is kept")
                 continue
