@@ -87,6 +87,24 @@ def test_an_unchanged_file_and_a_symlink_inside_the_root_read_as_before(tree):
         assert "Текст внутри." in documents[0].page_content
 
 
+def test_the_stamp_hashes_only_the_walked_file(tree):
+    """The plan's stamp (size, mtime, sha256) is taken on the checked descriptor: a swapped
+    path has no stamp (the parse then names the swap), never the hash of the file swapped in."""
+    from ragingest.pipeline.plan import stamp_of
+    from ragingest.pipeline.stamps import FileStamp
+
+    files = found_in(tree)
+    for name in ("a.md", "alias.md"):
+        stamp = stamp_of(files[name].path, 2**20, files[name].identity)
+        assert stamp == FileStamp.of(tree / "a.md")
+    swap_for_symlink(files["n1.md"].path, tree.parent / "out" / "secret.md")
+    assert stamp_of(files["n1.md"].path, 2**20, files["n1.md"].identity) is None
+    other = tree / "other.tmp"
+    other.write_text(f"# Other\n\n{SECRET}\n", "utf-8")
+    os.replace(other, files["n2.csv"].path)
+    assert stamp_of(files["n2.csv"].path, 2**20, files["n2.csv"].identity) is None
+
+
 def _ray_batch(tasks) -> dict[str, list[str]]:
     """The columns one Ray Data batch of ``tasks`` carries to a worker."""
     from ragingest.pipeline.engine_ray import task_rows
