@@ -167,8 +167,8 @@ def watch_command(args: argparse.Namespace) -> int:
 
 def status_command(args: argparse.Namespace) -> int:
     """Print ``ragingest status``; returns the exit status."""
-    from ragingest.cli.readonly import readable_store
     from ragingest.cli.status import collection_status, render
+    from ragingest.vectorstore.readable import readable_store
 
     with readable_store(args.persist_dir) as persist:
         status = collection_status(persist, args.collection, args.run_log, args.records_url)
@@ -183,9 +183,9 @@ def status_command(args: argparse.Namespace) -> int:
 
 def query_command(args: argparse.Namespace) -> int:
     """Run ``ragingest query`` and print the hits; returns the exit status."""
-    from ragingest.cli.readonly import readable_store
     from ragingest.cli.terminal import terminal_safe as safe
     from ragingest.retrieval.query import RANKS, search
+    from ragingest.vectorstore.readable import readable_store
 
     with readable_store(args.persist_dir) as persist:
         hits = search(

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
-import os
-import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from ragingest.errors import (
     EXIT_READ_ONLY,
     EXIT_TERMINATED,
 )
+from ragingest.vectorstore.readable import free_mb, store_writable
 
 INTERRUPTED = "interrupted; the next run finishes the work"
 CHROMA_FILE = "chroma.sqlite3"
@@ -84,31 +83,6 @@ def _texts(exc: BaseException) -> list[str]:
 
 def _errnos(exc: BaseException) -> set[int]:
     return {e.errno for e in _chain(exc) if isinstance(e, OSError) and e.errno is not None}
-
-
-def free_mb(path: Path) -> float | None:
-    """Free MiB on the disk holding ``path`` (or its nearest existing parent); ``None`` when it
-    cannot be read."""
-    for candidate in (path, *path.parents):
-        if candidate.exists():
-            try:
-                return shutil.disk_usage(candidate).free / 2**20
-            except OSError:
-                return None
-    return None
-
-
-def store_writable(path: Path) -> bool:
-    """False when ``path`` (or the folder it would be made in) can't be written."""
-    existing = next((p for p in (path, *path.parents) if p.exists()), None)
-    if existing is None:
-        return True
-    try:
-        if os.statvfs(existing).f_flag & os.ST_RDONLY:
-            return False
-    except OSError:
-        pass
-    return os.access(existing, os.W_OK)
 
 
 def classify(exc: BaseException, persist_dir: Path | None = None) -> Fault | None:

@@ -106,10 +106,15 @@ def _open_checked(path: Path, identity: FileIdentity | None) -> int:
     return descriptor
 
 
-def open_regular(path: Path) -> io.BufferedReader:
+def open_regular(path: Path, identity: FileIdentity | None = None) -> io.BufferedReader:
     """``path`` opened for reading only if it is a regular file (non-blocking open, checked
-    on the descriptor): a FIFO or device raises ``OSError`` instead of blocking a hash."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    on the descriptor): a FIFO or device raises ``OSError`` instead of blocking a hash. With
+    the walk's ``identity`` only the file the walk checked is opened (as ``read_bytes``
+    opens it; ``UnreadableFileError`` otherwise)."""
+    if identity is not None:
+        descriptor = _open_checked(path, identity)
+    else:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
         os.close(descriptor)

@@ -17,7 +17,7 @@ class FileIdentity:
     through a symlink it verified. A reader opens the path again and compares (``loaders.base.
     read_bytes``): a path swapped for another file or a symlink after the walk is not read."""
 
-    device: int
+    device: int | None  # None: not compared (read on another machine, see ``elsewhere``)
     inode: int
     via_symlink: bool = False
 
@@ -28,4 +28,22 @@ class FileIdentity:
 
     def matches(self, info: os.stat_result) -> bool:
         """Whether ``info`` (an ``fstat`` of an opened descriptor) is this file."""
-        return (info.st_dev, info.st_ino) == (self.device, self.inode)
+        same_device = self.device is None or info.st_dev == self.device
+        return same_device and info.st_ino == self.inode
+
+    def elsewhere(self) -> FileIdentity:
+        """This identity for a reader on another machine (a Ray worker): a shared folder's
+        device number differs between machines, its inodes do not."""
+        return FileIdentity(None, self.inode, self.via_symlink)
+
+    def as_text(self) -> str:
+        """``"DEVICE:INODE:SYMLINK"`` (a plain column between processes; ``from_text``)."""
+        return f"{'' if self.device is None else self.device}:{self.inode}:{int(self.via_symlink)}"
+
+    @classmethod
+    def from_text(cls, text: str) -> FileIdentity | None:
+        """The identity ``as_text`` wrote; None for ``""`` (no identity)."""
+        if not text:
+            return None
+        device, inode, via_symlink = text.split(":")
+        return cls(int(device) if device else None, int(inode), via_symlink == "1")

@@ -47,6 +47,7 @@ import contextlib
 import logging
 import math
 import pickle
+import socket
 import sys
 import time
 import uuid
@@ -92,6 +93,20 @@ class RayStats:
 
 
 LAST_STATS = RayStats()
+
+
+def task_rows(tasks: Sequence[FileTask]) -> list[dict[str, str]]:
+    """The rows the scan and the split read (``ray_tasks``' module docstring), one a task."""
+    return [
+        {
+            "path": t.name,
+            "root": str(t.root) if t.root else "",
+            "source": t.source,
+            "base": str(t.base) if t.base else "",
+            "identity": t.identity.as_text() if t.identity else "",  # only it is read
+        }
+        for t in tasks
+    ]
 
 
 class RayEngine:
@@ -153,25 +168,18 @@ class RayEngine:
         from ray.data import ActorPoolStrategy, TaskPoolStrategy
 
         o, stats = self.options, self.stats
-        rows = [
-            {
-                "path": t.name,
-                "root": str(t.root) if t.root else "",
-                "source": t.source,
-                "base": str(t.base) if t.base else "",
-            }
-            for t in tasks
-        ]
+        rows = task_rows(tasks)
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         per_block = max(1, min(MAX_FILES_PER_BLOCK, len(rows) // (cpus * 16)))
         blocks = math.ceil(len(rows) / per_block)
         run = uuid.uuid4().hex  # the workers' parser pools outlive a run (ray_tasks)
+        host = socket.gethostname()  # a worker elsewhere compares identities without devices
 
         clock = time.perf_counter()
         if o.cleaning.boilerplate:
             corpus = CorpusCleaner(o.cleaning)
             scan = ray.data.from_items(rows, override_num_blocks=blocks).map_batches(
-                scan_batch, fn_kwargs={"options": o, "run": run}, num_cpus=ACTOR_CPUS
+                scan_batch, fn_kwargs={"options": o, "run": run, "host": host}, num_cpus=ACTOR_CPUS
             )
             for batch in scan.iter_batches(batch_size=None):
                 stats.seconds["scan_busy"] += float(sum(batch["scan_s"]))
@@ -206,6 +214,7 @@ class RayEngine:
                     "corpus": self.corpus,
                     "cached": cached,
                     "run": run,
+                    "host": host,
                 },
                 compute=TaskPoolStrategy(size=slots),
                 num_cpus=ACTOR_CPUS,

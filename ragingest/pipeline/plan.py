@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.errors import UnsupportedFormatError
+from ragingest.errors import UnreadableFileError, UnsupportedFormatError
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
@@ -96,14 +96,17 @@ class Plan:
         return [item.task for item in self.items if item.task is not None]
 
 
-def stamp_of(path: Path, max_file_bytes: int) -> FileStamp | None:
-    """The file's stamp, or None when it can't be read or is too large to be ingested (the
-    parse that follows names the reason)."""
+def stamp_of(
+    path: Path, max_file_bytes: int, identity: FileIdentity | None = None
+) -> FileStamp | None:
+    """The file's stamp (of the file the walk checked, with its ``identity``), or None when it
+    can't be read, was replaced or is too large to be ingested (the parse that follows names
+    the reason)."""
     try:
         if path.stat().st_size > max_file_bytes:
             return None
-        return FileStamp.of(path)
-    except OSError:
+        return FileStamp.of(path, identity)
+    except (OSError, UnreadableFileError):
         return None
 
 
@@ -161,7 +164,7 @@ def make_plan(
         if refused is not None:
             plan.items.append(PlanItem(source, "unsupported", unsupported=refused))
             continue
-        stamp = stamp_of(found.path, max_file_bytes)
+        stamp = stamp_of(found.path, max_file_bytes, found.identity)
         state = known.get(source)
         if is_unchanged(stamp, state):
             plan.items.append(PlanItem(source, "unchanged", state=state))

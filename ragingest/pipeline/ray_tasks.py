@@ -2,10 +2,10 @@
 
 Rows between the stages (Ray Data batches of plain columns):
 
-- scan: ``{"path", "root"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
+- scan: ``{"path", "root", "identity"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
   distinct paragraph digests concatenated (``DIGEST`` bytes each), ``ok`` False when it can't
   load (the split names the failure);
-- split: ``{"path", "root", "source", "base"}`` in → per file a header row (``seq`` -1,
+- split: ``{"path", "root", "source", "base", "identity"}`` in → per file a header row (``seq`` -1,
   ``count`` its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
   (``seq`` i, ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be
   embedded: not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
@@ -13,7 +13,10 @@ Rows between the stages (Ray Data batches of plain columns):
 
 Scan and split parse each file through the worker process's ``ParserPool`` (the run's
 ``--file-timeout`` and ``--file-memory-mb``), as the local engine does: a file past a bound
-fails with the same error and the batch goes on.
+fails with the same error and the batch goes on. Each reads only the file the walk checked:
+``identity`` is the walk's ``FileIdentity.as_text()`` ("" for none), compared in full on the
+driver's machine (``host``) and without its device number elsewhere
+(``FileIdentity.elsewhere``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import functools
 import json
 import os
 import pickle
+import socket
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +36,7 @@ from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES as DIGEST
 from ragingest.loaders.cleaning import paragraphs
+from ragingest.loaders.identity import FileIdentity
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import Splitting, split_task
 from ragingest.splitters.base import ChunkSplitter
@@ -74,20 +79,32 @@ def _parsers(timeout: float | None, memory_mb: int | None) -> ParserPool:
     return pool
 
 
-def _task(path: str, root: str, source: str, base: str = "") -> FileTask:
+def _task(
+    path: str, root: str, source: str, base: str = "", identity: str = "", host: str = ""
+) -> FileTask:
+    walked = FileIdentity.from_text(identity)
+    if walked is not None and host != socket.gethostname():
+        walked = walked.elsewhere()
     return FileTask(
-        source, Path(path), Path(root) if root else None, base=Path(base) if base else None
-    )
+        source, Path(path), Path(root) if root else None, base=Path(base) if base else None,
+        identity=walked,
+    )  # fmt: skip
 
 
-def scan_batch(batch: dict[str, Any], options: IngestOptions, run: str = "") -> dict[str, Any]:
+def _identities(batch: dict[str, Any]) -> list[str]:
+    return list(batch["identity"]) if "identity" in batch else [""] * len(batch["path"])
+
+
+def scan_batch(
+    batch: dict[str, Any], options: IngestOptions, run: str = "", host: str = ""
+) -> dict[str, Any]:
     """Scan: each file's distinct paragraph digests (see the module docstring)."""
     parsers = worker_parsers(options, run)
     found, oks, seconds = [], [], []
-    for path, root in zip(batch["path"], batch["root"], strict=True):
+    for path, root, identity in zip(batch["path"], batch["root"], _identities(batch), strict=True):
         clock = time.perf_counter()
         try:
-            task = _task(path, root, "")
+            task = _task(path, root, "", identity=identity, host=host)
             loaded = task.load(options.max_file_bytes, options.cleaning, parsers)
             texts = [d.page_content for d in loaded]
             fps = {fp for text in texts for _s, _e, fp in paragraphs(text)}
@@ -133,6 +150,7 @@ def split_batch(
     corpus: Any,
     cached: Any,
     run: str = "",
+    host: str = "",
 ) -> dict[str, list]:
     """Split: a header row and the record rows of each file (see the module docstring)."""
     clock = time.perf_counter()  # the first file's time includes building the splitter
@@ -155,11 +173,13 @@ def split_batch(
 
     seen: set[str] = set()
     bases = batch["base"] if "base" in batch else [""] * len(batch["path"])  # "": the root
-    rows = zip(batch["path"], batch["root"], batch["source"], bases, strict=True)
-    for path, root, source, source_base in rows:
+    identities = _identities(batch)
+    rows = zip(batch["path"], batch["root"], batch["source"], bases, identities, strict=True)
+    for path, root, source, source_base, identity in rows:
         records: list[Any] = []
         try:
-            chunks = split_task(_task(path, root, source, source_base), splitting, corpus)
+            task = _task(path, root, source, source_base, identity, host)
+            chunks = split_task(task, splitting, corpus)
             records = list(chunks)
             header: tuple[Any, Any] = (None, (chunks.cleaning, chunks.notes, chunks.lost))
         except FileError as exc:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragingest.loaders.base import open_regular
+from ragingest.loaders.identity import FileIdentity
 from ragingest.version import __version__
 
 
@@ -36,10 +37,12 @@ class FileStamp:
     sha256: str
 
     @classmethod
-    def of(cls, path: Path) -> FileStamp:
-        """Stat first, then hash: a change during hashing shows at the next run."""
-        stat = os.stat(path)
-        with open_regular(path) as handle:  # a FIFO swapped in can't block the hash
+    def of(cls, path: Path, identity: FileIdentity | None = None) -> FileStamp:
+        """Stat first, then hash, both on one open descriptor: a change during hashing shows
+        at the next run. With the walk's ``identity`` only the file the walk checked is
+        stamped (``UnreadableFileError`` otherwise, as its read would raise)."""
+        with open_regular(path, identity) as handle:  # a FIFO swapped in can't block the hash
+            stat = os.fstat(handle.fileno())
             digest = hashlib.file_digest(handle, "sha256").hexdigest()
         return cls(stat.st_size, stat.st_mtime_ns, digest)
 

@@ -5,7 +5,8 @@ One class with every option a typed field (``help()``, an IDE and mypy show them
 sections. ``ragingest.retriever(...)`` is a thin convenience that builds one.
 
 Contract: constructing it opens the collection read-only (``open_store(create=False)``: the
-same refusals: no store, no collection, another model) and builds the search
+same refusals: no store, no collection, another model; a store that can't be written, or on a
+full disk, is read from a temporary copy: ``vectorstore.readable``) and builds the search
 (``retriever.ChunkRetriever``: parent expansion, de-duplication, filters, hybrid, exactly
 ``k``), wrapped in ``context.ContextRetriever`` when ``max_context_tokens`` or ``auto_merge``
 is given. Under a budget the chunks are the default passages (``parents=False``) and a
@@ -158,6 +159,7 @@ class HeadingFirstRetriever(SyncRetriever):
     _search: ChunkRetriever = PrivateAttr()
     _inner: ChunkRetriever | ContextRetriever = PrivateAttr()
     _keys: set[str] | None = PrivateAttr(default=None)  # the metadata keys the chunks have
+    _copy: Any = PrivateAttr(default=None)  # a store that can't be written: the copy read
 
     @model_validator(mode="before")
     @classmethod
@@ -190,10 +192,16 @@ class HeadingFirstRetriever(SyncRetriever):
 
     def model_post_init(self, context: Any) -> None:
         """Open the collection and build the search (module docstring)."""
+        from ragingest.vectorstore.readable import readable_copy, store_path
+        from ragingest.vectorstore.server import active_server
         from ragingest.vectorstore.store import open_store
 
+        persist = self.persist_dir
+        if self.server is None and active_server() is None:
+            self._copy = readable_copy(persist)  # removed with this retriever
+            persist = persist if self._copy is None else store_path(self._copy)
         store = open_store(
-            self.persist_dir, self.collection, model=self.model, create=False,
+            persist, self.collection, model=self.model, create=False,
             records_url=self.records_url, server=self.server,
         )  # fmt: skip
         with reading(store):  # counts apart only between a writer's steps: not while it waits

@@ -1,6 +1,7 @@
 """Broken stores and interrupts, through the real CLI in its own process: one line each on
 stderr saying what to do, no traceback, an exit code per fault (4 read-only, 5 damaged,
-6 disk full, 130 interrupted); query and status still read a read-only store; --rebuild
+6 disk full, 130 interrupted); query, status and the retriever still read a read-only store
+or one on a full disk; --rebuild
 repairs a damaged Chroma database; an interrupted run is finished by the next one."""
 
 from __future__ import annotations
@@ -36,10 +37,25 @@ def _can_mount() -> bool:
 MOUNTS = _can_mount()
 
 
-def cli(*args: str, read_only: Path | None = None, tmpfs: tuple[Path, str] | None = None):
-    """Run ``ragingest ARGS``; with ``read_only`` that folder is a read-only bind mount (or
-    without write permission when not root), with ``tmpfs`` a folder is a small tmpfs."""
-    command = [*CLI, *args]
+def cli(
+    *args: str,
+    read_only: Path | None = None,
+    tmpfs: tuple[Path, str] | None = None,
+    full: tuple[Path, Path] | None = None,
+    command: list[str] | None = None,
+):
+    """Run ``ragingest ARGS`` (or ``command``); with ``read_only`` that folder is a read-only
+    bind mount (or without write permission when not root), with ``tmpfs`` a folder is a small
+    tmpfs, with ``full=(store, folder)`` a copy of ``store`` at ``folder/store`` on a tmpfs
+    filled to its last byte."""
+    command = command or [*CLI, *args]
+    if full is not None:
+        store, folder = full
+        mount = (
+            f"mount -t tmpfs -o size=2m tmpfs {folder} && cp -a {store} {folder}/store && "
+            f"(dd if=/dev/zero of={folder}/filler bs=4k 2>/dev/null; true)"
+        )
+        command = ["unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', "sh", *command]
     if read_only is not None and MOUNTS:
         mount = f"mount --bind {read_only} {read_only} && mount -o remount,bind,ro {read_only}"
         command = ["unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', "sh", *command]
@@ -145,6 +161,30 @@ def test_disk_full_is_said_in_one_line_and_the_report_still_written(tmp_path):
     assert line.endswith("MB free); free some space and run again: the next run finishes the "
                          "work (nothing half-written is kept)")  # fmt: skip
     assert json.loads(report.read_text("utf-8"))["error"] == line.removeprefix("ragingest: ")
+
+
+@pytest.mark.skipif(not MOUNTS, reason="needs a private mount namespace for a small tmpfs")
+def test_a_store_on_a_full_disk_is_still_read(built, tmp_path):
+    _, persist = built
+    folder = tmp_path / "full"
+    folder.mkdir()
+    store = folder / "store"  # exists inside the namespace only
+    query = cli("query", "альбом на три дня", *store_args(store), "--json", full=(persist, folder))
+    assert query.returncode == 0, query.stderr
+    assert [h["metadata"]["source"] for h in json.loads(query.stdout)] == ["album.md"]
+    status = cli("status", *store_args(store), "--json", full=(persist, folder))
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["chunks"] == 1
+    assert json.loads(status.stdout)["persist_dir"] == str(store)
+    script = (
+        "import shutil, ragingest\n"
+        f"assert shutil.disk_usage({str(folder)!r}).free == 0\n"
+        f"found = ragingest.retriever({str(store)!r}, 'kbase', k=1).invoke('альбом')\n"
+        "print(found[0].metadata['source'])\n"
+    )
+    api = cli(command=[sys.executable, "-c", script], full=(persist, folder))
+    assert api.returncode == 0, api.stderr
+    assert api.stdout.split() == ["album.md"]
 
 
 def _default_sigint() -> None:
