@@ -55,6 +55,7 @@ from langchain_core.documents import Document
 from ragingest.defaults import FILE_TIMEOUT as DEFAULT_FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
 from ragingest.loaders.process_tree import kill_group, resident_bytes, tree_resident_bytes
+from ragingest.loaders.progress import report
 
 if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
     from ragingest.loaders.cleaning import CleaningRules
@@ -190,9 +191,8 @@ class ParserPool:
             self._waiting = False
         return connection
 
-    def _wait(self, path: object, connection: Connection) -> None:
-        """Until the answer is in; past a bound the worker is killed and the error raised."""
-        deadline = time.monotonic() + (self.timeout or math.inf)
+    def _wait(self, path: object, connection: Connection, deadline: float) -> None:
+        """Until a message is in; past a bound the worker is killed and the error raised."""
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -225,9 +225,14 @@ class ParserPool:
     def _call(self, path: object, function: Callable[..., T], args: tuple[Any, ...]) -> T:
         connection = self._ready(path)
         connection.send((function, args))
-        self._wait(path, connection)
+        deadline = time.monotonic() + (self.timeout or math.inf)
         try:
-            answer = connection.recv()
+            while True:
+                self._wait(path, connection, deadline)
+                answer = connection.recv()
+                if answer[0] != "progress":
+                    break
+                report(answer[1])  # the worker's progress, shown here
             self._served += 1
         except EOFError:
             if self._process is not None:

@@ -12,11 +12,13 @@ orientation detection, ``--psm 0``, run when the first reading looks wrong) and 
 in reading order, each with its box in the upright image and the confidence of its words. A
 missing ``tesseract`` or language model raises ``ParseError`` naming the file and the one
 install command. Results are cached by the image's bytes and the settings (``ocr_cache``).
+Each page read reports ``OCR page i/n: name`` (``loaders.progress``).
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import re
 import shutil
@@ -30,6 +32,7 @@ from typing import Any
 
 from ragingest.defaults import OCR_LANG, OCR_MAX_PAGES, OCR_MODE, OCR_MODES
 from ragingest.errors import ParseError
+from ragingest.loaders.progress import report
 
 DEFAULT_OCR_DPI = 300  # PDF pages are rendered at this resolution for OCR
 INSTALL = "sudo apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
@@ -136,9 +139,12 @@ def ocr_pages(path: Path, images: Sequence[bytes], settings: OcrSettings) -> lis
     if missing:
         command = require_tesseract(path, settings)
 
+        done = itertools.count(len(images) - len(missing) + 1)
+
         def one(index: int) -> None:
             page = pages[index] = _read_upright(path, command, images[index], settings)
             store(images[index], key, page)
+            report(f"OCR page {next(done)}/{len(images)}: {path.name}")
 
         jobs = min(settings.jobs or os.cpu_count() or 1, len(missing))
         if jobs == 1:

@@ -8,7 +8,8 @@ in every worker. This entry point imports only ragingest.
 Protocol over the connection on file descriptor ``FD`` (``multiprocessing.connection``
 framing, pickled messages): the parent sends its ``sys.path`` (so the functions it names
 import here as there); the worker answers ``("ready", None)`` once its imports are done, then
-each ``(function, args)`` request with ``("ok", result)``, ``("file_error", type, path,
+each ``(function, args)`` request with any number of ``("progress", text)`` (a long parse
+saying how far it is: ``loaders.progress``) then ``("ok", result)``, ``("file_error", type, path,
 reason)``, ``("memory", None)`` or ``("error", text)``, until the connection closes.
 ``MEMORY`` > 0 sets ``RLIMIT_AS`` here (where the parent can't watch ``/proc``); the worker
 exits once process ``PARENT`` is gone.
@@ -26,6 +27,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ragingest.errors import FileError
+from ragingest.loaders.progress import reporting
 
 
 def exit_when_orphaned(parent: int) -> None:
@@ -59,7 +61,8 @@ def serve(connection: Connection, memory_bytes: int | None, parent: int) -> None
             connection.send(("error", f"the parser process can't read the request: {exc}"))
             continue
         try:
-            answer: tuple[Any, ...] = ("ok", function(*args))
+            with reporting(lambda text: connection.send(("progress", text))):
+                answer: tuple[Any, ...] = ("ok", function(*args))
         except FileError as exc:
             answer = ("file_error", type(exc), exc.path, exc.reason)
         except MemoryError:

@@ -17,6 +17,7 @@ source or more than ``max_delete_share`` of them, is refused before anything cha
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from typing import Any
 
 from ragingest.defaults import ENGINES
 from ragingest.errors import MassDeleteError, MissingPathError
+from ragingest.loaders.progress import reporting
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.models.resolve import load_model_info
@@ -235,7 +237,7 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
             engine.written(seconds)
             pace.wrote(pending, seconds)
 
-    with engine.outcomes(plan.tasks) as outcomes:
+    with _parse_progress(bar), engine.outcomes(plan.tasks) as outcomes:
         for item in bar:
             if item.status == "skipped":  # not kept: chunks of what it was before go
                 assert item.skipped is not None
@@ -299,6 +301,13 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 group, pending = [], 0
         flush()
     return keep
+
+
+def _parse_progress(bar: Any) -> contextlib.AbstractContextManager[None]:
+    """A long parse's progress (OCR pages) on the bar when there is one, else logged."""
+    if not hasattr(bar, "set_postfix_str") or bar.disable:  # no bar (not a terminal)
+        return contextlib.nullcontext()
+    return reporting(bar.set_postfix_str)
 
 
 def _progress(items: list, enabled: bool) -> Any:
