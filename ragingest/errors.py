@@ -106,3 +106,6 @@ class ServerUnreachableError(RagIngestError):
     """A server the command needs (the Chroma server, the records database) can't be reached;
     the message names it and what to check. The CLI exits with ``EXIT_UNREACHABLE``."""
 
+
+class PrincipalsRequiredError(RagIngestError):
+    """A read of a collection with an access policy named no principals (and not ``ALL``)."""

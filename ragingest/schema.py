@@ -100,11 +100,22 @@ SCHEMA: dict[str, Field] = {
     "ocr_confidence": Field(float, "loader", "mean OCR word confidence, 0-100", False),
     "page_boxes": Field(str, "splitter", "JSON [[page, x0, y0, x1, y1], ...]: where the "
                         "chunk's OCR'd lines are, per page, 0-1 from the top left", False),
+    # permissions: on every chunk (and parent section) of a collection with an access policy
+    "access": Field(list, "ingest", "principals that may read the document (ACCESS_KEY)", False),
 }
 # Catalogue cards also carry each numeric column as int/float metadata under its header,
 # lower-cased with non-word runs as '_' («Цена, ₽» → 'цена'), plus 'price'/'area'/'weight'
 # for «цена»/«стоимость», «площадь», «вес» (so `--where price<=5000` filters); headers that
 # collide with a key above get a 'field_' prefix. Cleaning counts are in the run report.
+
+# Permissions. ``access`` holds principal strings: ``user:NAME``, ``group:NAME``,
+# ``unix:user:NAME``, ``unix:group:NAME``, or ``PUBLIC`` (every caller that names principals may
+# read). A document no rule of a policy covers holds only ``NO_READER``, which no caller has
+# (Chroma stores no empty list). A given Document (connector path) names its readers under the
+# same key, as a list of principal strings.
+ACCESS_KEY = "access"
+PUBLIC_PRINCIPAL = "*"
+NO_READER = "!nobody"
 
 # What a loader tells the split stage on a loaded Document's metadata; never stored (the split
 # stage turns them into fields and keys above).

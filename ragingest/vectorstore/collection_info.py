@@ -21,6 +21,8 @@ MODEL_KEY = "ragingest_model"
 FINGERPRINT_KEY = "ragingest_fingerprint"
 SETTINGS_KEY = "ragingest_settings"
 ALIAS_KEY = "ragingest_alias"  # on a rebuilt physical collection: the name it serves
+# set (True) on a collection written under an access policy: its reads must name principals
+ACCESS_POLICY_KEY = "ragingest_access_policy"
 
 
 def chroma_client(persist_dir: str | Path | None) -> Any:

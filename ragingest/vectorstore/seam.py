@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ragingest.vectorstore.gate import ReadGate
 
 Scalar = str | int | float | bool
-OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin")
+OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$contains")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ class StoredChunk:
 
 @dataclass(frozen=True)
 class Condition:
-    """``metadata[key] <op> value``; ``$in``/``$nin`` take a tuple of values."""
+    """``metadata[key] <op> value``; ``$in``/``$nin`` take a tuple of values; ``$contains``
+    holds when the stored value is a list with ``value`` in it."""
 
     key: str
     op: str
@@ -118,7 +119,8 @@ def _condition(key: str, op: str, value: Any) -> Condition:
 
 def matches(where: Filter | None, metadata: Mapping[str, Any]) -> bool:
     """Whether a chunk with ``metadata`` passes ``where``. A missing key passes only ``$ne``
-    and ``$nin``; an order comparison holds between numbers only."""
+    and ``$nin``; ``$contains`` holds on a stored list only; an order comparison holds
+    between numbers only."""
     if where is None:
         return True
     if isinstance(where, AllOf):
@@ -131,6 +133,8 @@ def matches(where: Filter | None, metadata: Mapping[str, Any]) -> bool:
         return present and _same(value, where.value)
     if where.op == "$ne":
         return not (present and _same(value, where.value))
+    if where.op == "$contains":
+        return present and isinstance(value, list) and any(_same(v, where.value) for v in value)
     if where.op in ("$in", "$nin"):
         inside = present and any(_same(value, v) for v in where.value)  # type: ignore[union-attr]
         return inside if where.op == "$in" else not inside

@@ -1,0 +1,82 @@
+"""Who is reading: the caller's principals, and the one filter that admits what they may read.
+
+A collection written under an access policy (``collection_info.ACCESS_POLICY_KEY``) stores on
+every chunk and parent section the principals that may read its document (``schema.ACCESS_KEY``).
+A read names its caller's principals as a ``Principals`` value:
+
+- ``Principals.of(user="bob", groups=["hr"])`` or ``Principals(("user:bob", "group:hr"))``:
+  the chunks whose ``access`` list names any of them, or ``PUBLIC_PRINCIPAL``;
+- ``ALL``: every chunk, said explicitly (an operator's or a test's read);
+- None: allowed only on a collection without a policy (else ``PrincipalsRequiredError``).
+
+``access_filter`` is the one translation of principals into a store filter; the store seam ANDs
+it into every read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ragingest.errors import PrincipalsRequiredError
+from ragingest.schema import ACCESS_KEY, NO_READER, PUBLIC_PRINCIPAL
+from ragingest.vectorstore.seam import AnyOf, Condition, Filter
+
+PREFIXES = ("user:", "group:", "unix:user:", "unix:group:")
+
+
+@dataclass(frozen=True)
+class Principals:
+    """The principal strings a caller holds (``user:NAME``, ``group:NAME``, ``unix:...``)."""
+
+    names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        for name in self.names:
+            if not isinstance(name, str) or not name.startswith(PREFIXES) or name in PREFIXES:
+                raise ValueError(
+                    f"bad principal {name!r}: write user:NAME, group:NAME, unix:user:NAME "
+                    "or unix:group:NAME"
+                )
+
+    @classmethod
+    def of(cls, user: str | None = None, groups: Iterable[str] = ()) -> Principals:
+        """``user:USER`` and ``group:G`` for each of ``groups``."""
+        names = ([f"user:{user}"] if user else []) + [f"group:{g}" for g in groups]
+        return cls(tuple(names))
+
+
+class _All:
+    """Every chunk, whatever its ``access``: the explicit opposite of naming principals."""
+
+    _instance: _All | None = None
+
+    def __new__(cls) -> _All:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ALL"
+
+
+ALL = _All()
+Access = Principals | _All | None
+
+
+def access_filter(principals: Access, policy: bool) -> Filter | None:
+    """The filter a read under ``principals`` ANDs into its own, on a collection with
+    (``policy``) or without an access policy (everyone reads all of it). None: nothing to add.
+    Raises ``PrincipalsRequiredError`` when a policy collection is read with no principals."""
+    if isinstance(principals, _All) or (not policy and principals is not None):
+        return None
+    if principals is None:
+        if policy:
+            raise PrincipalsRequiredError(
+                "this collection has an access policy: name the reader's principals "
+                "(principals=Principals.of(user=..., groups=[...]), query --as USER --group G) "
+                "or read everything explicitly with principals=ALL"
+            )
+        return None
+    names = sorted({*principals.names, PUBLIC_PRINCIPAL} - {NO_READER})
+    return AnyOf(tuple(Condition(ACCESS_KEY, "$contains", name) for name in names))
