@@ -150,8 +150,9 @@ _REFUSED_START = ("$", "#", "chroma:")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 # keys a chunk's id does not hash: where the file lies is not what the chunk is (the same
-# folder ingested from another place keeps its ids and embeddings)
-ID_EXCLUDED = ("file_path",)
+# folder ingested from another place keeps its ids and embeddings), nor who may read it (a
+# change of readers is written in place, ``ChunkSink.set_access``: nothing is embedded again)
+ID_EXCLUDED = ("file_path", ACCESS_KEY)
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
@@ -291,7 +292,8 @@ def chunk_metadata(
     boxes = page_boxes(document.get(BOX_MAP_HINT) or (), chunk.start_index, chunk.end_index)
     if boxes:
         metadata["page_boxes"] = boxes
-    return {key: bound_value(value) for key, value in metadata.items()}
+    # the readers are never cut (a cut list would lose readers silently)
+    return {k: v if k == ACCESS_KEY else bound_value(v) for k, v in metadata.items()}
 
 
 def from_content(metadata: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -44,7 +44,7 @@ from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.notes import add_note
 from ragingest.loaders.pages import normalize_documents
 from ragingest.loaders.partition import setup as setup_unstructured
-from ragingest.schema import from_content
+from ragingest.schema import ACCESS_KEY, from_content
 
 log = logging.getLogger(__name__)
 GROUP_PREFIX = "doc:"  # record-manager groups of document sources (files: their path)
@@ -202,12 +202,15 @@ def _without_internal_keys(document: Document) -> Document:
 
 
 def content_hash(documents: Iterable[Document]) -> str:
-    """sha256 of the documents' text and metadata, in order (JSON, sorted keys)."""
+    """sha256 of the documents' text and metadata, in order (JSON, sorted keys), without their
+    readers (``schema.ACCESS_KEY``): a change of readers alone is written in place, never
+    split nor embedded again (``pipeline.access_sync``)."""
     digest = hashlib.sha256()
     for document in documents:
+        metadata = {k: v for k, v in document.metadata.items() if k != ACCESS_KEY}
         digest.update(document.page_content.encode("utf-8"))
         digest.update(b"\x1e")
-        digest.update(json.dumps(document.metadata, sort_keys=True, default=str).encode("utf-8"))
+        digest.update(json.dumps(metadata, sort_keys=True, default=str).encode("utf-8"))
         digest.update(b"\x1d")
     return digest.hexdigest()
 

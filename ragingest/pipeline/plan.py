@@ -42,6 +42,8 @@ class FileTask:
     documents: tuple[Document, ...] | None = None
     base: Path | None = None  # what ``source`` is relative to (``walk.source_bases``); None: root
     identity: FileIdentity | None = None  # the file the walk checked: only it is read
+    # its readers under the run's access policy (``pipeline.access_sync``); None: no policy
+    access: tuple[str, ...] | None = None
 
     @property
     def source_root(self) -> Path | None:

@@ -26,6 +26,7 @@ from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.loaders.text_quality import looks_garbled, real_word_share
 from ragingest.pipeline.plan import FileTask
 from ragingest.schema import (
+    ACCESS_KEY,
     ChunkRecord,
     bound_extras,
     breadcrumb_title,
@@ -89,11 +90,16 @@ def records_of(
     splitting: Splitting,
     config: ContentTypeConfig | None,
     config_source: str | None = None,
+    access: tuple[str, ...] | None = None,
 ) -> list[ChunkRecord]:
     """One loaded document → its records: content type, splitter, chunk metadata.
-    ``config_source``: the path the content-type globs match (default: the source)."""
+    ``config_source``: the path the content-type globs match (default: the source);
+    ``access``: the readers every chunk carries (None: no access policy, no ``access`` key)."""
     text = document.page_content
     meta, renamed = storable_keys(document.metadata)  # one refused key must not stop the run
+    meta.pop(ACCESS_KEY, None)  # the run's policy says who reads (``pipeline.access_sync``)
+    if access is not None:
+        meta[ACCESS_KEY] = list(access)
     meta, left_out = bound_extras(meta)
     for note in (renamed, left_out):
         if note:
@@ -155,7 +161,9 @@ def split_documents(
         with deadline.within(splitting.split_seconds):  # parsing was bounded on its own
             for document in documents:
                 deadline.check()
-                records = records_of(document, task.source, splitting, config, in_root)
+                records = records_of(
+                    document, task.source, splitting, config, in_root, task.access
+                )
                 chunks += len(records)
                 if splitting.max_chunks and chunks > splitting.max_chunks:
                     raise too_many_chunks(task.path or task.source, splitting.max_chunks)

@@ -49,10 +49,14 @@ class FileStamp:
 
 @dataclass(frozen=True)
 class FileState:
-    """What a run recorded about a file: its stamp, its chunk count and the ragingest version."""
+    """What a run recorded about a file: its stamp, its chunk count, the ragingest version and,
+    in a collection with an access policy, the readers its chunks carry (``access``, sorted
+    principal strings; None: no policy). A run compares it with what the policy says now, so a
+    change of readers alone is found (``pipeline.access_sync``)."""
     stamp: FileStamp
     chunks: int
     version: str = VERSION
+    access: tuple[str, ...] | None = None
 
 
 # Failures that cost a bound's worth of time or memory each try: recorded in the file's state
@@ -61,9 +65,12 @@ RECORDED_FAILURES = ("timeout", "memory", "too_large", "too_many_chunks")
 _FAILED = "failed:"
 
 
-def failed_state(stamp: FileStamp, kind: str, chunks: int) -> FileState:
-    """The state row of a file that failed with ``kind`` (its last good ``chunks`` stay)."""
-    return FileState(stamp, chunks, f"{_FAILED}{kind}:{VERSION}")
+def failed_state(
+    stamp: FileStamp, kind: str, chunks: int, access: tuple[str, ...] | None = None
+) -> FileState:
+    """The state row of a file that failed with ``kind`` (its last good ``chunks`` stay, with
+    the readers ``access``)."""
+    return FileState(stamp, chunks, f"{_FAILED}{kind}:{VERSION}", access)
 
 
 def known_failure(stamp: FileStamp | None, state: FileState | None) -> str | None:

@@ -13,6 +13,7 @@ finish.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -46,12 +47,15 @@ class FileStates:
         t = FILE_STATE.c
         with self.engine.connect() as connection:
             rows = connection.execute(
-                select(t.source, t.size, t.mtime_ns, t.sha256, t.chunks, t.version).where(
-                    t.namespace == self.namespace
-                )
+                select(
+                    t.source, t.size, t.mtime_ns, t.sha256, t.chunks, t.version, t.access
+                ).where(t.namespace == self.namespace)
             ).all()
         return {
-            row[0]: FileState(FileStamp(row[1], row[2], row[3]), row[4], row[5]) for row in rows
+            row[0]: FileState(
+                FileStamp(row[1], row[2], row[3]), row[4], row[5], _access(row[6])
+            )
+            for row in rows
         }
 
     def put(self, states: Iterable[tuple[str, FileState]]) -> None:
@@ -66,6 +70,7 @@ class FileStates:
                 "sha256": state.stamp.sha256,
                 "chunks": state.chunks,
                 "version": state.version,
+                "access": None if state.access is None else json.dumps(list(state.access)),
                 "updated_at": now,
             }
             for source, state in states
@@ -91,6 +96,11 @@ class FileStates:
         """Forget every file state of this namespace."""
         with self.engine.begin() as connection:
             connection.execute(delete(FILE_STATE).where(FILE_STATE.c.namespace == self.namespace))
+
+
+def _access(stored: str | None) -> tuple[str, ...] | None:
+    """A state row's readers as recorded (JSON list), None when no policy wrote it."""
+    return None if stored is None else tuple(json.loads(stored))
 
 
 def namespaces(persist_dir: str | Path, records_url: str | None = None) -> list[str]:

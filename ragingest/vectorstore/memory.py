@@ -18,6 +18,8 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import InMemoryBaseStore
 
+from ragingest.schema import ACCESS_KEY
+from ragingest.vectorstore.access_write import parent_access, stored_access
 from ragingest.vectorstore.gate import ReadGate
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import LexicalIndex, lexical_text
@@ -73,6 +75,20 @@ class MemoryStore:
             self._rows.pop(chunk_id, None)
         if self.lexical is not None and ids:
             self.lexical.delete(ids)
+
+    def set_access(self, ids: Sequence[str], access: Sequence[str]) -> None:
+        """Replace the readers of the chunks ``ids`` and of their parent sections in place."""
+        value = stored_access(access)
+        parents = set()
+        for chunk_id in ids:
+            if chunk_id not in self._rows:
+                continue
+            chunk, row = self._rows[chunk_id]
+            meta = {**chunk.metadata, ACCESS_KEY: value}
+            self._rows[chunk_id] = (StoredChunk(chunk.id, chunk.text, meta), row)
+            if meta.get("parent_id"):
+                parents.add(str(meta["parent_id"]))
+        parent_access(self.parent_store, sorted(parents), value)
 
     def embed_query(self, text: str) -> list[float]:
         """The query's vector."""

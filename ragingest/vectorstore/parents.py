@@ -22,6 +22,7 @@ from langchain_core.documents import Document
 from langchain_core.stores import BaseStore
 from sqlalchemy import select
 
+from ragingest.schema import ACCESS_KEY
 from ragingest.vectorstore.kv import KV_TABLE, kv_engine, kv_store
 
 PARENTS_FILE = "ragingest_parents.sqlite"
@@ -117,14 +118,14 @@ def parent_documents(
 ) -> list[tuple[str, Document]]:
     """``(parent_id, parent Document)`` for every distinct parent of chunk Documents, whose
     parent sections' texts are ``parent_texts``; the parent's metadata is its file's plus its
-    span."""
+    span, and its readers (``schema.ACCESS_KEY``) where the chunk has them."""
     parents: dict[str, Document] = {}
     for doc, text in zip(documents, parent_texts, strict=True):
         meta = doc.metadata
         key = meta.get("parent_id")
         if not key or key in parents:
             continue
-        keep = ("source", "title", "doc_id", "file_type", "language", "doc_date")
+        keep = ("source", "title", "doc_id", "file_type", "language", "doc_date", ACCESS_KEY)
         metadata = {k: meta[k] for k in keep if k in meta}
         metadata |= {"start_index": meta["parent_start"], "end_index": meta["parent_end"]}
         parents[key] = Document(page_content=text, metadata=metadata)

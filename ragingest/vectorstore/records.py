@@ -102,7 +102,11 @@ FILE_STATE = Table(
     Column("chunks", Integer, nullable=False),
     Column("version", Text, nullable=False),
     Column("updated_at", Float, nullable=False),
+    Column("access", Text),  # JSON list of the file's readers under an access policy
 )
+# columns added to a table after its first release: (table, column, SQL type), added to a
+# database made before them
+ADDED_COLUMNS = ((FILE_STATE, "access", "TEXT"),)
 WRITER = Table(
     "ragingest_writer",
     METADATA,
@@ -192,6 +196,7 @@ def ensure_schema(engine: Engine) -> Engine:
             connection.exec_driver_sql("PRAGMA journal_mode = WAL")
             METADATA.create_all(connection)
             LANGCHAIN_METADATA.create_all(connection)
+            _add_columns(connection)
             connection.commit()
         return engine
     key = (os.getpid(), engine.url.render_as_string(hide_password=False))
@@ -201,8 +206,17 @@ def ensure_schema(engine: Engine) -> Engine:
         connection.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
         METADATA.create_all(connection)
         LANGCHAIN_METADATA.create_all(connection)
+        _add_columns(connection)
     _SCHEMA_READY.add(key)
     return engine
+
+
+def _add_columns(connection: Connection) -> None:
+    """Add the ``ADDED_COLUMNS`` a database made by an earlier version lacks."""
+    for table, column, kind in ADDED_COLUMNS:
+        present = {c["name"] for c in inspect(connection).get_columns(table.name)}
+        if column not in present:
+            connection.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {column} {kind}")
 
 
 def create_tables(engine: Engine, metadata: MetaData) -> None:

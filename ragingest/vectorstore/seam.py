@@ -17,7 +17,8 @@ exact in memory; ``tests/vectorstore/test_store_contract.py`` holds each to it):
 
 A ``ChunkSink`` is the write side the pipeline's writer uses: ``add_documents`` (ids from the
 documents or their content hash, ``vectors`` precomputed where given, ``parent_texts`` to the
-parent store) and ``delete``.
+parent store), ``delete`` and ``set_access`` (a document's readers, ``schema.ACCESS_KEY``,
+replaced in place on the given chunks and their parent sections: nothing is embedded again).
 
 ``Filter`` is the neutral filter: ``Condition`` (one key, one operator of ``OPERATORS``, one
 value), ``AllOf`` and ``AnyOf``. ``parse_filter`` reads the dict syntax users write (Chroma's
@@ -230,3 +231,5 @@ class ChunkSink(Protocol):
     ) -> list[str]: ...
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> None: ...
+
+    def set_access(self, ids: Sequence[str], access: Sequence[str]) -> None: ...

@@ -26,6 +26,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
+from ragingest.vectorstore.access_write import chunk_access, parent_access, stored_access
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.chroma.langchain import Chroma
 from ragingest.vectorstore.collection_info import (
@@ -194,6 +195,18 @@ class ChunkStore(ChromaReads, Chroma):
             self.lexical.delete(ids)
         if parents and self.parent_store is not None:
             self.parent_store.mdelete(sorted(parents - self._parent_ids(among=parents)))
+
+    def set_access(self, ids: Sequence[str], access: Sequence[str]) -> None:
+        """Replace the readers (``schema.ACCESS_KEY``) of the chunks ``ids`` and of their
+        parent sections in place (``access_write``): no text or vector changes."""
+        ids = list(ids)
+        if not ids:
+            return
+        value = stored_access(access)
+        parents = self._parent_ids(ids) if self.parent_store is not None else set()
+        chunk_access(self.collection, ids, value, self.chroma_client.get_max_batch_size())
+        if parents and self.parent_store is not None:
+            parent_access(self.parent_store, sorted(parents), value)
 
     def delete_collection(self) -> None:
         """Drop the collection and its lexical index."""

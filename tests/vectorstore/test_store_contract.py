@@ -160,3 +160,27 @@ def test_a_filter_in_the_users_syntax_is_read_once_and_exactly():
         parse_filter({"a": {"$like": "x"}})
     with pytest.raises(ValueError, match=r"\$in takes a list"):
         parse_filter({"a": {"$in": 3}})
+
+
+def test_a_sink_sets_readers_in_place_on_chunks_and_parents(source):
+    """``set_access`` replaces a document's readers on its chunks and parent sections, keeps
+    their text, vectors and other keys, and the ``$contains`` filter reads the new list."""
+    if not hasattr(source, "set_access"):
+        pytest.skip("the reader writes nothing")
+    ids = ["c04", "c05", "c06", "c07"]  # parent p1, whole
+    before = {c.id: c for c in source.chunks(ids)}
+    vectors = source.vectors(ids)
+    source.set_access(ids, ["group:hr", "user:ann", "group:hr"])
+    has_hr = parse_filter({"access": {"$contains": "group:hr"}})
+    assert set(source.chunk_ids(has_hr)) == set(ids)
+    for chunk in source.chunks(ids):
+        old = before[chunk.id]
+        assert chunk.metadata == {**old.metadata, "access": ["group:hr", "user:ann"]}
+        assert chunk.text == old.text
+    assert all(np.allclose(source.vectors(ids)[i], vectors[i]) for i in ids)
+    assert source.parent_store.mget(["p1"])[0].metadata["access"] == ["group:hr", "user:ann"]
+    source.set_access(ids, ["user:bob"])  # a revocation: the old readers are gone everywhere
+    assert source.chunk_ids(has_hr) == []
+    assert source.parent_store.mget(["p1"])[0].metadata["access"] == ["user:bob"]
+    assert "access" not in source.parent_store.mget(["p0"])[0].metadata
+    assert source.count() == 12
