@@ -8,7 +8,8 @@ Two kinds of config, one file format:
 - a root's (``root_config``): the ``.ragingest.toml`` found inside an ingested folder. It is
   data, written by whoever wrote the folder's files, so it may only set how that folder is
   split (``ROOT_KEYS``); anything else in it (``sources``, loaders, paths, unknown tables) is
-  ignored and listed in ``RootConfig.ignored`` so the run can say so.
+  ignored and listed in ``RootConfig.ignored`` so the run can say so. Its ``[[access]]`` and
+  ``[access_policy]`` above all: data never says who may read it (``pipeline.access_policy``).
 
 Contract: ``read_config`` returns the parsed table or raises ``ConfigError`` naming the file;
 ``root_config`` never imports nor resolves anything it reads.
@@ -26,6 +27,7 @@ from ragingest.errors import RagIngestError
 
 CONFIG_FILE = ".ragingest.toml"
 ROOT_KEYS = frozenset({"content_types"})  # what a config inside an ingested root may set
+ACCESS_KEYS = frozenset({"access", "access_policy"})  # who may read: the operator's alone
 
 
 class ConfigError(RagIngestError, ValueError):
@@ -53,11 +55,17 @@ class RootConfig:
         if not self.ignored:
             return ""
         keys = ", ".join(self.ignored)
-        return (
+        note = (
             f"{self.path}: ignored {keys}: a config inside an ingested folder may set only "
             f"{', '.join(sorted(ROOT_KEYS))}; name sources with PATH, --loader or "
             "--config FILE"
         )
+        if ACCESS_KEYS & set(self.ignored):
+            note += (
+                "; REFUSED its access rules: a config inside the data can never grant "
+                "access (the operator's --config FILE says who may read)"
+            )
+        return note
 
 
 @lru_cache(maxsize=64)

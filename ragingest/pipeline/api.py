@@ -29,6 +29,7 @@ from typing import Any, TypedDict
 
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.sources import split_sources
+from ragingest.pipeline.access_policy import AccessPolicy
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.runner import ingest as run_all
@@ -67,6 +68,7 @@ class IngestSettings(TypedDict, total=False):
     max_chunks_per_file: int | None
     retry_failed: bool
     strict: bool
+    access_policy: AccessPolicy | None
     chunk_size: int | None
     chunk_overlap: int | None
     min_chunk_size: int

@@ -11,6 +11,7 @@ from ragingest.defaults import MAX_DELETE_SHARE as DEFAULT_MAX_DELETE_SHARE
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT
 from ragingest.loaders.cleaning import CleaningRules
+from ragingest.pipeline.access_policy import AccessPolicy
 from ragingest.pipeline.deletes import check_share
 from ragingest.pipeline.split import DEFAULT_MAX_CHUNKS_PER_FILE
 from ragingest.splitters.content_types import ContentTypeConfig
@@ -56,6 +57,8 @@ class IngestOptions:
     allow_mass_delete: bool = False
     max_delete_share: float = DEFAULT_MAX_DELETE_SHARE
     strict: bool = False  # ``ingest()`` raises ``FilesFailedError`` after a run with failures
+    # who may read each document (``pipeline.access_policy``); None: no policy, everyone reads
+    access_policy: AccessPolicy | None = None
 
     def __post_init__(self) -> None:
         check_share(self.max_delete_share)

@@ -85,6 +85,9 @@ class PlanItem:
     failure: str = ""  # for "failed_before": the kind it failed with (``known_failure``)
     unsupported: UnsupportedFormatError | None = None
     skipped: SkippedFile | None = None  # for "skipped": not read (the walk says why)
+    path: Path | None = None  # the walked file, when it is one
+    # its readers under the run's access policy (``pipeline.access_sync``); None: no policy
+    access: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -169,16 +172,18 @@ def make_plan(
         stamp = stamp_of(found.path, max_file_bytes, found.identity)
         state = known.get(source)
         if is_unchanged(stamp, state):
-            plan.items.append(PlanItem(source, "unchanged", state=state))
+            plan.items.append(PlanItem(source, "unchanged", state=state, path=found.path))
             continue
         failure = None if retry_failed else known_failure(stamp, state)
         if failure:
-            plan.items.append(PlanItem(source, "failed_before", state=state, failure=failure))
+            plan.items.append(
+                PlanItem(source, "failed_before", state=state, failure=failure, path=found.path)
+            )
             continue
         task = FileTask(
             source, found.path, found.root, stamp, base=found.base, identity=found.identity
         )
-        plan.items.append(PlanItem(source, "parse", task=task))
+        plan.items.append(PlanItem(source, "parse", task=task, path=found.path))
     return plan
 
 

@@ -85,6 +85,9 @@ class RunReport:
     error: str = ""  # why the run stopped, when it did
     notes: list[str] = field(default_factory=list)  # about the run, not one file (see summary)
     refused: str = ""  # why the run refused to change anything (``pipeline.deletes``), when it did
+    access_policy: str = ""  # where the run's access policy came from ("" when none)
+    access_changed: list[str] = field(default_factory=list)  # readers rewritten in place
+    unreadable: list[str] = field(default_factory=list)  # no rule covers them: nobody reads
 
     @property
     def changed(self) -> int:
@@ -198,6 +201,7 @@ class RunReport:
             f"{self.embeddings_computed} embeddings computed ({self.embeddings_cached} cached) "
             f"in {self.seconds:.1f} s",
         ]
+        lines += self._access_lines()
         if self.cleaning:
             removed = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.cleaning.items())
             lines.append(f"cleaning removed: {removed}")
@@ -228,6 +232,21 @@ class RunReport:
             more = len(self.deleted_sources) - len(shown)
             lines.append(f"DELETED and {more} more sources (--report FILE lists them all)")
         return "\n".join(lines)
+
+
+    def _access_lines(self) -> list[str]:
+        if not self.access_policy:
+            return []
+        lines = [
+            f"access policy in force ({self.access_policy}): readers changed for "
+            f"{len(self.access_changed)} files (nothing embedded again); "
+            f"{len(self.unreadable)} files readable by no one (no rule covers them)"
+        ]
+        shown = self.unreadable[:SUMMARY_DELETED_SHOWN]
+        lines += [f"NO READER {path}: no [[access]] rule covers it" for path in shown]
+        if len(self.unreadable) > len(shown):
+            lines.append(f"NO READER and {len(self.unreadable) - len(shown)} more")
+        return lines
 
 
 def escaped_marks(path: str) -> str:

@@ -31,6 +31,7 @@ from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.models.resolve import load_model_info
 from ragingest.pipeline import runlog
+from ragingest.pipeline.access_sync import recorded_settings, refuse_widening, sync_access
 from ragingest.pipeline.checks import (
     FAILED_BEFORE,
     note_root_configs,
@@ -113,7 +114,8 @@ def run_locked(
     o = options
     client = chroma_client(o.persist_dir)
     lifecycle = Lifecycle(o.persist_dir, o.collection, client, o.records_url)
-    target = lifecycle.prepare(o.model, o.split.recorded(), o.rebuild)
+    target = lifecycle.prepare(o.model, recorded_settings(o), o.rebuild)
+    refuse_widening(client, lifecycle.live(), o)
     if o.split.unit == "tokens" and o.split.chunk_overlap is not None:  # under the model's cap
         check_sizes(o.split, load_model_info(target.model).max_embed_tokens)
     report.collection = target.physical
@@ -164,11 +166,14 @@ def run_locked(
         store=Path(o.persist_dir),
     )
     note_root_configs(paths, report)
-    sourced = plan_sources(documents, known, o.cleaning, o.file_timeout, o.file_memory_mb)
+    sourced = plan_sources(
+        documents, known, o.cleaning, o.file_timeout, o.file_memory_mb, o.access_policy
+    )
     plan.items.extend(sourced.items)
     if o.delete_missing and not o.allow_mass_delete:
         recorded = ragingest_sources(manager, known)  # other code's groups are never deleted
         refuse_mass_delete(plan, sourced, recorded, o, report)
+    sync_access(plan, o.access_policy, writer, known, report)  # readers before contents
     keep = update(plan, engine_for(o, embeddings), writer, o)
     for failure in sourced.failed:  # its chunks of the last good run stay
         log.warning("%s", failure)
@@ -280,7 +285,8 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
                 log.warning("%s", error)
                 stamp = outcome.task.stamp
                 if error.kind in RECORDED_FAILURES and stamp is not None:
-                    writer.states.put([(item.source, failed_state(stamp, error.kind, 0))])
+                    failed = failed_state(stamp, error.kind, 0, outcome.task.access)
+                    writer.states.put([(item.source, failed)])
                 report.files.append(
                     FileResult(item.source, "failed", error=error.reason, kind=error.kind)
                 )

@@ -31,6 +31,7 @@ from ragingest.loaders.sources import (
     SourceTask,
     unique_tasks,
 )
+from ragingest.pipeline.access_policy import AccessPolicy, document_access
 from ragingest.pipeline.plan import FileTask, PlanItem, is_unchanged
 from ragingest.pipeline.stamps import FileStamp, FileState
 
@@ -60,10 +61,13 @@ def plan_sources(
     cleaning: CleaningRules | None = None,
     file_timeout: float | None = None,
     file_memory_mb: int | None = None,
+    policy: AccessPolicy | None = None,
 ) -> SourcePlan:
     """The plan items of ``sources`` (module docstring), in source order. Loaders run in a
     parser worker under ``file_timeout`` seconds and ``file_memory_mb`` each, as files do
-    (``loaders.bounded``; None: unbounded, here)."""
+    (``loaders.bounded``; None: unbounded, here). Under an access ``policy`` each item carries
+    its readers (``source_access``); a source whose documents name bad readers, or name
+    readers in a run without a policy, fails (named) and the others go on."""
     plan = SourcePlan()
     tasks: list[SourceTask] = []
     loaders = any(not source.given for source in sources)
@@ -81,11 +85,34 @@ def plan_sources(
         if isinstance(task, SourceError):
             plan.failed.append(task)
             continue
+        try:
+            access = source_access(task, policy)
+        except ValueError as exc:
+            plan.failed.append(SourceError(task.origin, str(exc)))
+            continue
         stamp = stamp_of(task)
         state = known.get(task.group)
         if is_unchanged(stamp, state):
-            plan.items.append(PlanItem(task.group, "unchanged", state=state))
+            plan.items.append(PlanItem(task.group, "unchanged", state=state, access=access))
         else:
-            file_task = FileTask(task.group, stamp=stamp, documents=task.documents)
-            plan.items.append(PlanItem(task.group, "parse", task=file_task))
+            file_task = FileTask(task.group, stamp=stamp, documents=task.documents, access=access)
+            plan.items.append(PlanItem(task.group, "parse", task=file_task, access=access))
     return plan
+
+
+def source_access(task: SourceTask, policy: AccessPolicy | None) -> tuple[str, ...] | None:
+    """The readers of a document source's task: its documents' ``access`` when they name
+    one, else the ``policy``'s for its key; None without a policy. ``ValueError`` naming the
+    source when its documents' readers are bad, or named without a policy (they would not be
+    enforced)."""
+    given = document_access([d.metadata for d in task.documents], task.key)
+    if policy is None:
+        if given is not None:
+            raise ValueError(
+                f"{task.key}: its documents name readers (metadata['access']) but this run has "
+                "no access policy, so nothing would enforce them: pass "
+                "access_policy=AccessPolicy() (deny by default) or give --config FILE with "
+                "[access_policy]"
+            )
+        return None
+    return given if given is not None else policy.access_for(task.key)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.documents import Document
@@ -129,7 +130,7 @@ class Writer:
             if empty:  # nothing of the file went through index(): its old chunks go here
                 self.report.deleted += self.delete_sources(empty)
         self.states.put(
-            (task.source, FileState(task.stamp, len(chunks)))
+            (task.source, FileState(task.stamp, len(chunks), access=task.access))
             for task, chunks in group
             if task.stamp
         )
@@ -160,6 +161,16 @@ class Writer:
             vectors = embeddings.embed_documents([r.embed_text for r in todo])
             for record, vector in zip(todo, vectors, strict=True):
                 record.vector = vector
+
+    def set_access(self, source: str, access: tuple[str, ...], state: FileState | None) -> None:
+        """Give every chunk of ``source`` (and their parent sections) the readers ``access`` in
+        one store update under the write gate, then its ``state`` row (when it has one): a
+        reader sees the old readers on every copy or the new ones on every copy."""
+        keys = self.manager.list_keys(group_ids=[source])
+        with self._gate():
+            self.store.set_access(keys, access)
+        if state is not None:
+            self.states.put([(source, replace(state, access=access))])
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``: file states, then Chroma (journaled), records."""

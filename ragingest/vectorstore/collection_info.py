@@ -23,6 +23,8 @@ SETTINGS_KEY = "ragingest_settings"
 ALIAS_KEY = "ragingest_alias"  # on a rebuilt physical collection: the name it serves
 # set (True) on a collection written under an access policy: its reads must name principals
 ACCESS_POLICY_KEY = "ragingest_access_policy"
+# in the recorded settings of such a collection: a run with or without a policy differs
+POLICY_SETTING = "access_policy"
 
 
 def chroma_client(persist_dir: str | Path | None) -> Any:
@@ -116,6 +118,8 @@ def store_metadata(
     }
     if alias:
         metadata[ALIAS_KEY] = alias
+    if (settings or {}).get(POLICY_SETTING):
+        metadata[ACCESS_POLICY_KEY] = True
     return metadata
 
 
@@ -150,6 +154,8 @@ def mismatch(
     recorded_settings = existing.get(SETTINGS_KEY)
     if settings is not None and recorded_settings:
         old = json.loads(recorded_settings)
+        if old and bool(old.get(POLICY_SETTING)) != bool(settings.get(POLICY_SETTING)):
+            return _policy_mismatch(collection, bool(old.get(POLICY_SETTING)))
         if old and old != settings:
             changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
             from ragingest.splitters.settings_text import effective_setting
@@ -165,6 +171,20 @@ def mismatch(
                 "--collection, or `ingest --rebuild` to rebuild it"
             )
     return None
+
+
+def _policy_mismatch(collection: str, recorded: bool) -> str:
+    if recorded:
+        return (
+            f"collection {collection!r} has an access policy and this run gives none: give "
+            "the operator's config with its [[access]] rules and [access_policy] (--config "
+            "FILE); a policy is never dropped from a collection"
+        )
+    return (
+        f"collection {collection!r} was built without an access policy (every reader sees "
+        "every chunk) and this run gives one: `ingest --rebuild` builds it anew under the "
+        "policy (vectors come from the embedding cache), or use another --collection"
+    )
 
 
 def check_compatible(

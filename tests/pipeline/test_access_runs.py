@@ -1,0 +1,190 @@
+"""Access policies in real runs (real model, Chroma on disk): every chunk, parent section and
+file state carries its file's readers; a change of readers alone is written in place to every
+copy in the next run with nothing embedded again; a collection keeps the policy it was made
+with; a config inside the data grants nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from langchain_core.documents import Document
+
+import ragingest
+from ragingest.errors import CollectionMismatchError
+from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
+from ragingest.pipeline.state import FileStates
+from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
+from ragingest.vectorstore.aliases import resolve_collection
+from ragingest.vectorstore.collection_info import ACCESS_POLICY_KEY, chroma_client
+from ragingest.vectorstore.parents import ParentStore
+from ragingest.vectorstore.records import namespace
+
+pytestmark = pytest.mark.slow
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+# three sections, each a chunk at chunk_size=32
+PART = "## Part {n}\n\n{body}, in part {n}: every word of it matters to the reader here.\n\n"
+TEXT = "# {title}\n\n" + "".join(PART.replace("{n}", n) for n in ("one", "two", "three"))
+
+
+def write(root: Path, rel: str, body: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(TEXT.format(title=rel, body=body), encoding="utf-8")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    write(root, "hr/pay.md", "Salaries are paid on the fifth of each month")
+    write(root, "pub/handbook.md", "The office opens at nine and closes at six")
+    write(root, "misc/notes.md", "The coffee machine is on the second floor")
+    return root
+
+
+def policy(hr: list[str], **kwargs: object) -> AccessPolicy:
+    rules = (AccessRule("hr/**", groups=tuple(hr)), AccessRule("pub/**", public=True))
+    return AccessPolicy(rules, **kwargs)  # type: ignore[arg-type]
+
+
+def run(root: object, store: Path, access: AccessPolicy | None, **kwargs: object):
+    return ragingest.ingest(
+        root, persist_dir=store, collection="kb", model=MINILM, access_policy=access,
+        chunk_size=32, **kwargs,
+    )
+
+
+def stored(store: Path) -> dict[str, list[tuple[list[str], list[str] | None]]]:
+    """source → [(chunk's access, its parent's access)] for every chunk."""
+    physical = resolve_collection(store, "kb")
+    got = chroma_client(store).get_collection(physical).get(include=["metadatas"])
+    parents = ParentStore(store, physical)
+    out: dict[str, list] = {}
+    for meta in got["metadatas"]:
+        parent = parents.mget([meta["parent_id"]])[0]
+        assert parent is not None
+        out.setdefault(meta["source"], []).append(
+            (meta.get("access"), parent.metadata.get("access"))
+        )
+    return out
+
+
+def readers_of(store: Path, source: str) -> set[tuple[str, ...]]:
+    """Every distinct access list the chunks and parents of ``source`` hold."""
+    pairs = stored(store)[source]
+    return {tuple(a) for a, _ in pairs} | {tuple(p) for _, p in pairs if p is not None}
+
+
+def states(store: Path) -> dict[str, tuple[str, ...] | None]:
+    physical = resolve_collection(store, "kb")
+    return {k: v.access for k, v in FileStates(store, namespace(physical)).load().items()}
+
+
+def test_every_copy_carries_its_readers_and_a_change_is_written_in_place(corpus, tmp_path):
+    store = tmp_path / "store"
+    first = run(corpus, store, policy(["hr"]))
+    assert first.embeddings_computed > 0 and first.failed == 0
+    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
+    assert readers_of(store, "pub/handbook.md") == {(PUBLIC_PRINCIPAL,)}
+    assert readers_of(store, "misc/notes.md") == {(NO_READER,)}  # deny by default
+    assert all(parent is not None for pairs in stored(store).values() for _, parent in pairs)
+    assert first.unreadable == ["misc/notes.md"] and first.access_changed == []
+    assert "1 files readable by no one" in first.summary()
+    assert "NO READER misc/notes.md" in first.summary()
+    assert states(store)["hr/pay.md"] == ("group:hr",)
+    physical = resolve_collection(store, "kb")
+    metadata = chroma_client(store).get_collection(physical).metadata
+    assert metadata[ACCESS_POLICY_KEY] is True
+
+    revoked = run(corpus, store, policy(["ceo"]))  # content unchanged, hr loses the file
+    assert revoked.access_changed == ["hr/pay.md"]
+    assert (revoked.embeddings_computed, revoked.embeddings_cached) == (0, 0)
+    assert (revoked.added, revoked.deleted, revoked.changed) == (0, 0, 0)
+    assert revoked.unchanged == 3
+    assert readers_of(store, "hr/pay.md") == {("group:ceo",)}  # every chunk and parent
+    assert readers_of(store, "pub/handbook.md") == {(PUBLIC_PRINCIPAL,)}
+    assert states(store)["hr/pay.md"] == ("group:ceo",)
+    assert "readers changed for 1 files" in revoked.summary()
+
+    again = run(corpus, store, policy(["ceo"]))  # nothing changed: nothing written
+    assert again.access_changed == [] and again.embeddings_computed == 0
+
+    regranted = run(corpus, store, policy(["hr", "ceo"]))
+    assert regranted.access_changed == ["hr/pay.md"] and regranted.embeddings_computed == 0
+    assert readers_of(store, "hr/pay.md") == {("group:ceo", "group:hr")}
+
+
+def test_readers_and_content_changed_together_reach_the_unchanged_chunks(corpus, tmp_path):
+    store = tmp_path / "store"
+    run(corpus, store, policy(["hr"]))
+    before = len(stored(store)["hr/pay.md"])
+    (corpus / "hr/pay.md").write_text(
+        TEXT.format(title="hr/pay.md", body="Salaries are paid on the fifth of each month")
+        + "\n## Part three\n\nBonuses are paid in December.\n",
+        encoding="utf-8",
+    )
+    report = run(corpus, store, policy(["payroll"]))
+    assert report.access_changed == ["hr/pay.md"]
+    assert before >= 3 and report.skipped >= before  # unchanged chunks kept, not embedded
+    assert len(stored(store)["hr/pay.md"]) > before
+    assert readers_of(store, "hr/pay.md") == {("group:payroll",)}
+
+
+def test_a_collection_keeps_the_policy_it_was_made_with(corpus, tmp_path):
+    store = tmp_path / "store"
+    run(corpus, store, policy(["hr"]))
+    for rebuild in (False, True):  # never widened, not even by a rebuild
+        with pytest.raises(CollectionMismatchError, match=r"--config FILE"):
+            run(corpus, store, None, rebuild=rebuild)
+    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
+
+    plain = tmp_path / "plain"
+    run(corpus, plain, None)
+    assert "access" not in str(stored(plain))
+    with pytest.raises(CollectionMismatchError, match=r"without an access policy.*--rebuild"):
+        run(corpus, plain, policy(["hr"]))
+    rebuilt = run(corpus, plain, policy(["hr"]), rebuild=True)
+    assert rebuilt.rebuilt and rebuilt.embeddings_computed == 0  # from the embedding cache
+    assert readers_of(plain, "hr/pay.md") == {("group:hr",)}
+    assert readers_of(plain, "misc/notes.md") == {(NO_READER,)}
+
+
+def test_a_config_inside_the_data_cannot_grant_access(corpus, tmp_path):
+    (corpus / ".ragingest.toml").write_text(
+        '[access_policy]\ndefault = "public"\n\n[[access]]\nmatch = "**"\npublic = true\n',
+        encoding="utf-8",
+    )
+    store = tmp_path / "store"
+    report = run(corpus, store, policy(["hr"]))
+    assert readers_of(store, "misc/notes.md") == {(NO_READER,)}
+    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
+    assert any("REFUSED its access rules" in note for note in report.notes)
+    assert "REFUSED its access rules" in report.summary()
+
+
+def test_documents_name_their_readers(tmp_path):
+    store = tmp_path / "store"
+    docs = [
+        Document("# Q3 plan\n\nThe plan for the third quarter.", metadata={
+            "source": "wiki/q3", "access": ["user:bob", "group:sales", "user:bob"]}),
+        Document("# Lunch\n\nLunch is at noon.", metadata={"source": "wiki/lunch"}),
+        Document("# Bad\n\nA bad list.", metadata={"source": "wiki/bad", "access": "sales"}),
+    ]
+    report = run(docs, store, AccessPolicy(default="public"))
+    assert readers_of(store, "wiki/q3") == {("group:sales", "user:bob")}
+    assert readers_of(store, "wiki/lunch") == {(PUBLIC_PRINCIPAL,)}  # the policy's default
+    assert "wiki/bad" not in stored(store)
+    failed = [f for f in report.files if f.status == "failed"]
+    assert len(failed) == 1 and "wiki/bad" in failed[0].error and "'sales'" in failed[0].error
+
+    docs[0] = Document(docs[0].page_content, metadata={"source": "wiki/q3", "access": []})
+    again = run(docs[:2], store, AccessPolicy(default="public"))
+    assert again.access_changed == ["doc:wiki/q3"] and again.embeddings_computed == 0
+    assert readers_of(store, "wiki/q3") == {(NO_READER,)}  # an empty list: nobody
+
+
+def test_documents_naming_readers_without_a_policy_are_refused(tmp_path):
+    docs = [Document("# Q3\n\nPlan.", metadata={"source": "q3", "access": ["group:sales"]})]
+    report = run(docs, tmp_path / "store", None)
+    assert report.failed == 1 and "no access policy" in report.files[0].error
