@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_ingest_args(wat)
     wat.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the operator's config: who may read each document ([[access]] rules, "
+        "[access_policy])",
+    )
+    wat.add_argument(
         "--interval", default="10m", help="time between checks: 30s, 10m, 1h (default 10m)"
     )
     wat.add_argument(

@@ -58,6 +58,7 @@ def content_types(args: argparse.Namespace) -> ContentTypeConfig | None:
 def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
+    from ragingest.cli.loader_specs import config_access_policy
     from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB
     from ragingest.pipeline.checks import require_output_folder
     from ragingest.pipeline.options import IngestOptions
@@ -97,7 +98,11 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
         retry_failed=args.retry_failed,
         allow_mass_delete=args.allow_mass_delete,
         max_delete_share=args.max_delete_share,
+        access_policy=config_access_policy(
+            args.paths, getattr(args, "loaders", None) or [], args.config
+        ),
     )
+
 
 
 

@@ -31,10 +31,13 @@ import importlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.config import CONFIG_FILE, operator_config
 from ragingest.errors import RagIngestError
+
+if TYPE_CHECKING:
+    from ragingest.pipeline.access_policy import AccessPolicy
 
 COMMUNITY_MODULE = "langchain_community.document_loaders"
 COMMUNITY_INSTALL = "pip install 'ragingest[community]'"  # the extra that holds it
@@ -184,7 +187,8 @@ def add_loader_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         metavar="FILE",
-        help="also ingest the [[sources]] of this .ragingest.toml (with no PATH and no "
+        help="the operator's config: also ingest its [[sources]], and read who may read each "
+        "document from its [[access]] rules and [access_policy] (with no PATH and no "
         "--loader: ./.ragingest.toml); a .ragingest.toml inside an ingested folder may set "
         "[content_types] only",
     )
@@ -234,6 +238,29 @@ def _resolve_arg(folder: Path, value: Any) -> Any:
     return value
 
 
+def operator_config_path(
+    paths: list[str], loaders: list[LoaderSpec], config: str | Path | None = None
+) -> Path | None:
+    """The operator's config of a command line: ``--config FILE`` (``LoaderSpecError`` when it
+    is not a file), else ``./.ragingest.toml`` when no path or loader is given, else None."""
+    if config is not None:
+        if not Path(config).is_file():
+            raise LoaderSpecError(f"--config {config}: no such file")
+        return Path(config)
+    return Path.cwd() / CONFIG_FILE if not paths and not loaders else None
+
+
+def config_access_policy(
+    paths: list[str], loaders: list[LoaderSpec], config: str | Path | None = None
+) -> AccessPolicy | None:
+    """The access policy of the operator's config (``operator_config_path``), None without
+    one; ``AccessPolicyError`` naming the file and the bad rule."""
+    from ragingest.pipeline.access_policy import AccessPolicy
+
+    named = operator_config_path(paths, loaders, config)
+    return AccessPolicy.from_config(named) if named is not None and named.is_file() else None
+
+
 def cli_sources(
     paths: list[str], loaders: list[LoaderSpec], config: str | Path | None = None
 ) -> list[Any]:
@@ -242,12 +269,7 @@ def cli_sources(
     given), then its ``--loader``s, built. A config inside an ingested folder is never read
     here (``ragingest.config.root_config`` reads its allowed part at split time)."""
     out: list[Any] = list(paths)
-    if config is not None:
-        if not Path(config).is_file():
-            raise LoaderSpecError(f"--config {config}: no such file")
-        named: Path | None = Path(config)
-    else:
-        named = Path.cwd() / CONFIG_FILE if not paths and not loaders else None
+    named = operator_config_path(paths, loaders, config)
     if named is not None:
         for item in config_sources(named):
             out.append(item.build() if isinstance(item, LoaderSpec) else str(item))

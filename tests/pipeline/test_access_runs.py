@@ -5,12 +5,16 @@ with; a config inside the data grants nothing."""
 
 from __future__ import annotations
 
+import grp
+import os
+import pwd
 from pathlib import Path
 
 import pytest
 from langchain_core.documents import Document
 
 import ragingest
+from ragingest.cli.main import main
 from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.pipeline.state import FileStates
@@ -43,9 +47,9 @@ def corpus(tmp_path: Path) -> Path:
     return root
 
 
-def policy(hr: list[str], **kwargs: object) -> AccessPolicy:
+def policy(hr: list[str], unix: bool = False) -> AccessPolicy:
     rules = (AccessRule("hr/**", groups=tuple(hr)), AccessRule("pub/**", public=True))
-    return AccessPolicy(rules, **kwargs)  # type: ignore[arg-type]
+    return AccessPolicy(rules, unix=unix)
 
 
 def run(root: object, store: Path, access: AccessPolicy | None, **kwargs: object):
@@ -188,3 +192,34 @@ def test_documents_naming_readers_without_a_policy_are_refused(tmp_path):
     docs = [Document("# Q3\n\nPlan.", metadata={"source": "q3", "access": ["group:sales"]})]
     report = run(docs, tmp_path / "store", None)
     assert report.failed == 1 and "no access policy" in report.files[0].error
+
+
+def test_posix_permissions_add_readers_and_a_chmod_is_written_in_place(corpus, tmp_path):
+    store = tmp_path / "store"
+    notes = corpus / "misc/notes.md"
+    os.chmod(notes, 0o640)
+    owner = pwd.getpwuid(notes.stat().st_uid).pw_name
+    group = grp.getgrgid(notes.stat().st_gid).gr_name
+    run(corpus, store, policy(["hr"], unix=True))
+    assert readers_of(store, "misc/notes.md") == {
+        tuple(sorted([f"unix:group:{group}", f"unix:user:{owner}"]))
+    }
+    os.chmod(notes, 0o600)  # the group may no longer read it; the bytes and mtime stay
+    report = run(corpus, store, policy(["hr"], unix=True))
+    assert report.access_changed == ["misc/notes.md"] and report.embeddings_computed == 0
+    assert readers_of(store, "misc/notes.md") == {(f"unix:user:{owner}",)}
+
+
+def test_the_command_line_reads_the_policy_from_the_operators_config(corpus, tmp_path, capsys):
+    ops = tmp_path / "ops.toml"
+    ops.write_text('[[access]]\nmatch = "hr/**"\ngroups = ["hr"]\n', encoding="utf-8")
+    store = tmp_path / "store"
+    args = ["ingest", str(corpus), "--persist-dir", str(store), "--collection", "kb",
+            "--model", MINILM, "--chunk-size", "32", "--no-progress"]  # fmt: skip
+    assert main([*args, "--config", str(ops)]) == 0
+    out = capsys.readouterr().out
+    assert f"access policy in force ({ops})" in out and "2 files readable by no one" in out
+    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
+    assert readers_of(store, "pub/handbook.md") == {(NO_READER,)}
+    assert main(args) == 2  # the same collection without the config: refused
+    assert "--config FILE" in capsys.readouterr().err
