@@ -1,4 +1,4 @@
-"""``python -m bench [--quick] [--only split,pipeline,memory,backend,cold] [--repeat N]``.
+"""``python -m bench [--quick] [--only split,pipeline,access,memory,backend,cold] [--repeat N]``.
 
 Runs the measurements of issue 6, prints a table and writes ``bench/results.json``. Every goal
 is a ratio against a baseline measured in the same run (the machines are shared and noisy), the
@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.common import machine
 
-STEPS = ("split", "pipeline", "memory", "backend", "linear", "cold")
+STEPS = ("split", "pipeline", "access", "memory", "backend", "linear", "cold")
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
 
@@ -61,6 +61,16 @@ def _rows(results: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
                 f"{100 * r['changed_ratio']:.2f} %",
                 "≤ 5 %",
                 r["changed_ratio"] <= 0.05,
+            )
+        )
+    if "access" in results:
+        a = results["access"]
+        rows.append(
+            (
+                f"ingest under an access policy ÷ without ({a['rules']} rules)",
+                f"{100 * (a['ratio'] - 1):+.2f} %",
+                "≤ +2 %",
+                a["ratio"] <= 1.02,
             )
         )
     for key in ("memory", "memory_torch"):
@@ -148,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         from bench import pipeline
 
         results["pipeline"] = pipeline.run(args.quick, args.repeat, say)
+        save()
+    if "access" in steps:
+        from bench import access_ingest
+
+        results["access"] = access_ingest.run(args.quick, args.repeat, say)
         save()
     if "memory" in steps:
         from bench import memory

@@ -223,3 +223,15 @@ def test_the_command_line_reads_the_policy_from_the_operators_config(corpus, tmp
     assert readers_of(store, "pub/handbook.md") == {(NO_READER,)}
     assert main(args) == 2  # the same collection without the config: refused
     assert "--config FILE" in capsys.readouterr().err
+
+
+def test_a_revocation_reaches_the_kept_chunks_of_a_file_that_failed(corpus, tmp_path):
+    store = tmp_path / "store"
+    run(corpus, store, policy(["hr"]))
+    with (corpus / "hr/pay.md").open("a", encoding="utf-8") as handle:
+        handle.write("More words. " * 400)  # now over the size bound: it fails, chunks stay
+    report = run(corpus, store, policy(["ceo"]), max_file_bytes=2000)
+    assert [f.path for f in report.files if f.status == "failed"] == ["hr/pay.md"]
+    assert report.access_changed == ["hr/pay.md"]
+    assert readers_of(store, "hr/pay.md") == {("group:ceo",)}
+    assert states(store)["hr/pay.md"] == ("group:ceo",)
