@@ -24,8 +24,8 @@ Contract:
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline.access_policy import AccessPolicy
@@ -35,30 +35,25 @@ from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.state import FileState
 from ragingest.pipeline.writer import Writer
 from ragingest.schema import NO_READER
-from ragingest.vectorstore.collection_info import (
-    ACCESS_POLICY_KEY,
-    POLICY_SETTING,
-    collection_metadata,
-)
+from ragingest.vectorstore.collection_info import ACCESS_POLICY_KEY, POLICY_SETTING
 
 log = logging.getLogger(__name__)
 KEPT = ("parse", "unchanged", "failed_before")  # items whose chunks stay after the run
 
 
-def recorded_settings(options: IngestOptions) -> dict[str, Any]:
+def recorded_settings(options: IngestOptions) -> dict[str, object]:
     """The settings the collection records for this run (module docstring)."""
-    settings = options.split.recorded()
+    settings: dict[str, object] = options.split.recorded()
     if options.access_policy is not None:
         settings[POLICY_SETTING] = True
     return settings
 
 
-def refuse_widening(client: Any, physical: str, options: IngestOptions) -> None:
-    """``CollectionMismatchError`` when ``physical`` was made under an access policy and this
-    run has none (module docstring); before anything is written."""
-    if options.access_policy is not None:
-        return
-    if not (collection_metadata(client, physical) or {}).get(ACCESS_POLICY_KEY):
+def refuse_widening(live: Mapping[str, object] | None, options: IngestOptions) -> None:
+    """``CollectionMismatchError`` when the live collection (its metadata ``live``; None: none
+    yet) was made under an access policy and this run has none (module docstring); before
+    anything is written."""
+    if options.access_policy is not None or not (live or {}).get(ACCESS_POLICY_KEY):
         return
     raise CollectionMismatchError(
         f"collection {options.collection!r} has an access policy (its chunks name who may "

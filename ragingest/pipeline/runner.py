@@ -115,7 +115,7 @@ def run_locked(
     client = chroma_client(o.persist_dir)
     lifecycle = Lifecycle(o.persist_dir, o.collection, client, o.records_url)
     target = lifecycle.prepare(o.model, recorded_settings(o), o.rebuild)
-    refuse_widening(client, lifecycle.live(), o)
+    refuse_widening(collection_metadata(client, lifecycle.live()), o)
     if o.split.unit == "tokens" and o.split.chunk_overlap is not None:  # under the model's cap
         check_sizes(o.split, load_model_info(target.model).max_embed_tokens)
     report.collection = target.physical

@@ -12,7 +12,7 @@ readers on every copy or its new ones on every copy, never a mix.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol
 
 from langchain_core.documents import Document
 from langchain_core.stores import BaseStore
@@ -25,7 +25,13 @@ def stored_access(access: Sequence[str]) -> list[str]:
     return sorted(set(access))
 
 
-def chunk_access(collection: Any, ids: Sequence[str], access: list[str], step: int) -> None:
+class Updatable(Protocol):
+    """A chromadb collection as ``chunk_access`` writes it: ``update`` merges the keys given."""
+
+    def update(self, *, ids: list[str], metadatas: list[dict[str, list[str]]]) -> None: ...
+
+
+def chunk_access(collection: Updatable, ids: Sequence[str], access: list[str], step: int) -> None:
     """Set ``access`` on the chunks ``ids`` of a chromadb ``collection``, ``step`` ids a call
     (the client's max batch size)."""
     for i in range(0, len(ids), step):
