@@ -44,6 +44,7 @@ run) and the next run converges.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import math
 import pickle
@@ -104,6 +105,7 @@ def task_rows(tasks: Sequence[FileTask]) -> list[dict[str, str]]:
             "source": t.source,
             "base": str(t.base) if t.base else "",
             "identity": t.identity.as_text() if t.identity else "",  # only it is read
+            "access": json.dumps(t.access) if t.access is not None else "",  # "": no policy
         }
         for t in tasks
     ]

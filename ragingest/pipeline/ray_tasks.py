@@ -5,8 +5,9 @@ Rows between the stages (Ray Data batches of plain columns):
 - scan: ``{"path", "root", "identity"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
   distinct paragraph digests concatenated (``DIGEST`` bytes each), ``ok`` False when it can't
   load (the split names the failure);
-- split: ``{"path", "root", "source", "base", "identity"}`` in → per file a header row (``seq`` -1,
-  ``count`` its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
+- split: ``{"path", "root", "source", "base", "identity", "access"}`` in (``access``: the
+  file's readers as JSON, "" without a policy) → per file a header row (``seq`` -1, ``count``
+  its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
   (``seq`` i, ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be
   embedded: not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
 - embed: adds ``vector`` (float32 little-endian bytes; empty where ``text`` is).
@@ -80,14 +81,20 @@ def _parsers(timeout: float | None, memory_mb: int | None) -> ParserPool:
 
 
 def _task(
-    path: str, root: str, source: str, base: str = "", identity: str = "", host: str = ""
+    path: str,
+    root: str,
+    source: str,
+    base: str = "",
+    identity: str = "",
+    host: str = "",
+    access: str = "",
 ) -> FileTask:
     walked = FileIdentity.from_text(identity)
     if walked is not None and host != socket.gethostname():
         walked = walked.elsewhere()
     return FileTask(
         source, Path(path), Path(root) if root else None, base=Path(base) if base else None,
-        identity=walked,
+        identity=walked, access=tuple(json.loads(access)) if access else None,
     )  # fmt: skip
 
 
@@ -174,11 +181,13 @@ def split_batch(
     seen: set[str] = set()
     bases = batch["base"] if "base" in batch else [""] * len(batch["path"])  # "": the root
     identities = _identities(batch)
-    rows = zip(batch["path"], batch["root"], batch["source"], bases, identities, strict=True)
-    for path, root, source, source_base, identity in rows:
+    readers = batch["access"] if "access" in batch else [""] * len(batch["path"])
+    rows = zip(batch["path"], batch["root"], batch["source"], bases, identities, readers,
+               strict=True)  # fmt: skip
+    for path, root, source, source_base, identity, access in rows:
         records: list[Any] = []
         try:
-            task = _task(path, root, source, source_base, identity, host)
+            task = _task(path, root, source, source_base, identity, host, str(access))
             chunks = split_task(task, splitting, corpus)
             records = list(chunks)
             header: tuple[Any, Any] = (None, (chunks.cleaning, chunks.notes, chunks.lost))

@@ -159,10 +159,15 @@ def test_a_config_inside_the_data_cannot_grant_access(corpus, tmp_path):
         '[access_policy]\ndefault = "public"\n\n[[access]]\nmatch = "**"\npublic = true\n',
         encoding="utf-8",
     )
+    notes = corpus / "misc/notes.md"  # nor can a file's own front matter
+    notes.write_text('---\naccess: ["*"]\n---\n' + notes.read_text("utf-8"), "utf-8")
     store = tmp_path / "store"
     report = run(corpus, store, policy(["hr"]))
     assert readers_of(store, "misc/notes.md") == {(NO_READER,)}
     assert readers_of(store, "hr/pay.md") == {("group:hr",)}
+    physical = resolve_collection(store, "kb")
+    got = chroma_client(store).get_collection(physical).get(where={"source": "misc/notes.md"})
+    assert all(m["fm_access"] == ["*"] for m in got["metadatas"])  # kept as data, renamed
     assert any("REFUSED its access rules" in note for note in report.notes)
     assert "REFUSED its access rules" in report.summary()
 
@@ -235,3 +240,31 @@ def test_a_revocation_reaches_the_kept_chunks_of_a_file_that_failed(corpus, tmp_
     assert report.access_changed == ["hr/pay.md"]
     assert readers_of(store, "hr/pay.md") == {("group:ceo",)}
     assert states(store)["hr/pay.md"] == ("group:ceo",)
+
+
+def test_the_ray_workers_give_each_chunk_its_files_readers(corpus, tmp_path):
+    """The rows the Ray engine sends its split workers carry each file's readers (called here
+    as a worker calls them, no cluster)."""
+    import pickle
+    from dataclasses import replace
+
+    import numpy as np
+
+    from ragingest.pipeline.engine_ray import task_rows
+    from ragingest.pipeline.options import IngestOptions
+    from ragingest.pipeline.plan import make_plan
+    from ragingest.pipeline.ray_tasks import split_batch
+
+    tasks = sorted(make_plan([corpus], {}).tasks, key=lambda t: t.source)
+    tasks[0] = replace(tasks[0], access=("group:hr", "user:ann"))  # hr/pay.md
+    rows = task_rows(tasks)
+    batch = {key: [row[key] for row in rows] for key in rows[0]}
+    options = IngestOptions(tmp_path / "db", "kb", access_policy=AccessPolicy())
+    out = split_batch(batch, options, MINILM, None, np.array([], dtype=np.uint64))
+    found: dict[str, set] = {}
+    for seq, blob in zip(out["seq"], out["blob"], strict=True):
+        if seq >= 0:
+            record = pickle.loads(blob)
+            found.setdefault(record.source, set()).add(str(record.metadata.get("access")))
+    assert found["hr/pay.md"] == {"['group:hr', 'user:ann']"}
+    assert found["misc/notes.md"] == {"None"}  # no readers given: no key (no policy)
