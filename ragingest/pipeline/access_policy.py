@@ -82,6 +82,14 @@ class AccessRule:
     groups: tuple[str, ...] = ()
     public: bool = False
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.match, str) or not self.match:
+            raise AccessPolicyError(f'an access rule needs match = "GLOB", got {self.match!r}')
+        for key in ("users", "groups"):  # lists from Python code too, each name checked
+            value = getattr(self, key)
+            value = list(value) if isinstance(value, tuple) else value
+            object.__setattr__(self, key, _names(value, f"access rule {self.match!r}: {key}"))
+
     def covers(self, source: str) -> bool:
         """Whether the rule's glob matches ``source`` or its file name."""
         name = source.rsplit("/", 1)[-1]
@@ -106,6 +114,7 @@ class AccessPolicy:
     origin: str = field(default="the access policy", compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", tuple(self.rules))
         if self.default not in ("deny", "public"):
             raise AccessPolicyError(
                 f"{self.origin}: [access_policy] default must be 'deny' or 'public', "

@@ -62,3 +62,8 @@ class IngestOptions:
 
     def __post_init__(self) -> None:
         check_share(self.max_delete_share)
+        if self.access_policy is not None and not isinstance(self.access_policy, AccessPolicy):
+            raise TypeError(
+                f"access_policy must be an AccessPolicy (AccessPolicy.from_config(FILE) reads "
+                f"one from the operator's config), got {self.access_policy!r:.80}"
+            )

@@ -178,3 +178,17 @@ def test_a_value_that_is_no_acl_leaves_the_mode_bits_to_decide():
     assert acl_entries(b"") == [] and acl_entries(b"\x02\x00\x00\x00\x01") == []
     assert acl_entries(struct.pack("<I", 1) + b"\x00" * 8) == []  # another version
     assert acl_entries(_acl([(USER_OBJ, 4, 7)])) == [(USER_OBJ, 4, 7)]
+
+
+def test_rules_made_in_python_are_checked_as_a_configs_are():
+    rule = AccessRule("hr/**", groups=["hr"], users=("ann",))  # type: ignore[arg-type]
+    assert rule.groups == ("hr",) and rule.principals == ("group:hr", "user:ann")
+    with pytest.raises(AccessPolicyError, match="'hr/\\*\\*': groups must be a list"):
+        AccessRule("hr/**", groups="hr")  # type: ignore[arg-type]
+    with pytest.raises(AccessPolicyError, match="needs match"):
+        AccessRule("")
+    assert AccessPolicy([rule]).rules == (rule,)  # type: ignore[arg-type]
+    from ragingest.pipeline.options import IngestOptions
+
+    with pytest.raises(TypeError, match="access_policy must be an AccessPolicy"):
+        IngestOptions(Path("db"), "kb", access_policy="ops.toml")  # type: ignore[arg-type]
