@@ -12,12 +12,16 @@ A file that can't be stat'ed gives no readers (the run's read of it fails, named
 
 from __future__ import annotations
 
-import grp
 import os
-import pwd
 import stat
 import struct
 from pathlib import Path
+
+try:  # POSIX only: elsewhere owners are written as their numbers
+    import grp
+    import pwd
+except ImportError:  # pragma: no cover - Windows
+    grp = pwd = None  # type: ignore[assignment]
 
 from ragingest.schema import PUBLIC_PRINCIPAL
 
@@ -31,7 +35,7 @@ READ = 0x04
 def user_name(uid: int) -> str:
     """The user's name, or its number when the system has none."""
     try:
-        return pwd.getpwuid(uid).pw_name
+        return pwd.getpwuid(uid).pw_name if pwd is not None else str(uid)
     except KeyError:
         return str(uid)
 
@@ -39,7 +43,7 @@ def user_name(uid: int) -> str:
 def group_name(gid: int) -> str:
     """The group's name, or its number when the system has none."""
     try:
-        return grp.getgrgid(gid).gr_name
+        return grp.getgrgid(gid).gr_name if grp is not None else str(gid)
     except KeyError:
         return str(gid)
 
