@@ -4,7 +4,9 @@ read permissions as principal strings.
 Contract of ``unix_readers(path)``: the owner when it may read (``unix:user:NAME``), the owning
 group when it may (``unix:group:NAME``), every caller who names principals when others may
 (``schema.PUBLIC_PRINCIPAL``), and each named user and group of the file's POSIX ACL
-(``system.posix_acl_access``) whose entry, under the ACL's mask, allows reading. A name the
+(``system.posix_acl_access``) whose entry, under the ACL's mask, allows reading; each only
+when it may also pass through every folder above the file (their x bits: a world-readable
+file in a folder only ``hr`` may enter is ``hr``'s, not everyone's). A name the
 system can't resolve is written as its number (``unix:user:1001``). Where extended attributes
 or ACLs are not supported (another OS, a file system without them) only the mode bits count.
 A file that can't be stat'ed gives no readers (the run's read of it fails, named).
@@ -67,43 +69,82 @@ def read_acl(path: Path) -> list[tuple[int, int, int]]:
         return []
 
 
+Reader = tuple[str, int]  # ("user", uid) | ("group", gid) | ("other", -1)
+
+
 def unix_readers(path: Path) -> list[str]:
-    """The principals that may read ``path`` by its mode bits and POSIX ACL (module
-    docstring)."""
+    """The principals that may read ``path`` by its mode bits and POSIX ACL and reach it
+    through every folder above it (module docstring)."""
     try:
         info = os.stat(path)
+        folders = [os.stat(folder) for folder in Path(os.path.abspath(path)).parents]
     except OSError:
         return []
     entries = read_acl(path)
-    if not entries:
-        return mode_readers(info)
+    found = acl_readers(info, entries) if entries else mode_readers(info)
+    return [_name(reader) for reader in found if all(_search(reader, f) for f in folders)]
+
+
+def acl_readers(info: os.stat_result, entries: list[tuple[int, int, int]]) -> list[Reader]:
+    """The readers an ACL's ``entries`` allow, each under the ACL's mask where it applies."""
     mask = next((perm for tag, perm, _id in entries if tag == MASK), 0x07)
-    names = []
+    kinds = {USER_OBJ: "user", USER: "user", GROUP_OBJ: "group", GROUP: "group", OTHER: "other"}
+    found: list[Reader] = []
     for tag, perm, ident in entries:
         masked = perm & mask if tag in (USER, GROUP_OBJ, GROUP) else perm
-        if not masked & READ:
+        if tag not in kinds or not masked & READ:
             continue
-        if tag == USER_OBJ:
-            names.append(f"unix:user:{user_name(info.st_uid)}")
-        elif tag == USER:
-            names.append(f"unix:user:{user_name(ident)}")
-        elif tag == GROUP_OBJ:
-            names.append(f"unix:group:{group_name(info.st_gid)}")
-        elif tag == GROUP:
-            names.append(f"unix:group:{group_name(ident)}")
-        elif tag == OTHER:
-            names.append(PUBLIC_PRINCIPAL)
-    return names
+        number = {USER_OBJ: info.st_uid, GROUP_OBJ: info.st_gid, OTHER: -1}.get(tag, ident)
+        found.append((kinds[tag], number))
+    return found
 
 
-def mode_readers(info: os.stat_result) -> list[str]:
-    """The principals the mode bits of ``info`` let read."""
+def mode_readers(info: os.stat_result) -> list[Reader]:
+    """The readers the mode bits of ``info`` allow."""
     mode = info.st_mode
-    names = []
+    found: list[Reader] = []
     if mode & stat.S_IRUSR:
-        names.append(f"unix:user:{user_name(info.st_uid)}")
+        found.append(("user", info.st_uid))
     if mode & stat.S_IRGRP:
-        names.append(f"unix:group:{group_name(info.st_gid)}")
+        found.append(("group", info.st_gid))
     if mode & stat.S_IROTH:
-        names.append(PUBLIC_PRINCIPAL)
-    return names
+        found.append(("other", -1))
+    return found
+
+
+def _search(reader: Reader, folder: os.stat_result) -> bool:
+    """Whether ``reader`` may pass through ``folder`` (its x bit for them). Judged without the
+    folder's ACL and, for a group, as a member who is neither the folder's owner nor in its
+    group: a reader is dropped, never added, where that is unsure."""
+    kind, number = reader
+    mode = folder.st_mode
+    if kind == "user":
+        if number == 0:  # root passes every folder
+            return True
+        if folder.st_uid == number:
+            return bool(mode & stat.S_IXUSR)
+        if folder.st_gid in _groups_of(number):
+            return bool(mode & stat.S_IXGRP)
+    elif kind == "group" and folder.st_gid == number:
+        return bool(mode & stat.S_IXGRP)
+    return bool(mode & stat.S_IXOTH)
+
+
+def _groups_of(uid: int) -> set[int]:
+    """The groups of user ``uid`` (none when the system does not know it)."""
+    if pwd is None:
+        return set()
+    try:
+        entry = pwd.getpwuid(uid)
+        return set(os.getgrouplist(entry.pw_name, entry.pw_gid))
+    except (KeyError, OSError):
+        return set()
+
+
+def _name(reader: Reader) -> str:
+    kind, number = reader
+    if kind == "other":
+        return PUBLIC_PRINCIPAL
+    if kind == "user":
+        return f"unix:user:{user_name(number)}"
+    return f"unix:group:{group_name(number)}"

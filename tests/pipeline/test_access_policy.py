@@ -7,7 +7,9 @@ from __future__ import annotations
 import grp
 import os
 import pwd
+import shutil
 import struct
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,16 @@ from ragingest.pipeline.access_unix import (
     unix_readers,
 )
 from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
+
+
+@pytest.fixture
+def open_folder():
+    """A folder every user may pass through, in one they all may (pytest's own are 0700)."""
+    folder = Path(tempfile.mkdtemp(prefix="ragingest-unix-"))
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
 
 CONFIG = """
 [access_policy]
@@ -125,8 +137,8 @@ def test_a_config_inside_the_data_is_refused_its_access_rules(tmp_path):
         (0o000, set()),
     ],
 )
-def test_posix_read_bits_map_to_principals(tmp_path, mode, want):
-    path = tmp_path / "f.md"
+def test_posix_read_bits_map_to_principals(open_folder, mode, want):
+    path = open_folder / "f.md"
     path.write_text("x", encoding="utf-8")
     os.chmod(path, mode)
     info = path.stat()
@@ -146,8 +158,8 @@ def _acl(entries: list[tuple[int, int, int]]) -> bytes:
     return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
 
 
-def test_posix_acl_entries_map_to_principals_under_the_mask(tmp_path):
-    path = tmp_path / "f.md"
+def test_posix_acl_entries_map_to_principals_under_the_mask(open_folder):
+    path = open_folder / "f.md"
     path.write_text("x", encoding="utf-8")
     os.chmod(path, 0o600)
     none = 0xFFFFFFFF
@@ -192,3 +204,20 @@ def test_rules_made_in_python_are_checked_as_a_configs_are():
 
     with pytest.raises(TypeError, match="access_policy must be an AccessPolicy"):
         IngestOptions(Path("db"), "kb", access_policy="ops.toml")  # type: ignore[arg-type]
+
+
+def test_a_reader_must_also_pass_through_every_folder_above(open_folder):
+    inner = open_folder / "hr"
+    inner.mkdir()
+    path = inner / "f.md"
+    path.write_text("x", encoding="utf-8")
+    os.chmod(path, 0o644)
+    info = path.stat()
+    user = f"unix:user:{pwd.getpwuid(info.st_uid).pw_name}"
+    group = f"unix:group:{grp.getgrgid(inner.stat().st_gid).gr_name}"
+    os.chmod(inner, 0o750)  # others may not enter: the world-readable file is not public
+    assert sorted(unix_readers(path)) == sorted([user, group])
+    os.chmod(inner, 0o700)
+    assert unix_readers(path) == [user]
+    os.chmod(inner, 0o711)  # enter without listing is enough to read a file by name
+    assert sorted(unix_readers(path)) == sorted([user, group, PUBLIC_PRINCIPAL])

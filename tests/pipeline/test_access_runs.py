@@ -8,6 +8,8 @@ from __future__ import annotations
 import grp
 import os
 import pwd
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -199,20 +201,25 @@ def test_documents_naming_readers_without_a_policy_are_refused(tmp_path):
     assert report.failed == 1 and "no access policy" in report.files[0].error
 
 
-def test_posix_permissions_add_readers_and_a_chmod_is_written_in_place(corpus, tmp_path):
-    store = tmp_path / "store"
-    notes = corpus / "misc/notes.md"
-    os.chmod(notes, 0o640)
-    owner = pwd.getpwuid(notes.stat().st_uid).pw_name
-    group = grp.getgrgid(notes.stat().st_gid).gr_name
-    run(corpus, store, policy(["hr"], unix=True))
-    assert readers_of(store, "misc/notes.md") == {
-        tuple(sorted([f"unix:group:{group}", f"unix:user:{owner}"]))
-    }
-    os.chmod(notes, 0o600)  # the group may no longer read it; the bytes and mtime stay
-    report = run(corpus, store, policy(["hr"], unix=True))
-    assert report.access_changed == ["misc/notes.md"] and report.embeddings_computed == 0
-    assert readers_of(store, "misc/notes.md") == {(f"unix:user:{owner}",)}
+def test_posix_permissions_add_readers_and_a_chmod_is_written_in_place(tmp_path):
+    shared = Path(tempfile.mkdtemp(prefix="ragingest-share-"))  # pytest's folders are 0700
+    try:
+        os.chmod(shared, 0o755)  # a share the group may enter, as the OS checks it
+        write(shared, "misc/notes.md", "The coffee machine is on the second floor")
+        os.chmod(shared / "misc", 0o750)  # others may not enter
+        notes = shared / "misc/notes.md"
+        os.chmod(notes, 0o644)  # world-readable, but only in a folder the group may enter
+        owner = f"unix:user:{pwd.getpwuid(notes.stat().st_uid).pw_name}"
+        group = f"unix:group:{grp.getgrgid(notes.stat().st_gid).gr_name}"
+        store = tmp_path / "store"
+        run(shared, store, policy(["hr"], unix=True))
+        assert readers_of(store, "misc/notes.md") == {tuple(sorted([group, owner]))}
+        os.chmod(notes, 0o600)  # the group may no longer read it; the bytes and mtime stay
+        report = run(shared, store, policy(["hr"], unix=True))
+        assert report.access_changed == ["misc/notes.md"] and report.embeddings_computed == 0
+        assert readers_of(store, "misc/notes.md") == {(owner,)}
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 def test_the_command_line_reads_the_policy_from_the_operators_config(corpus, tmp_path, capsys):
