@@ -87,7 +87,7 @@ class RunReport:
     refused: str = ""  # why the run refused to change anything (``pipeline.deletes``), when it did
     access_policy: str = ""  # where the run's access policy came from ("" when none)
     access_changed: list[str] = field(default_factory=list)  # readers rewritten in place
-    unreadable: list[str] = field(default_factory=list)  # no rule covers them: nobody reads
+    unreadable: list[str] = field(default_factory=list)  # no rule grants a reader: nobody reads
 
     @property
     def changed(self) -> int:
@@ -240,10 +240,10 @@ class RunReport:
         lines = [
             f"access policy in force ({self.access_policy}): readers changed for "
             f"{len(self.access_changed)} files (nothing embedded again); "
-            f"{len(self.unreadable)} files readable by no one (no rule covers them)"
+            f"{len(self.unreadable)} files readable by no one (no rule grants them a reader)"
         ]
         shown = self.unreadable[:SUMMARY_DELETED_SHOWN]
-        lines += [f"NO READER {path}: no [[access]] rule covers it" for path in shown]
+        lines += [f"NO READER {path}: no [[access]] rule grants it a reader" for path in shown]
         if len(self.unreadable) > len(shown):
             lines.append(f"NO READER and {len(self.unreadable) - len(shown)} more")
         return lines
