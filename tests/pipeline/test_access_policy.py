@@ -221,3 +221,18 @@ def test_a_reader_must_also_pass_through_every_folder_above(open_folder):
     assert unix_readers(path) == [user]
     os.chmod(inner, 0o711)  # enter without listing is enough to read a file by name
     assert sorted(unix_readers(path)) == sorted([user, group, PUBLIC_PRINCIPAL])
+
+
+def test_a_long_reader_list_is_stored_whole_and_out_of_the_chunk_id():
+    """Other list values are cut to ``MAX_EXTRA_KEYS`` items; readers never (a cut list would
+    lose readers silently), and a chunk's id does not change with its readers."""
+    from ragingest.chunk import Chunk
+    from ragingest.schema import MAX_EXTRA_KEYS, ChunkRecord, chunk_metadata
+
+    names = [f"group:g{i:03d}" for i in range(MAX_EXTRA_KEYS * 2)]
+    chunk = Chunk("text", 0, 4, 1, (), "T", "heading", "text")
+    meta = chunk_metadata({"source": "a.md", "access": names, "tags": names}, chunk, 0, 1)
+    assert meta["access"] == names and len(meta["tags"]) == MAX_EXTRA_KEYS
+    record = ChunkRecord("a.md", "text", meta, "text", "text")
+    other = ChunkRecord("a.md", "text", {**meta, "access": ["user:x"]}, "text", "text")
+    assert record.id == other.id
