@@ -111,7 +111,7 @@ class AccessPolicy:
     rules: tuple[AccessRule, ...] = ()
     default: Default = "deny"
     unix: bool = False
-    origin: str = field(default="the access policy", compare=False)
+    origin: str = field(default="set in Python", compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", tuple(self.rules))
