@@ -77,6 +77,15 @@ def as_access(value: Access | Iterable[str]) -> Access:
     return Principals(tuple(value))
 
 
+def principals_required() -> PrincipalsRequiredError:
+    """The error of a read that names nobody on a collection with an access policy."""
+    return PrincipalsRequiredError(
+        "this collection has an access policy: name the reader's principals "
+        "(principals=Principals.of(user=..., groups=[...]), query --as USER --group G) "
+        "or read everything explicitly with principals=ALL (query --all-principals)"
+    )
+
+
 def access_filter(principals: Access, policy: bool) -> Filter | None:
     """The filter a read under ``principals`` ANDs into its own, on a collection with
     (``policy``) or without an access policy (everyone reads all of it). None: nothing to add.
@@ -85,11 +94,7 @@ def access_filter(principals: Access, policy: bool) -> Filter | None:
         return None
     if principals is None:
         if policy:
-            raise PrincipalsRequiredError(
-                "this collection has an access policy: name the reader's principals "
-                "(principals=Principals.of(user=..., groups=[...]), query --as USER --group G) "
-                "or read everything explicitly with principals=ALL"
-            )
+            raise principals_required()
         return None
     names = sorted({*principals.names, PUBLIC_PRINCIPAL} - {NO_READER})
     return AnyOf(tuple(Condition(ACCESS_KEY, "$contains", name) for name in names))

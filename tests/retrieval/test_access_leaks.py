@@ -1,7 +1,8 @@
 """No read path returns what its caller may not read: random readers on random documents,
 random callers, random queries, through every retrieval path (dense, lexical, hybrid dbsf and
 rrf, MMR, parent expansion, neighbour joining under a budget, auto-merging, ``trace``,
-``query.search``), over the exact memory store and over Chroma on disk, real model (its vectors
+``query.search``, LangChain's ``Chroma`` methods of ``open_store(principals=...)``), over the
+exact memory store and over Chroma on disk, real model (its vectors
 computed once per module). The world: ``access_world``."""
 
 from __future__ import annotations
@@ -134,6 +135,16 @@ def test_no_read_of_chroma_on_disk_leaks(chroma, vectors, readers, caller, query
     who = Principals(tuple(caller))
     reader = open_store(root, "acl", vectors, create=False)
     check_source(GuardedSource(reader, who), query, config, allowed)
+    plain = open_store(root, "acl", vectors, create=False, principals=who)  # the README's
+    found = [
+        *plain.similarity_search(query, k=20),
+        *plain.max_marginal_relevance_search(query, k=8, fetch_k=20),
+        *plain.as_retriever(search_kwargs={"k": 20}).invoke(query),
+        *plain.get_by_ids([f"c{d:02d}{p}" for d in range(DOCS) for p in range(3)]),
+    ]
+    got = plain.get()
+    assert not leaks([d.page_content for d in found], [str(d.id) for d in found], allowed)
+    assert not leaks(got["documents"], got["ids"], allowed)
     search_type, hybrid, fusion, parents, budget, merge = config
     public = HeadingFirstRetriever(
         persist_dir=root, collection="acl", k=4, search_type=search_type, hybrid=hybrid,
