@@ -186,3 +186,33 @@ def test_every_entry_point_refuses_a_policy_read_naming_nobody(chroma, vectors):
     assert nobody.invoke("vacation days") == []
     hr = HeadingFirstRetriever(persist_dir=root, collection="acl", principals=["group:hr"], k=2)
     assert len(hr.invoke("vacation days")) == 2
+
+
+def test_the_cli_names_who_reads_or_refuses_with_exit_2(chroma, vectors, capsys):
+    from ragingest.cli.main import main
+    from ragingest.errors import EXIT_OK, EXIT_USAGE
+
+    writer, root = chroma
+    readers = [["group:hr"] if d % 2 else ["user:ann"] for d in range(DOCS)]
+    write(writer, readers, vectors)
+    where = ["--persist-dir", str(root), "--collection", "acl", "--json"]
+    capsys.readouterr()
+    assert main(["query", "how many vacation days", *where]) == EXIT_USAGE
+    assert "--as USER --group G" in capsys.readouterr().err
+    assert main(["query", "how many vacation days", *where, "--as", "ann", "-k", "20"]) == EXIT_OK
+    hits = json.loads(capsys.readouterr().out)
+    assert hits and {int(h["id"][1:3]) % 2 for h in hits} == {0}
+    assert main(["query", "vacation", *where, "--group", "hr", "--group", "eng"]) == EXIT_OK
+    assert {int(h["id"][1:3]) % 2 for h in json.loads(capsys.readouterr().out)} == {1}
+    assert main(["query", "vacation", *where, "--all-principals", "-k", "20"]) == EXIT_OK
+    assert {int(h["id"][1:3]) % 2 for h in json.loads(capsys.readouterr().out)} == {0, 1}
+    assert main(["query", "vacation", *where, "--all-principals", "--as", "ann"]) == EXIT_USAGE
+    trace_args = ["trace", "vacation", "--expect", "mark01zq", *where]
+    assert main(trace_args) == EXIT_USAGE
+    capsys.readouterr()
+    main([*trace_args, "--as", "ann"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["expectations"][0]["checkpoints"][0]["ok"] is False  # doc 1 is hr's
+    with pytest.raises(SystemExit):
+        main(["query", "--help"])
+    assert "--all-principals" in capsys.readouterr().out
