@@ -188,6 +188,29 @@ def test_every_entry_point_refuses_a_policy_read_naming_nobody(chroma, vectors):
     assert len(hr.invoke("vacation days")) == 2
 
 
+def test_ragingest_exports_who_reads_and_its_retriever_takes_it(chroma, vectors):
+    import ragingest
+    import ragingest.retrieval
+    from ragingest import ALL as top_all
+    from ragingest import Principals as TopPrincipals
+    from ragingest.retrieval import ALL as retrieval_all
+
+    assert top_all is ALL is retrieval_all and TopPrincipals is Principals
+    assert ragingest.retrieval.Principals is Principals
+    writer, root = chroma
+    write(writer, [["group:hr"] if d < 3 else ["user:bob"] for d in range(DOCS)], vectors)
+    with pytest.raises(PrincipalsRequiredError):
+        ragingest.retriever(root, "acl")
+    hr = ragingest.retriever(root, "acl", k=20, parents=False, principals=["group:hr"])
+    assert {d.metadata["doc_id"] for d in hr.invoke("vacation")} == {"d00", "d01", "d02"}
+    bob = ragingest.retriever(root, "acl", k=20, principals=Principals.of(user="bob"))
+    assert "d00" not in {d.metadata["doc_id"] for d in bob.invoke("vacation days")}
+    assert len(ragingest.retriever(root, "acl", k=40, parents=False, principals=ALL)
+               .invoke("vacation")) == 3 * DOCS  # fmt: skip
+    with pytest.raises(ValueError, match="give a list"):
+        ragingest.retriever(root, "acl", principals="group:hr")
+
+
 def test_the_cli_names_who_reads_or_refuses_with_exit_2(chroma, vectors, capsys):
     from ragingest.cli.main import main
     from ragingest.errors import EXIT_OK, EXIT_USAGE
@@ -216,3 +239,25 @@ def test_the_cli_names_who_reads_or_refuses_with_exit_2(chroma, vectors, capsys)
     with pytest.raises(SystemExit):
         main(["query", "--help"])
     assert "--all-principals" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_search_through_a_chroma_server_reads_only_what_the_caller_may(tmp_path, vectors):
+    from ragingest.retrieval.query import search
+    from tests.chroma import chroma_server
+
+    (tmp_path / "server").mkdir()
+    readers = [["group:hr"] if d % 3 == 0 else ["user:ann", "group:eng"] for d in range(DOCS)]
+    with chroma_server(tmp_path / "server") as server:
+        writer = open_store(tmp_path / "db", "acl", vectors, server=server)
+        write(writer, readers, vectors)
+        mark_policy(writer.collection)
+        with pytest.raises(PrincipalsRequiredError):
+            search("vacation", tmp_path / "db", "acl", server=server)
+        for caller in (["group:hr"], ["user:ann"], ["group:legal"]):
+            allowed = readable(readers, caller)
+            who = Principals(tuple(caller))
+            for hybrid in (True, False):
+                hits = search("mark03zq vacation days", tmp_path / "db", "acl", k=40,
+                              hybrid=hybrid, server=server, principals=who)  # fmt: skip
+                assert {int(h["id"][1:3]) for h in hits} == allowed
