@@ -134,7 +134,7 @@ def retriever(
 __all__ = ["ALL", "Principals", "__version__", "ingest", "retriever"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """``ALL`` and ``Principals`` (who is reading), imported on first use."""
     if name in ("ALL", "Principals"):
         from ragingest.vectorstore import access

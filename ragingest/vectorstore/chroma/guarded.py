@@ -13,10 +13,51 @@ reads could not be filtered here).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
-Where = dict[str, Any]
+Where = Mapping[str, object]
+Rows = Mapping[str, Sequence[object]]  # chromadb's GetResult / QueryResult
+
+
+class Collection(Protocol):
+    """What ``GuardedCollection`` reads of a chromadb collection."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def id(self) -> object: ...
+
+    @property
+    def metadata(self) -> Mapping[str, object] | None: ...
+
+    @property
+    def configuration(self) -> Mapping[str, object]: ...
+
+    def query(self, **kwargs: object) -> Rows: ...
+
+    def get(self, **kwargs: object) -> Rows: ...
+
+    def count(self) -> int: ...
+
+    def add(self, **kwargs: object) -> None: ...
+
+    def upsert(self, **kwargs: object) -> None: ...
+
+    def update(self, **kwargs: object) -> None: ...
+
+    def delete(self, **kwargs: object) -> None: ...
+
+    def modify(self, **kwargs: object) -> None: ...
+
+
+class Client(Protocol):
+    """What ``GuardedClient`` hands out of a chromadb client."""
+
+    def get_collection(self, *args: object, **kwargs: object) -> Collection: ...
+
+    def get_or_create_collection(self, *args: object, **kwargs: object) -> Collection: ...
 
 
 def _and(where: Where | None, access: Where | None) -> Where | None:
@@ -29,7 +70,7 @@ class GuardedCollection:
     """A chromadb collection whose reads admit only ``access`` (module docstring)."""
 
     def __init__(
-        self, collection: Any, access: Where | None, refuse: Callable[[], Exception] | None
+        self, collection: Collection, access: Where | None, refuse: Callable[[], Exception] | None
     ) -> None:
         self.collection, self.access, self.refuse = collection, access, refuse
 
@@ -38,10 +79,10 @@ class GuardedCollection:
             raise self.refuse()
         return _and(where, self.access)
 
-    def query(self, *, where: Where | None = None, **kwargs: Any) -> Any:
+    def query(self, *, where: Where | None = None, **kwargs: object) -> Rows:
         return self.collection.query(where=self._where(where), **kwargs)
 
-    def get(self, ids: Any = None, where: Where | None = None, **kwargs: Any) -> Any:
+    def get(self, ids: object = None, where: Where | None = None, **kwargs: object) -> Rows:
         return self.collection.get(ids=ids, where=self._where(where), **kwargs)
 
     def count(self) -> int:
@@ -50,28 +91,28 @@ class GuardedCollection:
             return int(self.collection.count())
         return len(self.collection.get(where=where, include=[])["ids"])
 
-    def peek(self, limit: int = 10) -> Any:
+    def peek(self, limit: int = 10) -> Rows:
         return self.get(limit=limit, include=["embeddings", "documents", "metadatas"])
 
-    def search(self, *args: Any, **kwargs: Any) -> Any:
+    def search(self, *args: object, **kwargs: object) -> Rows:
         raise NotImplementedError("search() is not filtered by principals: use the retriever")
 
-    def fork(self, *args: Any, **kwargs: Any) -> Any:
+    def fork(self, *args: object, **kwargs: object) -> Collection:
         raise NotImplementedError("a store opened for a reader can't fork its collection")
 
-    def add(self, **kwargs: Any) -> Any:
+    def add(self, **kwargs: object) -> None:
         return self.collection.add(**kwargs)
 
-    def upsert(self, **kwargs: Any) -> Any:
+    def upsert(self, **kwargs: object) -> None:
         return self.collection.upsert(**kwargs)
 
-    def update(self, **kwargs: Any) -> Any:
+    def update(self, **kwargs: object) -> None:
         return self.collection.update(**kwargs)
 
-    def delete(self, **kwargs: Any) -> Any:
+    def delete(self, **kwargs: object) -> None:
         return self.collection.delete(**kwargs)
 
-    def modify(self, **kwargs: Any) -> Any:
+    def modify(self, **kwargs: object) -> None:
         return self.collection.modify(**kwargs)
 
     @property
@@ -79,15 +120,15 @@ class GuardedCollection:
         return str(self.collection.name)
 
     @property
-    def id(self) -> Any:
+    def id(self) -> object:
         return self.collection.id
 
     @property
-    def metadata(self) -> Any:
+    def metadata(self) -> Mapping[str, object] | None:
         return self.collection.metadata
 
     @property
-    def configuration(self) -> Any:
+    def configuration(self) -> Mapping[str, object]:
         return self.collection.configuration
 
 
@@ -96,17 +137,17 @@ class GuardedClient:
     client's own."""
 
     def __init__(
-        self, client: Any, access: Where | None, refuse: Callable[[], Exception] | None
+        self, client: Client, access: Where | None, refuse: Callable[[], Exception] | None
     ) -> None:
         self.client, self.access, self.refuse = client, access, refuse
 
-    def get_collection(self, *args: Any, **kwargs: Any) -> GuardedCollection:
+    def get_collection(self, *args: object, **kwargs: object) -> GuardedCollection:
         found = self.client.get_collection(*args, **kwargs)
         return GuardedCollection(found, self.access, self.refuse)
 
-    def get_or_create_collection(self, *args: Any, **kwargs: Any) -> GuardedCollection:
+    def get_or_create_collection(self, *args: object, **kwargs: object) -> GuardedCollection:
         found = self.client.get_or_create_collection(*args, **kwargs)
         return GuardedCollection(found, self.access, self.refuse)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self.client, name)
