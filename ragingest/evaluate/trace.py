@@ -60,6 +60,7 @@ def trace(
 ) -> TraceReport:
     """Run the five checkpoints for each of ``expect`` (see the module docstring), reading
     only what ``principals`` may read (required on a collection with an access policy)."""
+    from ragingest.retrieval.heading_first import HeadingFirstRetriever
     from ragingest.vectorstore.guarded import GuardedSource
     from ragingest.vectorstore.store import open_store
 
@@ -68,9 +69,10 @@ def trace(
     chunks = _stored_chunks(store)
     loaded = load_sources(sources) if sources else None
     ranked = _ranked(store, question, max(_DEPTH, candidate_depth(k)), hybrid)
-    context = _context(
-        question, persist_dir, collection, k, hybrid, max_context_tokens, records_url, principals
-    )
+    context = HeadingFirstRetriever(
+        persist_dir=persist_dir, collection=collection, k=k, records_url=records_url,
+        hybrid=hybrid, max_context_tokens=max_context_tokens, principals=principals,
+    ).invoke(question)  # fmt: skip
     if answer is None and chat_model is not None:
         answer = _ask(chat_model, question, context)
     expectations = []
@@ -257,25 +259,6 @@ def _retrieval_check(
     return Checkpoint(
         "retrieval", ok, f"rank {ranks[0]} ({how}, k = {k})", {"ranks": ranks, "k": k}
     )
-
-
-def _context(
-    question: str,
-    persist_dir: Any,
-    collection: str,
-    k: int,
-    hybrid: bool,
-    max_context_tokens: int | None,
-    records_url: str | None,
-    principals: Access,
-) -> list[Document]:
-    from ragingest.retrieval.heading_first import HeadingFirstRetriever
-
-    found = HeadingFirstRetriever(
-        persist_dir=persist_dir, collection=collection, k=k, records_url=records_url,
-        hybrid=hybrid, max_context_tokens=max_context_tokens, principals=principals,
-    )  # fmt: skip
-    return found.invoke(question)
 
 
 def _context_check(text: str, context: list[Document]) -> Checkpoint:
