@@ -16,7 +16,7 @@ would replace this function as the package's attribute the moment it is first im
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ragingest.pipeline.options import IngestOptions
     from ragingest.pipeline.report import RunReport
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
+    from ragingest.vectorstore.access import ALL, AllPrincipals, Principals
 
 
 def ingest(
@@ -87,6 +88,7 @@ def retriever(
     chroma_token_header: str = TOKEN_HEADER,
     chroma_ssl: bool = False,
     search_kwargs: dict[str, Any] | None = None,
+    principals: Principals | AllPrincipals | Sequence[str] | None = None,
 ) -> HeadingFirstRetriever:
     """A LangChain retriever over an ingested collection: a
     ``ragingest.retrieval.HeadingFirstRetriever`` (its fields say what each argument means),
@@ -107,8 +109,13 @@ def retriever(
     ``chroma_token_header``, ``chroma_ssl``; ``records_url`` (default
     ``$RAGINGEST_RECORDS_URL``) the records database. With a server and a PostgreSQL records
     database ``persist_dir`` may be left out:
-    ``ragingest.retriever(collection="kb", chroma_host="10.0.0.5", records_url="postgresql+psycopg://...")``."""
+    ``ragingest.retriever(collection="kb", chroma_host="10.0.0.5", records_url="postgresql+psycopg://...")``.
+
+    ``principals``: who is reading (``Principals.of(user="bob", groups=["hr"])`` or
+    ``["user:bob", "group:hr"]``; ``ALL``: everything), required on a collection with an
+    access policy: no passage, parent or neighbour of a document they may not read comes back."""
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
+    from ragingest.vectorstore.access import as_access
     from ragingest.vectorstore.server import chroma_server
 
     if collection is None:
@@ -120,8 +127,17 @@ def retriever(
         hybrid=hybrid, fusion=fusion, dense_weight=dense_weight,
         max_context_tokens=max_context_tokens, auto_merge=auto_merge, tokenizer=tokenizer,
         join_neighbours=join_neighbours, model=model, records_url=records_url, server=server,
-        search_kwargs=search_kwargs,
+        search_kwargs=search_kwargs, principals=as_access(principals),
     )  # fmt: skip
 
 
-__all__ = ["__version__", "ingest", "retriever"]
+__all__ = ["ALL", "Principals", "__version__", "ingest", "retriever"]
+
+
+def __getattr__(name: str) -> object:
+    """``ALL`` and ``Principals`` (who is reading), imported on first use."""
+    if name in ("ALL", "Principals"):
+        from ragingest.vectorstore import access
+
+        return getattr(access, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragingest import defaults as d
+
+if TYPE_CHECKING:
+    from ragingest.vectorstore.access import Access
 
 
 def non_negative(text: str) -> int:
@@ -158,3 +162,41 @@ def add_file_args(parser: argparse.ArgumentParser) -> None:
         help="force a content type for matching files (repeatable), e.g. 'faq/*.md=faq'; "
         "default: .ragingest.toml [content_types] in the root, else auto-detected",
     )
+
+
+def add_principal_args(parser: argparse.ArgumentParser) -> None:
+    """``--as USER``, ``--group G`` (repeatable) and ``--all-principals``: who is reading a
+    collection with an access policy (``principals_of`` reads them)."""
+    who = parser.add_argument_group(
+        "who is reading (a collection with an access policy refuses a read naming nobody)"
+    )
+    who.add_argument(
+        "--as", dest="as_user", metavar="USER", default=None,
+        help="read as this user (principal user:USER): only what USER may read comes back",
+    )  # fmt: skip
+    who.add_argument(
+        "--group", dest="groups", action="append", default=[], metavar="G",
+        help="a group the reader is in (principal group:G), repeatable",
+    )  # fmt: skip
+    who.add_argument(
+        "--principal", dest="principals", action="append", default=[], metavar="P",
+        help="any other principal the reader holds, as stored: unix:user:NAME, unix:group:NAME",
+    )  # fmt: skip
+    who.add_argument(
+        "--all-principals", action="store_true",
+        help="read every chunk whatever its readers (an operator's check; no --as/--group)",
+    )  # fmt: skip
+
+
+def principals_of(args: argparse.Namespace) -> Access:
+    """The ``vectorstore.access`` value the principal options name: ``ALL``, a ``Principals``,
+    or None (nobody named). ``ValueError`` when ``--all-principals`` comes with names."""
+    from ragingest.vectorstore.access import ALL, Principals
+
+    named = [f"user:{args.as_user}"] if args.as_user else []
+    named += [f"group:{g}" for g in args.groups] + list(args.principals)
+    if args.all_principals:
+        if named:
+            raise ValueError("--all-principals reads everything: give it without --as/--group")
+        return ALL
+    return Principals(tuple(named)) if named else None

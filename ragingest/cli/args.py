@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 
 from ragingest import defaults as d
-from ragingest.cli.arg_groups import add_file_args, add_split_args, add_store_args, non_negative
+from ragingest.cli.arg_groups import (
+    add_file_args,
+    add_principal_args,
+    add_split_args,
+    add_store_args,
+    non_negative,
+)
 from ragingest.cli.args_evaluate import add_evaluate_parser
 from ragingest.cli.args_ingest import add_ingest_args
 from ragingest.cli.trace_cmd import add_parser as add_trace_parser
@@ -111,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         "by their distribution and summed) or rrf (reciprocal ranks)",
     )
     qry.add_argument("--json", action="store_true", help="print JSON")
+    add_principal_args(qry)
 
     ins = sub.add_parser("inspect", help="show how a file is cut (no embedding)")
     ins.add_argument("file")

@@ -188,6 +188,7 @@ def status_command(args: argparse.Namespace) -> int:
 
 def query_command(args: argparse.Namespace) -> int:
     """Run ``ragingest query`` and print the hits; returns the exit status."""
+    from ragingest.cli.arg_groups import principals_of
     from ragingest.cli.terminal import terminal_safe as safe
     from ragingest.retrieval.query import RANKS, search
     from ragingest.vectorstore.readable import readable_store
@@ -203,6 +204,7 @@ def query_command(args: argparse.Namespace) -> int:
             records_url=args.records_url,
             hybrid=args.hybrid,
             fusion=args.fusion,
+            principals=principals_of(args),
         )
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))

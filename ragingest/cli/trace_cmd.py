@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from ragingest import defaults as d
+from ragingest.cli.arg_groups import add_principal_args
 from ragingest.errors import EXIT_FILES_FAILED, EXIT_OK
 
 HELP = "follow an expected text from the source to the answer: where was it lost?"
@@ -55,11 +56,13 @@ def add_parser(sub: Any, store_args: Any) -> None:
         help="the context budget, in the embedding model's tokens (default: none)",
     )
     trc.add_argument("--json", action="store_true", help="print JSON")
+    add_principal_args(trc)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ragingest trace`` (where expected texts are lost between the file and the answer);
     returns the exit status."""
+    from ragingest.cli.arg_groups import principals_of
     from ragingest.evaluate.trace import trace
 
     report = trace(
@@ -73,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         answer=args.answer,
         max_context_tokens=args.max_context_tokens,
         records_url=args.records_url,
+        principals=principals_of(args),
     )
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))

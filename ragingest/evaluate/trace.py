@@ -36,7 +36,8 @@ from ragingest.splitters.dialects import heading_title
 from ragingest.splitters.embedded import h1_and_nearest
 from ragingest.splitters.structure import analyze
 
-if TYPE_CHECKING:  # the type only: Chroma is imported when a trace opens the store
+if TYPE_CHECKING:  # the types only: Chroma is imported when a trace opens the store
+    from ragingest.vectorstore.access import Access
     from ragingest.vectorstore.seam import ChunkSource
 
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
@@ -55,17 +56,23 @@ def trace(
     chat_model: Any = None,
     max_context_tokens: int | None = None,
     records_url: str | None = None,
+    principals: Access = None,
 ) -> TraceReport:
-    """Run the five checkpoints for each of ``expect`` (see the module docstring)."""
+    """Run the five checkpoints for each of ``expect`` (see the module docstring), reading
+    only what ``principals`` may read (required on a collection with an access policy)."""
+    from ragingest.retrieval.heading_first import HeadingFirstRetriever
+    from ragingest.vectorstore.guarded import GuardedSource
     from ragingest.vectorstore.store import open_store
 
-    store = open_store(persist_dir, collection, create=False, records_url=records_url)
+    raw = open_store(persist_dir, collection, create=False, records_url=records_url)
+    store = GuardedSource(raw, principals)
     chunks = _stored_chunks(store)
     loaded = load_sources(sources) if sources else None
     ranked = _ranked(store, question, max(_DEPTH, candidate_depth(k)), hybrid)
-    context = _context(
-        question, persist_dir, collection, k, hybrid, max_context_tokens, records_url
-    )
+    context = HeadingFirstRetriever(
+        persist_dir=persist_dir, collection=collection, k=k, records_url=records_url,
+        hybrid=hybrid, max_context_tokens=max_context_tokens, principals=principals,
+    ).invoke(question)  # fmt: skip
     if answer is None and chat_model is not None:
         answer = _ask(chat_model, question, context)
     expectations = []
@@ -252,24 +259,6 @@ def _retrieval_check(
     return Checkpoint(
         "retrieval", ok, f"rank {ranks[0]} ({how}, k = {k})", {"ranks": ranks, "k": k}
     )
-
-
-def _context(
-    question: str,
-    persist_dir: Any,
-    collection: str,
-    k: int,
-    hybrid: bool,
-    max_context_tokens: int | None,
-    records_url: str | None,
-) -> list[Document]:
-    from ragingest.retrieval.heading_first import HeadingFirstRetriever
-
-    found = HeadingFirstRetriever(
-        persist_dir=persist_dir, collection=collection, k=k, records_url=records_url,
-        hybrid=hybrid, max_context_tokens=max_context_tokens,
-    )  # fmt: skip
-    return found.invoke(question)
 
 
 def _context_check(text: str, context: list[Document]) -> Checkpoint:

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
+    from ragingest.vectorstore.access import ALL, Principals
 
-__all__ = ["HeadingFirstRetriever"]
+__all__ = ["ALL", "HeadingFirstRetriever", "Principals"]
 
 
 def __getattr__(name: str) -> Any:
@@ -23,4 +24,8 @@ def __getattr__(name: str) -> Any:
         from ragingest.retrieval.heading_first import HeadingFirstRetriever
 
         return HeadingFirstRetriever
+    if name in ("ALL", "Principals"):
+        from ragingest.vectorstore import access
+
+        return getattr(access, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

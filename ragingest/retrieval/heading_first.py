@@ -11,7 +11,9 @@ full disk, is read from a temporary copy: ``vectorstore.readable``) and builds t
 ``k``), wrapped in ``context.ContextRetriever`` when ``max_context_tokens`` or ``auto_merge``
 is given. Under a budget the chunks are the default passages (``parents=False``) and a
 passage repeated at another place of a file is kept at each (``dedup=False``, unless
-``auto_merge``); the candidates are read ``search.candidate_depth(k)`` deep.
+``auto_merge``); the candidates are read ``search.candidate_depth(k)`` deep. Every read goes
+through ``vectorstore.guarded.GuardedSource`` under ``principals``: chunks, lexical hits,
+parents, neighbours and auto-merge counts of documents they may not read never come back.
 
 LangChain habits work or say what to write instead: ``search_kwargs={"k": 2, "filter":
 {...}}`` (also ``fetch_k``, ``lambda_mult``) sets those fields; ``invoke(q, k=2)`` and
@@ -40,7 +42,9 @@ from ragingest.retrieval.fusion import check_fusion
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.sync_retriever import SyncRetriever
+from ragingest.vectorstore.access import AllPrincipals, Principals, as_access
 from ragingest.vectorstore.gate import reading
+from ragingest.vectorstore.guarded import GuardedSource
 from ragingest.vectorstore.seam import ChunkSource
 from ragingest.vectorstore.server import ChromaServer
 
@@ -152,6 +156,11 @@ class HeadingFirstRetriever(SyncRetriever):
             "persist_dir)"
         ),
     )
+    principals: Principals | AllPrincipals | None = Field(
+        default=None,
+        description="who reads: Principals.of(user=, groups=[...]), ['user:NAME', 'group:G'] "
+        "or ALL; required under an access policy (else PrincipalsRequiredError)",
+    )
     search_kwargs: dict[str, Any] | None = Field(
         default=None,
         description="LangChain's habit: k, filter, fetch_k and lambda_mult by name",
@@ -182,6 +191,8 @@ class HeadingFirstRetriever(SyncRetriever):
             data[field] = value
         if "k" in data:
             data["k"] = whole_k(data["k"])
+        if "principals" in data:
+            data["principals"] = as_access(data["principals"])
         if data.get("fetch_k") is not None:
             data["fetch_k"] = whole_k(data["fetch_k"], "fetch_k")
         search_type = data.get("search_type", "similarity")
@@ -207,6 +218,7 @@ class HeadingFirstRetriever(SyncRetriever):
         with reading(store):  # counts apart only between a writer's steps: not while it waits
             if self.hybrid and not store.lexical_in_step():
                 store.sync_lexical()  # built before the lexical index existed, or cut short
+        source = GuardedSource(store, self.principals)  # every read below goes through it
         budget = self.max_context_tokens is not None or self.auto_merge is not None
         parents = (not budget if self.parents is None else self.parents) and (
             self.auto_merge is None or not budget
@@ -216,8 +228,8 @@ class HeadingFirstRetriever(SyncRetriever):
             dedup = not (self.max_context_tokens is not None and self.auto_merge is None)
         depth = candidate_depth(self.k) if budget else self.k
         self._search = ChunkRetriever(
-            store=store,
-            parent_store=store.parent_store if parents else None,
+            store=source,
+            parent_store=source.parent_store if parents else None,
             k=depth,
             fetch_k=self.fetch_k or candidate_depth(depth),
             parents=parents,
@@ -233,8 +245,8 @@ class HeadingFirstRetriever(SyncRetriever):
         if budget:
             self._inner = ContextRetriever(
                 base=self._search,
-                store=store,
-                parent_store=store.parent_store,
+                store=source,
+                parent_store=source.parent_store,
                 merge_threshold=self.auto_merge,
                 max_context_tokens=self.max_context_tokens,
                 k=self.k,

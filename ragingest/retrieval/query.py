@@ -3,14 +3,18 @@ plain dicts (the CLI's ``query`` command prints them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragingest.defaults import CHROMA_PORT, FUSION, HYBRID, TOKEN_HEADER, TOP_K, Fusion
+from ragingest.defaults import FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval.filters import parse_where
 from ragingest.retrieval.search import candidate_depth, rank_chunks
+from ragingest.vectorstore.access import Access, as_access
+from ragingest.vectorstore.guarded import GuardedSource
 from ragingest.vectorstore.reader import open_reader
 from ragingest.vectorstore.seam import ChunkSource
+from ragingest.vectorstore.server import ChromaServer
 
 __all__ = ["RANKS", "parse_where", "search"]
 
@@ -28,27 +32,26 @@ def search(
     hybrid: bool = HYBRID,
     *,
     fusion: Fusion = FUSION,
-    chroma_host: str | None = None,
-    chroma_port: int = CHROMA_PORT,
-    chroma_token: str | None = None,
-    chroma_token_header: str = TOKEN_HEADER,
-    chroma_ssl: bool = False,
+    server: ChromaServer | None = None,
+    principals: Access | Sequence[str] = None,
 ) -> list[dict[str, Any]]:
     """Top ``k`` chunks as ``{"id", "text", "score", "metadata"}``, best first. ``hybrid``
     (default: it measured better on both eval sets, see bench/README.md): score = the fused
     score of the dense and BM25 rankings (``fusion``, as ``rank_chunks`` takes it), with
     ``dense_rank`` and ``lexical_rank``; else score = cosine. ``records_url``: the records
-    database that resolves the name (see ``open_store``); ``chroma_host`` and the other
-    ``chroma_*`` options: a Chroma server, as ``ingest`` takes them (default: the server of an
-    enclosing ``use_server``, else the embedded ``persist_dir``; ``persist_dir`` may be None
-    with a server and a PostgreSQL records database)."""
+    database that resolves the name (see ``open_store``); ``server``: a Chroma server
+    (``ChromaServer(host, port, token, ...)``, as ``ingest --chroma-host`` names it; default: the
+    server of an enclosing ``use_server``, else the embedded ``persist_dir``; ``persist_dir``
+    may be None with a server and a PostgreSQL records database). ``principals``: who is reading
+    (``Principals``, a list of principal strings, or ``ALL``), required on a collection with an
+    access policy (else ``PrincipalsRequiredError``); every read is limited to it
+    (``vectorstore.guarded``)."""
     from ragingest.vectorstore.gate import reading
-    from ragingest.vectorstore.server import chroma_server
-
-    server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
-    store: ChunkSource = open_reader(
+    reader = open_reader(
         persist_dir, collection, model=model, records_url=records_url, server=server
     )
+    who = as_access(principals)
+    store: ChunkSource = GuardedSource(reader, who)  # refuses a policy read with no principals
     with reading(store):
         in_step = not hybrid or store.lexical_in_step()
     if not in_step:  # a write cut short: the full store repairs it
@@ -61,7 +64,7 @@ def search(
             )
         with reading(full):
             full.sync_lexical()
-        store = full
+        store = GuardedSource(full, who)
     depth = candidate_depth(k)  # the retriever's depth, so both rank the same candidates
     vector = store.embed_query(text)  # outside the gate: a writer waits less
     with reading(store):

@@ -46,12 +46,13 @@ class Principals:
         return cls(tuple(names))
 
 
-class _All:
-    """Every chunk, whatever its ``access``: the explicit opposite of naming principals."""
+class AllPrincipals:
+    """Every chunk, whatever its ``access``: the explicit opposite of naming principals (its one
+    value is ``ALL``)."""
 
-    _instance: _All | None = None
+    _instance: AllPrincipals | None = None
 
-    def __new__(cls) -> _All:
+    def __new__(cls) -> AllPrincipals:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -60,8 +61,29 @@ class _All:
         return "ALL"
 
 
-ALL = _All()
-Access = Principals | _All | None
+_All = AllPrincipals
+ALL = AllPrincipals()
+Access = Principals | AllPrincipals | None
+
+
+def as_access(value: Access | Iterable[str]) -> Access:
+    """A caller's principals as a read takes them: ``Principals``, ``ALL`` or None as given;
+    a list of principal strings (``["user:bob", "group:hr"]``) as ``Principals`` (checked).
+    A bare string is refused: it is one principal, write it as a list."""
+    if value is None or isinstance(value, Principals | AllPrincipals):
+        return value
+    if isinstance(value, str):
+        raise ValueError(f"principals={value!r}: give a list, e.g. [{value!r}], or Principals")
+    return Principals(tuple(value))
+
+
+def principals_required() -> PrincipalsRequiredError:
+    """The error of a read that names nobody on a collection with an access policy."""
+    return PrincipalsRequiredError(
+        "this collection has an access policy: name the reader's principals "
+        "(principals=Principals.of(user=..., groups=[...]), query --as USER --group G) "
+        "or read everything explicitly with principals=ALL (query --all-principals)"
+    )
 
 
 def access_filter(principals: Access, policy: bool) -> Filter | None:
@@ -72,11 +94,7 @@ def access_filter(principals: Access, policy: bool) -> Filter | None:
         return None
     if principals is None:
         if policy:
-            raise PrincipalsRequiredError(
-                "this collection has an access policy: name the reader's principals "
-                "(principals=Principals.of(user=..., groups=[...]), query --as USER --group G) "
-                "or read everything explicitly with principals=ALL"
-            )
+            raise principals_required()
         return None
     names = sorted({*principals.names, PUBLIC_PRINCIPAL} - {NO_READER})
     return AnyOf(tuple(Condition(ACCESS_KEY, "$contains", name) for name in names))

@@ -31,6 +31,7 @@ class MemoryStore:
 
     gate: ReadGate | None = None
     remote: bool = False
+    policy: bool = False  # written under an access policy (Chroma: the collection's marker)
 
     def __init__(self, embeddings: Embeddings, lexical: LexicalIndex | None = None) -> None:
         self.embeddings = embeddings
@@ -131,9 +132,15 @@ class MemoryStore:
         """The ids of every chunk ``where`` admits, in insertion order."""
         return [chunk.id for chunk in self.chunks(None, where)]
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
-        """The stored vectors of ``ids``."""
-        return {i: self._rows[i][1].tolist() for i in ids if i in self._rows}
+    def vectors(
+        self, ids: Sequence[str], where: Filter | None = None
+    ) -> dict[str, list[float]]:
+        """The stored vectors of the ``ids`` that ``where`` admits."""
+        return {c.id: self._rows[c.id][1].tolist() for c in self.chunks(ids, where)}
+
+    def access_policy(self) -> bool:
+        """Whether the chunks were written under an access policy (``policy``)."""
+        return self.policy
 
     def _ranked(
         self, vector: Sequence[float], n: int, where: Filter | None

@@ -19,6 +19,7 @@ from typing import Any
 
 from ragingest.models.encoder import ModelEncoder
 from ragingest.vectorstore.collection_info import (
+    ACCESS_POLICY_KEY,
     MODEL_KEY,
     check_compatible,
     chroma_client,
@@ -120,10 +121,18 @@ class ChromaReads:
         got = self._handle().get(where=to_chroma(where), include=[])
         return [str(i) for i in got["ids"]]
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
-        """The stored embeddings of ``ids``."""
-        got = self._handle().get(ids=list(ids), include=["embeddings"])
+    def vectors(
+        self, ids: Sequence[str], where: Filter | None = None
+    ) -> dict[str, list[float]]:
+        """The stored embeddings of the ``ids`` that ``where`` admits."""
+        if not ids:
+            return {}
+        got = self._handle().get(ids=list(ids), where=to_chroma(where), include=["embeddings"])
         return {str(i): list(v) for i, v in zip(got["ids"], got["embeddings"], strict=True)}
+
+    def access_policy(self) -> bool:
+        """Whether the collection was written under an access policy (its marker)."""
+        return bool((self._handle().metadata or {}).get(ACCESS_POLICY_KEY))
 
     @property
     def remote(self) -> bool:

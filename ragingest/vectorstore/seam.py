@@ -10,7 +10,9 @@ exact in memory; ``tests/vectorstore/test_store_contract.py`` holds each to it):
   first), ``chunks`` (by id and/or filter), ``held`` (which ids are there), ``chunk_ids``. A
   parent section is reached only through a chunk a filtered read returned, so a filter that
   hides a chunk hides its parent from retrieval too;
-- ``vectors(ids)`` gives the stored embeddings (for MMR), ``embed_query`` the query's vector,
+- ``vectors(ids, where)`` gives the stored embeddings (for MMR) of the ids ``where`` admits,
+  ``embed_query`` the query's vector, ``access_policy`` whether the collection was written
+  under an access policy (``access``: its reads are wrapped by ``guarded.GuardedSource``),
   ``count`` the number of chunks, ``lexical`` the BM25 index (or None), ``gate`` the read gate
   (or None), ``parent_store`` the parent sections (or None), ``remote`` whether each call is a
   network round trip.
@@ -213,7 +215,11 @@ class ChunkSource(Protocol):
 
     def chunk_ids(self, where: Filter | None = None) -> list[str]: ...
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, list[float]]: ...
+    def vectors(
+        self, ids: Sequence[str], where: Filter | None = None
+    ) -> dict[str, list[float]]: ...
+
+    def access_policy(self) -> bool: ...
 
 
 @runtime_checkable

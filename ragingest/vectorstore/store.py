@@ -26,10 +26,13 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
+from ragingest.vectorstore.access import Access, access_filter, principals_required
 from ragingest.vectorstore.access_write import chunk_access, parent_access, stored_access
 from ragingest.vectorstore.aliases import resolve_collection
+from ragingest.vectorstore.chroma.guarded import GuardedClient
 from ragingest.vectorstore.chroma.langchain import Chroma
 from ragingest.vectorstore.collection_info import (
+    ACCESS_POLICY_KEY,
     ALIAS_KEY,
     FINGERPRINT_KEY,
     MODEL_KEY,
@@ -48,7 +51,7 @@ from ragingest.vectorstore.gate import ReadGate, read_gate
 from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import lexical_text
 from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.reader import ChromaReads
+from ragingest.vectorstore.reader import ChromaReads, to_chroma
 
 if TYPE_CHECKING:  # the types only: the parents database is opened by open_store
     from ragingest.vectorstore.parents import ParentStore
@@ -109,10 +112,19 @@ class ChunkStore(ChromaReads, Chroma):
     _lexical_synced: bool = False
     _query_handle: Any = None  # the chromadb collection the reads go to (``_handle``)
 
-    def __init__(self, *, collection_name: str, client: Any, **kwargs: Any) -> None:
-        super().__init__(collection_name=collection_name, client=client, **kwargs)
-        self.chroma_client = client
+    def __init__(
+        self,
+        *,
+        collection_name: str,
+        client: Any,
+        reads: GuardedClient | None = None,
+        guard_seam: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(collection_name=collection_name, client=reads or client, **kwargs)
+        self.chroma_client = client  # writes and upkeep: every chunk
         self.physical_name = collection_name
+        self._reads = reads if guard_seam else None
 
     @property
     def collection(self) -> Any:
@@ -123,7 +135,9 @@ class ChunkStore(ChromaReads, Chroma):
         """The chromadb collection the reads go to, fetched once (as langchain_chroma keeps
         one) and again after ``delete_collection``."""
         if self._query_handle is None:
-            self._query_handle = self.collection
+            reads = self._reads  # a reader's store: its seam reads are guarded too
+            handle = self.collection if reads is None else reads.get_collection(self.physical_name)
+            self._query_handle = handle
         return self._query_handle
 
     def ids(self) -> list[str]:
@@ -299,6 +313,7 @@ def open_store(
     alias: str | None = None,
     records_url: str | None = None,
     server: ChromaServer | None = None,
+    principals: Access = None,
 ) -> ChunkStore:
     """Open (or create) ``collection`` in ``persist_dir``, refusing a model/settings mismatch.
 
@@ -311,6 +326,12 @@ def open_store(
     server (``server.ChromaServer``, as ``ingest --chroma-host``); without it the server of an
     enclosing ``server.use_server``, else the embedded directory.
     ``persist_dir`` may be None with a server and a PostgreSQL records database.
+
+    ``principals`` (``access.Principals`` or ``ALL``): every read of the store, LangChain's
+    (``as_retriever``, ``similarity_search*``, ``max_marginal_relevance_search*``, ``get``,
+    ``get_by_ids``) and the seam's, admits only what they may read (``chroma.guarded``).
+    Without them (the writer's open) the seam's reads see every chunk, and on a collection
+    with an access policy LangChain's reads raise ``PrincipalsRequiredError``.
     """
     from ragingest.vectorstore.lexical_location import drop_orphan_indexes, lexical_index
     from ragingest.vectorstore.server import active_server
@@ -335,13 +356,17 @@ def open_store(
     name, fingerprint = embeddings_identity(embeddings)
     if existing is not None:
         check_compatible(existing, collection, name, fingerprint, settings)
+    fresh = store_metadata(name, fingerprint, settings, alias) if existing is None else None
+    policy = bool((existing or fresh or {}).get(ACCESS_POLICY_KEY))
+    refuse = principals_required if principals is None and policy else None
+    access = to_chroma(access_filter(principals, policy)) if principals is not None else None
     store = ChunkStore(
         collection_name=physical,
         embedding_function=embeddings,
         client=client,
-        collection_metadata=(
-            store_metadata(name, fingerprint, settings, alias) if existing is None else None
-        ),
+        reads=GuardedClient(client, access, refuse) if access or refuse else None,
+        guard_seam=principals is not None,
+        collection_metadata=fresh,
     )
     from ragingest.vectorstore.parents import ParentStore
 

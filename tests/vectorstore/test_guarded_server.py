@@ -1,0 +1,40 @@
+"""The filtered read path against a ``chroma run`` server: ``$contains`` on the readers list is
+evaluated by the server, and the guarded seam and LangChain's methods admit only what the
+principals may read, as embedded."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragingest.vectorstore.access import Principals, access_filter
+from ragingest.vectorstore.guarded import GuardedSource
+from ragingest.vectorstore.seam import matches
+from ragingest.vectorstore.store import open_store
+from tests.chroma import chroma_server
+from tests.vectorstore.test_store_contract import NamedEmbeddings
+from tests.vectorstore.test_store_contract_access import _with_readers, mark_policy
+
+pytestmark = [pytest.mark.slow]
+
+
+def test_a_server_admits_only_what_the_principals_may_read(tmp_path):
+    embeddings = NamedEmbeddings(dimensions=64)
+    docs = _with_readers()
+    (tmp_path / "server").mkdir()
+    with chroma_server(tmp_path / "server") as server:
+        writer = open_store(tmp_path / "db", "kb", embeddings, server=server)
+        writer.add_documents(docs, parent_texts=[d.page_content for d in docs])
+        mark_policy(writer.collection)
+        for who in (Principals.of(user="ann"), Principals.of(groups=["hr", "legal"])):
+            admit = access_filter(who, True)
+            want = {str(d.id) for d in docs if matches(admit, d.metadata)}
+            store = open_store(tmp_path / "db", "kb", embeddings, create=False, server=server)
+            assert store.remote
+            guard = GuardedSource(store, who)
+            vector = guard.embed_query("alpha beta gamma")
+            assert {i for i, _ in guard.nearest(vector, 12)} == want
+            assert set(guard.chunk_ids()) == want and guard.count() == len(want)
+            plain = open_store(tmp_path / "db", "kb", embeddings, create=False, server=server,
+                               principals=who)  # fmt: skip
+            assert {d.id for d in plain.similarity_search("alpha beta", k=12)} == want
+            assert set(plain.get()["ids"]) == want
