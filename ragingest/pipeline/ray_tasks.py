@@ -3,8 +3,8 @@
 Rows between the stages (Ray Data batches of plain columns):
 
 - scan: ``{"path", "root", "identity"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
-  distinct paragraph digests concatenated (``DIGEST`` bytes each), ``ok`` False when it can't
-  load (the split names the failure);
+  distinct paragraph digests concatenated (``FINGERPRINT_BYTES`` bytes each), ``ok`` False when it
+  can't load (the split names the failure);
 - split: ``{"path", "root", "source", "base", "identity"}`` in → per file a header row (``seq`` -1,
   ``count`` its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
   (``seq`` i, ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be
@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import FINGERPRINT_BYTES as DIGEST
-from ragingest.loaders.cleaning import paragraphs
+from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
 from ragingest.loaders.identity import FileIdentity
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import Splitting, split_task
@@ -118,7 +117,7 @@ def scan_batch(
 
 
 def digests_of(blob: bytes) -> list[bytes]:
-    return [blob[i : i + DIGEST] for i in range(0, len(blob), DIGEST)]
+    return [blob[i : i + FINGERPRINT_BYTES] for i in range(0, len(blob), FINGERPRINT_BYTES)]
 
 
 def text_hashes(texts: list[str]) -> Any:

@@ -38,7 +38,6 @@ from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
-DEFAULT_MAX_CHUNKS_PER_FILE = MAX_CHUNKS_PER_FILE
 TEXT_LAYER_TYPES = ("pdf",)  # formats whose text is a layer that may not match the page
 GARBLED_NOTE = (
     "the text layer reads as garbage (a font without a Unicode map, or a wrong code page); "
@@ -67,7 +66,7 @@ class Splitting:
     cleaning: CleaningRules | None = None
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
     parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
-    max_chunks: int | None = DEFAULT_MAX_CHUNKS_PER_FILE  # per file; None: no bound
+    max_chunks: int | None = MAX_CHUNKS_PER_FILE  # per file; None: no bound
     split_timeout: float | None = None  # seconds per file; None: the parsers' (--file-timeout)
 
     @property
