@@ -14,7 +14,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from ragingest.defaults import CHUNK_SIZE, MIN_CHUNK_SIZE, STRATEGIES, STRATEGY, UNIT
+from ragingest.defaults import (
+    CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+    SPLIT_LEVELS,
+    STRATEGIES,
+    STRATEGY,
+    UNIT,
+)
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import splitter_for
 from ragingest.splitters.heading_first import HeadingFirstSplitter
@@ -34,7 +41,7 @@ class SplitSettings:
     min_chunk_size: int = MIN_CHUNK_SIZE
     unit: str = UNIT
     context_prefix: bool = True
-    split_levels: tuple[int, ...] = (2, 3)
+    split_levels: tuple[int, ...] = SPLIT_LEVELS
     strategy: str = STRATEGY
     parent_chunk_size: int | None = None  # None: the heading-first default
 
@@ -58,7 +65,7 @@ class SplitSettings:
     @classmethod
     def from_recorded(cls, data: dict[str, Any]) -> SplitSettings:
         values = dict(data)
-        values["split_levels"] = tuple(values.get("split_levels", (2, 3)))
+        values["split_levels"] = tuple(values.get("split_levels", SPLIT_LEVELS))
         return cls(**values)
 
 

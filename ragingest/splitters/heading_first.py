@@ -38,7 +38,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
-from ragingest.defaults import CHUNK_SIZE, MIN_CHUNK_SIZE, OVERLAP_RATIO
+from ragingest.defaults import CHUNK_SIZE, MIN_CHUNK_SIZE, SPLIT_LEVELS, default_overlap
 from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
@@ -79,7 +79,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         tokenizer: Any = None,
         model: str | None = None,
         max_embed_tokens: int | None = None,
-        split_levels: Sequence[int] = (2, 3),
+        split_levels: Sequence[int] = SPLIT_LEVELS,
         context_prefix: bool = True,
         title: str = "",
         fallback: Any = None,
@@ -120,7 +120,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
                 chunk_size,
                 size,
             )
-        overlap = round(size * OVERLAP_RATIO) if chunk_overlap is None else chunk_overlap
+        overlap = default_overlap(size) if chunk_overlap is None else chunk_overlap
         if not 0 <= overlap < size:
             raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
         if min_chunk_size < 0:

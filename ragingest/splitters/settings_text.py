@@ -9,7 +9,7 @@ from typing import Any
 def effective_setting(key: str, value: Any, settings: dict[str, Any] | None = None) -> str:
     """``value`` of splitter setting ``key`` as text; ``None`` → the default the splitter uses
     (the chunk size is also capped at the model's input limit, as every run logs)."""
-    from ragingest.defaults import CHUNK_SIZE, OVERLAP_RATIO
+    from ragingest.defaults import CHUNK_SIZE, default_overlap
 
     if value is not None:
         return str(value)
@@ -17,7 +17,7 @@ def effective_setting(key: str, value: Any, settings: dict[str, Any] | None = No
         return f"{CHUNK_SIZE} (default)"
     if key == "chunk_overlap":
         size = (settings or {}).get("chunk_size") or CHUNK_SIZE
-        return f"{round(size * OVERLAP_RATIO)} (default)"
+        return f"{default_overlap(size)} (default)"
     return "default"
 
 
