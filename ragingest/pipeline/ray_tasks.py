@@ -120,18 +120,6 @@ def digests_of(blob: bytes) -> list[bytes]:
     return [blob[i : i + FINGERPRINT_BYTES] for i in range(0, len(blob), FINGERPRINT_BYTES)]
 
 
-def text_hashes(texts: list[str]) -> Any:
-    """The first 8 bytes of each text's digest in the embedding cache's key, as uint64."""
-    import numpy as np
-
-    from ragingest.vectorstore.cache import text_digest
-
-    return np.array(
-        [int.from_bytes(text_digest(t)[:8], "big") for t in texts],
-        dtype=np.uint64,
-    )
-
-
 def in_sorted(values: Any, table: Any) -> Any:
     """For each of ``values``, whether the sorted ``table`` holds it."""
     import numpy as np
@@ -152,6 +140,8 @@ def split_batch(
     host: str = "",
 ) -> dict[str, list]:
     """Split: a header row and the record rows of each file (see the module docstring)."""
+    from ragingest.vectorstore.cache import text_hashes
+
     clock = time.perf_counter()  # the first file's time includes building the splitter
     base = worker_splitter(model, json.dumps(options.split.recorded(), sort_keys=True))
     splitting = Splitting(
