@@ -80,7 +80,7 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
         cleaning=cleaning_rules(args),
         content_types=content_types(args),
         progress=not args.no_progress,  # drawn only on a terminal (pipeline.runner, engine_ray)
-        write_batch_size=max(1, args.batch_size),
+        write_batch_size=max(1, args.write_batch),
         rebuild=args.rebuild,
         wait=args.wait,
         run_log=args.run_log,
