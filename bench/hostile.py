@@ -110,7 +110,7 @@ print(json.dumps({"exit": code, "seconds": round(seconds, 1), "chunks": len(stor
 LONG_HEADING = """
 import json, resource, sys, time
 from pathlib import Path
-from ragingest.pipeline.split import split_file
+from tests.splitting import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 path = Path(sys.argv[1])
 settings = SplitSettings()

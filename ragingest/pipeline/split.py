@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import Document
@@ -189,22 +188,3 @@ def split_task(
     chunks.notes, chunks.lost = file_notes(document for document, _records in documents)
     return chunks
 
-
-def split_file(
-    path: Path,
-    root: Path | None,
-    splitter: ChunkSplitter,
-    max_file_bytes: int = MAX_FILE_BYTES,
-    *,
-    settings: SplitSettings | None = None,
-    cleaning: CleaningRules | None = None,
-    content_types: ContentTypeConfig | None = None,
-    corpus: CorpusCleaner | None = None,
-) -> FileChunks:
-    """``split_task`` of one file with a ready base ``splitter`` (of ``settings``)."""
-    path = Path(path)
-    source = FoundFile(path, Path(root) if root is not None else path.parent).source
-    splitting = Splitting(
-        settings or SplitSettings(), lambda: splitter, max_file_bytes, cleaning, content_types
-    )
-    return split_task(FileTask(source, path, root), splitting, corpus)
