@@ -13,10 +13,10 @@ from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
 from ragingest.models.resolve import load_model_info
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.ray_tasks import digests_of, in_sorted, scan_batch, split_batch
-from ragingest.pipeline.split import split_file
 from ragingest.schema import ChunkRecord
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore.cache import text_hashes
+from tests.splitting import split_file
 
 pytestmark = pytest.mark.slow
 
