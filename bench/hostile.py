@@ -28,8 +28,9 @@ import time
 from pathlib import Path
 
 from bench.common import median, timed
+from ragingest.defaults import FILE_TIMEOUT
 from ragingest.errors import FileTimeoutError
-from ragingest.loaders.bounded import DEFAULT_FILE_TIMEOUT, ParserPool, load_documents
+from ragingest.loaders.bounded import ParserPool, load_documents
 
 
 def big_html(path: Path, megabytes: float) -> Path:
@@ -109,7 +110,7 @@ print(json.dumps({"exit": code, "seconds": round(seconds, 1), "chunks": len(stor
 LONG_HEADING = """
 import json, resource, sys, time
 from pathlib import Path
-from ragingest.pipeline.split import split_file
+from tests.splitting import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 path = Path(sys.argv[1])
 settings = SplitSettings()
@@ -153,7 +154,7 @@ def bench_long_heading(folder: Path, kilobytes: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html-mb", type=float, default=30)
-    parser.add_argument("--timeout", type=float, default=DEFAULT_FILE_TIMEOUT)
+    parser.add_argument("--timeout", type=float, default=FILE_TIMEOUT)
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--cases", default="html,overhead,data")
     parser.add_argument("--csv-columns", type=int, default=20_000)

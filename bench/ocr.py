@@ -95,11 +95,50 @@ def plain(blocks: list[str]) -> str:
     return " ".join(" ".join(block.removeprefix("# ").split()) for block in blocks)
 
 
+def page_image(blocks: list[str]) -> Any:
+    """One page of ``blocks`` rendered at 300 dpi, A5 (``tests.scans.render_page``)."""
+    return render_page(blocks, dpi=300, width_in=5.8, height_in=8.3)
+
+
+def set_arguments(parser: argparse.ArgumentParser) -> None:
+    """The set's options (``source_documents``), shared with ``bench.ocr_peers``."""
+    parser.add_argument("--files", type=int, default=2, help="files per tuning set")
+    parser.add_argument("--chars", type=int, default=4000, help="characters per file")
+    parser.add_argument("--sets", default="docs_ru_deckhouse,prose_ru_ruslit")
+
+
+def source_documents(args: argparse.Namespace) -> list[tuple[str, list[list[str]]]]:
+    """``(set/name, its pages)`` of the first ``--files`` files of each of ``--sets``."""
+    documents: list[tuple[str, list[list[str]]]] = []
+    for name in args.sets.split(","):
+        for path in sorted(SETS[name].glob("*.md"))[: args.files]:
+            blocks = blocks_of(path.read_text(encoding="utf-8"), args.chars)
+            documents.append((f"{name}/{path.stem}", pages_of(blocks)))
+    return documents
+
+
+def text_errors(got: str, want: str) -> int:
+    """Edit distance of the read text (``#`` dropped, whitespace collapsed) to ``want``."""
+    return Levenshtein.distance(" ".join(got.replace("#", " ").split()), want)
+
+
+def cer_percent(errors: int, chars: int) -> float:
+    return round(100 * errors / max(1, chars), 2)
+
+
+def report(rows: list[dict[str, Any]], row: dict[str, Any], out: Path | None) -> None:
+    """Print ``row``, add it to ``rows`` and write them all to ``out`` (when given)."""
+    rows.append(row)
+    print(json.dumps(row, ensure_ascii=False), flush=True)
+    if out:
+        out.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n")
+
+
 def scanned(pages: list[list[str]], variant: dict[str, Any], path: Path) -> Path:
     dpi = variant.get("dpi", 300)
     images = []
     for index, blocks in enumerate(pages):
-        page = render_page(blocks, dpi=300, width_in=5.8, height_in=8.3)
+        page = page_image(blocks)
         skew = variant.get("skew", 0.0) * (1 if index % 2 == 0 else -1)
         rotate = variant.get("rotate_first", 0) if index == 0 else 0
         speckle, jpeg = variant.get("speckle", 0.0), variant.get("jpeg", 0)
@@ -112,20 +151,14 @@ def scanned(pages: list[list[str]], variant: dict[str, Any], path: Path) -> Path
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", type=int, default=2, help="files per tuning set")
-    parser.add_argument("--chars", type=int, default=4000, help="characters per file")
-    parser.add_argument("--sets", default="docs_ru_deckhouse,prose_ru_ruslit")
+    set_arguments(parser)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
     from ragingest.loaders import loader_for
 
-    documents: list[tuple[str, list[list[str]]]] = []
-    for name in args.sets.split(","):
-        for path in sorted(SETS[name].glob("*.md"))[: args.files]:
-            blocks = blocks_of(path.read_text(encoding="utf-8"), args.chars)
-            documents.append((f"{name}/{path.stem}", pages_of(blocks)))
-    results = []
+    documents = source_documents(args)
+    results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RAGINGEST_OCR_CACHE"] = str(Path(tmp) / "cache")  # every page read anew
         for label, variant in VARIANTS.items():
@@ -137,8 +170,7 @@ def main() -> None:
                 [document] = list(loader_for(tiff, tiff.parent).lazy_load())
                 seconds += time.perf_counter() - started
                 want = plain([b for page in doc_pages for b in page])
-                got = " ".join(document.page_content.replace("#", " ").split())
-                errors += Levenshtein.distance(got, want)
+                errors += text_errors(document.page_content, want)
                 chars += len(want)
                 pages += len(doc_pages)
                 got_headings = [
@@ -158,15 +190,12 @@ def main() -> None:
                 "variant": label,
                 "pages": pages,
                 "characters": chars,
-                "cer_percent": round(100 * errors / max(1, chars), 2),
+                "cer_percent": cer_percent(errors, chars),
                 "headings": headings,
                 "headings_recovered_percent": round(100 * found / max(1, headings), 1),
                 "seconds_per_page": round(seconds / max(1, pages), 2),
             }
-            results.append(row)
-            print(json.dumps(row, ensure_ascii=False), flush=True)
-    if args.out:
-        args.out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n")
+            report(results, row, args.out)
 
 
 if __name__ == "__main__":

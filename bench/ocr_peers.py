@@ -16,24 +16,27 @@ the project's environment and locks (it runs as a command):
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from rapidfuzz.distance import Levenshtein
-
-from bench.ocr import SETS, blocks_of, pages_of, plain
-from tests.scans import render_page, scan_pdf
+from bench.ocr import (
+    cer_percent,
+    page_image,
+    plain,
+    report,
+    set_arguments,
+    source_documents,
+    text_errors,
+)
+from tests.scans import scan_pdf
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", type=int, default=2, help="files per tuning set")
-    parser.add_argument("--chars", type=int, default=4000, help="characters per file")
-    parser.add_argument("--sets", default="docs_ru_deckhouse,prose_ru_ruslit")
+    set_arguments(parser)
     parser.add_argument("--ocrmypdf", default="ocrmypdf", help="the ocrmypdf command")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
@@ -57,12 +60,10 @@ def main() -> None:
         tmp = Path(name)
         os.environ["RAGINGEST_OCR_CACHE"] = str(tmp / "cache")  # every page read anew
         documents = []
-        for set_name in args.sets.split(","):
-            for path in sorted(SETS[set_name].glob("*.md"))[: args.files]:
-                pages = pages_of(blocks_of(path.read_text(encoding="utf-8"), args.chars))
-                images = [render_page(p, dpi=300, width_in=5.8, height_in=8.3) for p in pages]
-                pdf = scan_pdf(tmp / f"{set_name}-{path.stem}.pdf", images)
-                documents.append((pdf, plain([b for p in pages for b in p]), len(pages)))
+        for label, pages in source_documents(args):
+            images = [page_image(p) for p in pages]
+            pdf = scan_pdf(tmp / f"{label.replace('/', '-')}.pdf", images)
+            documents.append((pdf, plain([b for p in pages for b in p]), len(pages)))
         for tool, read in tools.items():
             errors = chars = pages = 0
             seconds = 0.0
@@ -70,21 +71,17 @@ def main() -> None:
                 started = time.perf_counter()
                 text = read(pdf, tmp)
                 seconds += time.perf_counter() - started
-                got = " ".join(text.replace("#", " ").split())
-                errors += Levenshtein.distance(got, want)
+                errors += text_errors(text, want)
                 chars += len(want)
                 pages += count
             row = {
                 "tool": tool,
                 "pages": pages,
                 "characters": chars,
-                "cer_percent": round(100 * errors / max(1, chars), 2),
+                "cer_percent": cer_percent(errors, chars),
                 "pages_per_minute": round(60 * pages / max(seconds, 1e-9), 1),
             }
-            rows.append(row)
-            print(json.dumps(row, ensure_ascii=False), flush=True)
-    if args.out:
-        args.out.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n")
+            report(rows, row, args.out)
 
 
 if __name__ == "__main__":

@@ -55,8 +55,8 @@ def _embed_texts(corpus: Path, options: Any) -> list[str]:
     """The embedded texts ``ingest`` produces for ``corpus`` (same splitter, same order)."""
     from ragingest.loaders import walk
     from ragingest.models.embeddings import SentenceTransformerEmbeddings
-    from ragingest.pipeline.split import split_file
     from ragingest.splitters.factory import base_splitter
+    from tests.splitting import split_file
 
     info = SentenceTransformerEmbeddings(options.model).info
     splitter = base_splitter(options.split, info=info)

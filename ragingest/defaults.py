@@ -19,6 +19,7 @@ MODEL = "intfloat/multilingual-e5-small"  # the embedding model of a new collect
 CHUNK_SIZE = 200  # tokens; capped at the model's limit
 MIN_CHUNK_SIZE = 100  # pieces under ~100 tokens say too little alone: merged
 OVERLAP_RATIO = 0.0  # overlap filled the top k with near-copies (measured)
+SPLIT_LEVELS: tuple[int, ...] = (2, 3)  # headings that start a section: H2 and H3
 Unit = Literal["tokens", "chars", "words"]
 UNITS: tuple[Unit, ...] = get_args(Unit)
 UNIT: Unit = "tokens"
@@ -65,3 +66,8 @@ TOKEN_HEADER = "Authorization"
 EVALUATE_K = 5  # hits per question
 EVALUATE_SEARCHES = ("hybrid", "dense")  # the retriever's default first
 TRACE_K = 5  # passages in the context a trace checks
+
+
+def default_overlap(chunk_size: int) -> int:
+    """The overlap between pieces of ``chunk_size`` when none is given (``OVERLAP_RATIO``)."""
+    return round(chunk_size * OVERLAP_RATIO)

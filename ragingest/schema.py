@@ -127,6 +127,8 @@ SOURCE_MAP_HINT = "_source_map"  # text formats: loaders.source_map.SourceMap â†
 # OCR'd lines: [(start, end, page, x0, y0, x1, y1), ...] in the text â†’ page_boxes
 BOX_MAP_HINT = "_box_map"
 SCAN_PAGES_HINT = "_scan_pages"  # the OCR'd pages: {page: degrees turned to read it upright}
+NOTES_HINT = "_notes"  # list[str]: what the loader changed or lost (loaders.notes, run report)
+LOST_HINT = "_partly_failed"  # True: some of the file's content is not in its documents
 LOADER_HINTS = (
     CONTENT_TYPE_HINT,
     PAGE_MAP_HINT,
@@ -135,10 +137,12 @@ LOADER_HINTS = (
     SOURCE_MAP_HINT,
     BOX_MAP_HINT,
     SCAN_PAGES_HINT,
+    NOTES_HINT,
+    LOST_HINT,
 )
 
 # Metadata from content (a foreign loader's documents, given Documents, front matter) never
-# carries an internal key: every ``_`` key of it (``LOADER_HINTS``, a loader's notes) is left
+# carries an internal key: every ``_`` key of it (``LOADER_HINTS``) is left
 # out there (``from_content``); none was ever stored.
 INTERNAL_PREFIX = "_"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command (2): set up, lint, run the tests; then the tests of the real model's rankings
-# again with its vectors perturbed (RAGINGEST_TEST_JITTER, see ragingest/models/jitter.py),
+# again with its vectors perturbed (RAGINGEST_TEST_JITTER, see tests/jitter.py),
 # as another CPU or thread count would give them: they must pass on any machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."

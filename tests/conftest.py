@@ -21,8 +21,13 @@ os.environ.pop("RAGINGEST_RECORDS_URL", None)  # a developer's shared records DB
 # One intra-op thread per process (torch and ONNX Runtime read it, and the subprocesses the
 # tests start inherit it): the test workers, their CLI processes and servers run side by side
 # on a few cores, where a pool per process spins on cores the others need (half the CPU time of
-# an encode, measured on 2 cores). The jitter pass then runs ONNX Runtime on 2 (``onnx_threads``).
+# an encode, measured on 2 cores). The jitter pass then runs ONNX Runtime on 2 (``tests.jitter``).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+if os.environ.get("RAGINGEST_TEST_JITTER"):  # the model as another CPU computes it (tests/jitter)
+    from tests.jitter import install
+
+    install()
 
 
 def memo_path() -> Path:

@@ -3,7 +3,7 @@ CPU: the int8 ONNX and torch kernels give other floats on other CPUs and thread 
 move by a few 1e-3), so a test first checks that the scores it relies on are further apart
 than that.
 
-``RAGINGEST_TEST_JITTER`` (``ragingest/models/jitter.py``) checks it: the tests marked
+``RAGINGEST_TEST_JITTER`` (``tests/jitter.py``) checks it: the tests marked
 ``model`` pass with every model vector perturbed."""
 
 from __future__ import annotations

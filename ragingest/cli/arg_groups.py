@@ -43,7 +43,7 @@ def add_split_args(parser: argparse.ArgumentParser) -> None:
         type=non_negative,
         default=None,
         help="overlap between pieces of one long section "
-        f"(default {round(d.CHUNK_SIZE * d.OVERLAP_RATIO)})",
+        f"(default {d.default_overlap(d.CHUNK_SIZE)})",
     )
     group.add_argument(
         "--min-chunk-size",

@@ -90,11 +90,14 @@ def add_ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
         help="wait for another run writing the collection instead of failing (exit 3)",
     )
     group.add_argument(
-        "--batch-size",
+        "--write-batch",
+        "--batch-size",  # the flag's first name, kept: scripts pass it
+        dest="write_batch",
         type=non_negative,
         default=d.WRITE_BATCH_SIZE,
         metavar="N",
-        help=f"chunks written per batch, whole files (default {d.WRITE_BATCH_SIZE})",
+        help="chunks written per batch, whole files; --batch-size is the same option "
+        f"(default {d.WRITE_BATCH_SIZE})",
     )
     group.add_argument(
         "--run-log",

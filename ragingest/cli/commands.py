@@ -23,14 +23,14 @@ def split_settings(
     args: argparse.Namespace, strategy: str = "heading", unit: str = "tokens"
 ) -> SplitSettings:
     """``SplitSettings`` from the splitting arguments (ingest, watch and inspect)."""
+    from ragingest.defaults import MIN_CHUNK_SIZE
     from ragingest.splitters.factory import SplitSettings
-    from ragingest.splitters.heading_first import DEFAULT_MIN_CHUNK_SIZE
 
     return SplitSettings(
         chunk_size=args.chunk_size,
         chunk_overlap=args.chunk_overlap,
         min_chunk_size=(
-            DEFAULT_MIN_CHUNK_SIZE if args.min_chunk_size is None else args.min_chunk_size
+            MIN_CHUNK_SIZE if args.min_chunk_size is None else args.min_chunk_size
         ),
         unit=unit,
         context_prefix=not args.no_context_prefix,
@@ -81,7 +81,7 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
         cleaning=cleaning_rules(args),
         content_types=content_types(args),
         progress=not args.no_progress,  # drawn only on a terminal (pipeline.runner, engine_ray)
-        write_batch_size=max(1, args.batch_size),
+        write_batch_size=max(1, args.write_batch),
         rebuild=args.rebuild,
         wait=args.wait,
         run_log=args.run_log,

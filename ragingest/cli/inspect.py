@@ -20,11 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragingest.defaults import MAX_CHUNKS_PER_FILE
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.source_map import indexed_text, source_map_of
 from ragingest.pipeline.plan import make_plan
-from ragingest.pipeline.split import DEFAULT_MAX_CHUNKS_PER_FILE, Splitting, split_documents
+from ragingest.pipeline.split import Splitting, split_documents
 from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig
@@ -41,7 +42,7 @@ def file_splitting(
     content_types: ContentTypeConfig | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
     file_timeout: float | None = None,
-    max_chunks: int | None = DEFAULT_MAX_CHUNKS_PER_FILE,
+    max_chunks: int | None = MAX_CHUNKS_PER_FILE,
 ) -> Splitting:
     """The ``Splitting`` an ingest run with these options uses (the model's tokenizer and
     limit, loaded without its weights); splitting the file is bounded by ``file_timeout``

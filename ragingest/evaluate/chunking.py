@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragingest.defaults import CHUNK_SIZE, MIN_CHUNK_SIZE
 from ragingest.evaluate.baselines import ChonkieBaseline, LlamaIndexBaseline, SemchunkBaseline
 from ragingest.evaluate.configs import Config
 from ragingest.models.resolve import load_model_info
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.factory import SplitSettings, base_splitter
-from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHUNK_SIZE
 from ragingest.splitters.measure import capped_size
 from ragingest.splitters.semantic import Embed
 
@@ -32,7 +32,7 @@ class EvalChunk:
 
 def default_chunk_size(model: str | None) -> int:
     """The chunk size the default configuration ends up with for ``model`` (after the cap)."""
-    return capped_size(DEFAULT_CHUNK_SIZE, "tokens", load_model_info(model).max_embed_tokens)
+    return capped_size(CHUNK_SIZE, "tokens", load_model_info(model).max_embed_tokens)
 
 
 def build_splitter(
@@ -56,7 +56,7 @@ def build_splitter(
         chunk_size=config.chunk_size,
         chunk_overlap=config.chunk_overlap,
         min_chunk_size=(
-            DEFAULT_MIN_CHUNK_SIZE if config.min_chunk_size is None else config.min_chunk_size
+            MIN_CHUNK_SIZE if config.min_chunk_size is None else config.min_chunk_size
         ),
         context_prefix=config.context_prefix,
         strategy=config.strategy,

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ragingest.defaults import EVALUATE_K
-from ragingest.defaults import EVALUATE_SEARCHES as SEARCHES
+from ragingest.defaults import EVALUATE_K, EVALUATE_SEARCHES
 from ragingest.evaluate import metrics as m
 from ragingest.evaluate.cache import EmbeddingCache
 from ragingest.evaluate.chunking import EvalChunk, build_splitter, default_chunk_size, split_corpus
@@ -37,7 +36,7 @@ from ragingest.models.resolve import load_model_info
 from ragingest.retrieval.retriever import Span, select
 from ragingest.retrieval.search import candidate_depth
 
-__all__ = ["SEARCHES", "Config", "evaluate", "run_cli"]
+__all__ = ["Config", "evaluate", "run_cli"]
 
 
 
@@ -50,12 +49,12 @@ def evaluate(
     embed: bool = True,
     cache: EmbeddingCache | None = None,
     progress: Callable[[str], None] | None = None,
-    search: str = SEARCHES[0],
+    search: str = EVALUATE_SEARCHES[0],
 ) -> Evaluation:
     """Chunk the corpus with each configuration, retrieve ``k`` chunks per question and score
     them; ``ValueError`` for an unknown ``search``."""
-    if search not in SEARCHES:
-        raise ValueError(f"search must be one of {', '.join(SEARCHES)}, not {search!r}")
+    if search not in EVALUATE_SEARCHES:
+        raise ValueError(f"search must be one of {', '.join(EVALUATE_SEARCHES)}, not {search!r}")
     started = time.perf_counter()
     say = progress or (lambda _msg: None)
     cache = cache if cache is not None or not embed else EmbeddingCache(model)

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.documents import Document
 
-from ragingest.defaults import FILE_TIMEOUT as DEFAULT_FILE_TIMEOUT
+from ragingest.defaults import FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
 from ragingest.loaders.process_tree import kill_group, resident_bytes, tree_resident_bytes
 from ragingest.loaders.progress import report
@@ -153,7 +153,7 @@ class _Worker:
 class ParserPool:
     """One worker process running parsers under a time bound (see the module docstring)."""
 
-    def __init__(self, timeout: float | None = DEFAULT_FILE_TIMEOUT, memory_mb: int | None = None):
+    def __init__(self, timeout: float | None = FILE_TIMEOUT, memory_mb: int | None = None):
         self.timeout = timeout if timeout and timeout > 0 else None
         self.memory_mb = memory_mb if memory_mb and memory_mb > 0 else None
         self.memory_bytes = self.memory_mb * 2**20 if self.memory_mb else None

@@ -38,8 +38,8 @@ from ragingest.loaders.blocks import (
 )
 from ragingest.loaders.ocr import OcrSettings
 from ragingest.loaders.scan import moved_box_map
-from ragingest.loaders.source_map import SOURCE_MAP_KEY, diff_map, source_map_of
-from ragingest.schema import BOX_MAP_HINT, CLEANING_HINT, PAGE_MAP_HINT
+from ragingest.loaders.source_map import diff_map, source_map_of
+from ragingest.schema import BOX_MAP_HINT, CLEANING_HINT, PAGE_MAP_HINT, SOURCE_MAP_HINT
 
 if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
     from langchain_core.documents import Document
@@ -308,7 +308,7 @@ def apply_corpus(
     if removed:
         mapping = source_map_of(metadata)
         if mapping is not None:  # keep source offsets exact through the removal
-            metadata[SOURCE_MAP_KEY] = mapping.compose(diff_map(document.page_content, text))
+            metadata[SOURCE_MAP_HINT] = mapping.compose(diff_map(document.page_content, text))
         if metadata.get(BOX_MAP_HINT):  # a scan's lines: found again in the shorter text
             metadata[BOX_MAP_HINT] = moved_box_map(
                 document.page_content, text, metadata[BOX_MAP_HINT]

@@ -1,8 +1,8 @@
 """What a loader changed or lost in a file, for the run report (never stored in Chroma).
 
-A loader adds a note to a document's metadata under ``NOTES_KEY`` (``add_note``); with
+A loader adds a note to a document's metadata under ``schema.NOTES_HINT`` (``add_note``); with
 ``lost=True`` part of the file did not come through (a bad JSONL line, a damaged CSV row),
-marked under ``LOST_KEY``, and the report counts the file as partly failed. ``file_notes``
+marked under ``schema.LOST_HINT``, and the report counts the file as partly failed. ``file_notes``
 collects them over a file's documents, each note once, in order.
 """
 
@@ -13,15 +13,14 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-NOTES_KEY = "_notes"  # list[str]: what happened to the file, a sentence each
-LOST_KEY = "_partly_failed"  # True: some of the file's content is not in its documents
+from ragingest.schema import LOST_HINT, NOTES_HINT
 
 
 def add_note(metadata: dict[str, Any], note: str, lost: bool = False) -> None:
     """Add ``note`` to the document's notes; ``lost`` marks it as having lost content."""
-    metadata.setdefault(NOTES_KEY, []).append(note)
+    metadata.setdefault(NOTES_HINT, []).append(note)
     if lost:
-        metadata[LOST_KEY] = True
+        metadata[LOST_HINT] = True
 
 
 def note_file(documents: list[Document], note: str, lost: bool = False) -> None:
@@ -37,8 +36,8 @@ def file_notes(documents: Iterable[Document]) -> tuple[list[str], bool]:
     notes: dict[str, None] = {}
     lost = False
     for document in documents:
-        notes.update(dict.fromkeys(document.metadata.get(NOTES_KEY) or ()))
-        lost = lost or bool(document.metadata.get(LOST_KEY))
+        notes.update(dict.fromkeys(document.metadata.get(NOTES_HINT) or ()))
+        lost = lost or bool(document.metadata.get(LOST_HINT))
     return list(notes), lost
 
 

@@ -144,15 +144,8 @@ class PdfLoader(RichLoader):
         self._scanned = kept_lines
         return Parsed(blocks, pages, metadata, counts=counts)
 
-    def make_document(
-        self,
-        blocks: list[Block],
-        pages: int = 0,
-        extra: dict[str, Any] | None = None,
-        counts: dict[str, int] | None = None,
-    ) -> Document:
-        """The rich loaders' document, plus the box map of its OCR'd lines and OCR's notes."""
-        document = super().make_document(blocks, pages, extra, counts)
+    def add_hints(self, document: Document) -> None:
+        """The box map of the document's OCR'd lines, the pages turned, and OCR's notes."""
         if document.metadata.get("ocr"):
             document.metadata[BOX_MAP_HINT] = box_map(
                 document.page_content, getattr(self, "_scanned", [])
@@ -160,7 +153,6 @@ class PdfLoader(RichLoader):
             document.metadata[SCAN_PAGES_HINT] = dict(getattr(self, "_rotations", {}))
         for note in getattr(self, "_notes", []):
             add_note(document.metadata, note)
-        return document
 
 
 def _metadata(reader: Any) -> dict[str, Any]:

@@ -82,7 +82,8 @@ class RichLoader(FileLoader):
         extra: dict[str, Any] | None = None,
         counts: dict[str, int] | None = None,
     ) -> Document:
-        """Clean (unless ``counts`` says it was done), render and attach the metadata."""
+        """Clean (unless ``counts`` says it was done), render, attach the metadata and the
+        format's hints (``add_hints``)."""
         if counts is None:
             kept, counts = clean_blocks(blocks, self.cleaning, pages)
         else:
@@ -99,7 +100,12 @@ class RichLoader(FileLoader):
             metadata[PAGE_MAP_HINT] = page_map
         if pages:
             metadata["pages"] = pages
-        return Document(page_content=text, metadata=metadata)
+        document = Document(page_content=text, metadata=metadata)
+        self.add_hints(document)
+        return document
+
+    def add_hints(self, document: Document) -> None:
+        """What a format adds to its finished document (its loader hints); nothing here."""
 
 
 def archive_has_text(data: bytes, members: str = r".*\.(?:xml|x?html?)$") -> bool:

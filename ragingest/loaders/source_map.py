@@ -46,8 +46,6 @@ from typing import Any
 from ragingest.chunk import Chunk
 from ragingest.schema import PAGE_MAP_HINT, SOURCE_MAP_HINT
 
-SOURCE_MAP_KEY = SOURCE_MAP_HINT  # document metadata: the SourceMap of a text format
-
 Edit = tuple[int, int, str]  # replace input[start:end] with the string
 
 
@@ -269,7 +267,7 @@ def _starts(lines: Sequence[str]) -> list[int]:
 
 def source_map_of(metadata: Mapping[str, Any]) -> SourceMap | None:
     """The ``SourceMap`` a loader put in ``metadata``, ``None`` when there is none."""
-    found = metadata.get(SOURCE_MAP_KEY)
+    found = metadata.get(SOURCE_MAP_HINT)
     return found if isinstance(found, SourceMap) else None
 
 

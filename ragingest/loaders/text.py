@@ -42,14 +42,13 @@ from ragingest.loaders.repair import (
     repair_utf8,
 )
 from ragingest.loaders.source_map import (
-    SOURCE_MAP_KEY,
     Edit,
     SourceMap,
     apply_edits,
     form_feed_pages,
     normalize_mapped,
 )
-from ragingest.schema import CONTENT_TYPE_HINT, PAGE_MAP_HINT
+from ragingest.schema import CONTENT_TYPE_HINT, PAGE_MAP_HINT, SOURCE_MAP_HINT
 
 
 def decode(
@@ -199,7 +198,7 @@ class TextLoader(FileLoader):
             notes.append(front[PARSE_NOTE])
         if renamed_note(front):
             notes.append(renamed_note(front))
-        metadata[SOURCE_MAP_KEY] = mapping
+        metadata[SOURCE_MAP_HINT] = mapping
         if special(front, "content_type"):
             metadata[CONTENT_TYPE_HINT] = special(front, "content_type")
         elif plain and not found:

@@ -17,15 +17,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ragingest.defaults import MODEL as DEFAULT_MODEL
+from ragingest.defaults import MODEL
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 ALIASES = {
-    "e5": DEFAULT_MODEL,
-    "multilingual-e5-small": DEFAULT_MODEL,
+    "e5": MODEL,
+    "multilingual-e5-small": MODEL,
     "minilm": MINILM,
     "all-MiniLM-L6-v2": MINILM,
 }
@@ -50,7 +50,7 @@ def cache_dir() -> Path:
 
 def canonical_name(name: str | None) -> str:
     """The model name an alias stands for (the default model for ``None``)."""
-    name = name or DEFAULT_MODEL
+    name = name or MODEL
     return ALIASES.get(name, name)
 
 
@@ -81,7 +81,7 @@ def resolve_model_path(name: str | None = None) -> str:
     cached = _from_hf_cache(name)
     if cached:
         return cached
-    if name == DEFAULT_MODEL:
+    if name == MODEL:
         from ragingest.models.e5_provision import provision_e5
 
         return str(provision_e5(cache_dir() / "models" / "multilingual-e5-small"))

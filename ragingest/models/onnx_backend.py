@@ -32,8 +32,6 @@ from typing import Any
 import numpy as np
 from filelock import FileLock
 
-from ragingest.models.jitter import onnx_threads
-
 log = logging.getLogger(__name__)
 
 MODEL_FILE = "model_int8.onnx"  # fused (BERT-like), int8 per channel
@@ -214,6 +212,14 @@ def _quiet() -> Iterator[None]:
             logging.disable(logging.NOTSET)
 
 
+def intra_op_threads() -> int:
+    """The intra-op threads ONNX Runtime is given: those torch was told to use (a Ray actor sets
+    1), else ``$OMP_NUM_THREADS`` as torch reads it (ONNX Runtime's own build ignores it), else
+    0: ONNX Runtime's default (physical cores, as torch's). torch itself is not imported."""
+    torch = sys.modules.get("torch")
+    return int(torch.get_num_threads()) if torch is not None else omp_threads()
+
+
 def omp_threads() -> int:
     """``$OMP_NUM_THREADS`` when it is a whole number of at least 1, else 0 (no cap): the
     variable that caps torch's threads, so several processes on a few cores can each be told
@@ -236,12 +242,7 @@ class OnnxSentenceEncoder:
         # ``ModelInfo.model_inputs`` (the process's one tokenizer), or a tokenizer of our own
         self.tokenizer = tokenizer
         options = ort.SessionOptions()
-        # the threads torch was told to use (a Ray actor sets 1), else $OMP_NUM_THREADS as
-        # torch reads it (ONNX Runtime's own build ignores it), else ONNX Runtime's default
-        # (physical cores, as torch's); torch itself is not imported for this
-        torch = sys.modules.get("torch")
-        threads = torch.get_num_threads() if torch is not None else omp_threads()
-        options.intra_op_num_threads = onnx_threads(threads)  # another count under the jitter
+        options.intra_op_num_threads = intra_op_threads()
         options.enable_cpu_mem_arena = False  # the arena keeps the largest batch's memory
         # idle intra-op threads sleep instead of spinning: a spinning thread burns a core
         # that the other threads of the process (a query's lexical and Chroma work, other

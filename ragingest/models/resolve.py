@@ -245,9 +245,7 @@ def load_sentence_transformer(name: str | None = None, backend: str | None = Non
 
 @functools.cache
 def _load_sentence_transformer(name: str, backend: str) -> Any:
-    from ragingest.models.jitter import with_test_jitter  # a test hook: see jitter
-
-    return with_test_jitter(_load_model(name, backend))
+    return _load_model(name, backend)
 
 
 def _load_model(name: str, backend: str) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ragingest.defaults import MAX_DELETE_SHARE as DEFAULT_MAX_DELETE_SHARE
+from ragingest.defaults import MAX_DELETE_SHARE
 from ragingest.errors import MassDeleteError
 
 _NAMED = 5  # sources named in the message
@@ -33,7 +33,7 @@ def check_mass_delete(
     collection: str,
     doomed: list[str],
     recorded: int,
-    max_share: float = DEFAULT_MAX_DELETE_SHARE,
+    max_share: float = MAX_DELETE_SHARE,
 ) -> None:
     """Raise ``MassDeleteError`` when deleting ``doomed`` of the ``recorded`` sources is every
     one of them or over ``max_share``; the message names some and says how to confirm."""

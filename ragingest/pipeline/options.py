@@ -6,14 +6,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragingest.defaults import ENGINE, WRITE_BATCH_SIZE
-from ragingest.defaults import MAX_DELETE_SHARE as DEFAULT_MAX_DELETE_SHARE
+from ragingest.defaults import (
+    ENGINE,
+    FILE_TIMEOUT,
+    MAX_CHUNKS_PER_FILE,
+    MAX_DELETE_SHARE,
+    WRITE_BATCH_SIZE,
+)
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT
+from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.pipeline.access_policy import AccessPolicy
 from ragingest.pipeline.deletes import check_share
-from ragingest.pipeline.split import DEFAULT_MAX_CHUNKS_PER_FILE
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
 
@@ -43,19 +47,19 @@ class IngestOptions:
     ray_address: str | None = None  # None: a fresh local Ray runtime on 127.0.0.1
     ray_actors: int | None = None  # embedding actors (default: one per CPU, 0.5 CPU each)
     # seconds a file may take to parse (in a worker process, killed past it); None: no bound
-    file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    file_timeout: float | None = FILE_TIMEOUT
     # resident memory (MB) a file's parser process and its children may use, libraries
     # included; None: no bound
     file_memory_mb: int | None = DEFAULT_FILE_MEMORY_MB
     # chunks one file may split into (past it the file fails, named); None: no bound
-    max_chunks_per_file: int | None = DEFAULT_MAX_CHUNKS_PER_FILE
+    max_chunks_per_file: int | None = MAX_CHUNKS_PER_FILE
     # try again files that failed past a bound with the same content (else reported, not tried)
     retry_failed: bool = False
     follow_symlinks_outside: bool = False  # follow symlinks out of the ingested roots
     # a run that would delete every recorded source, or more than this share of them, is
     # refused before it changes anything (``pipeline.deletes``) unless ``allow_mass_delete``
     allow_mass_delete: bool = False
-    max_delete_share: float = DEFAULT_MAX_DELETE_SHARE
+    max_delete_share: float = MAX_DELETE_SHARE
     strict: bool = False  # ``ingest()`` raises ``FilesFailedError`` after a run with failures
     # who may read each document (``pipeline.access_policy``); None: no policy, everyone reads
     access_policy: AccessPolicy | None = None

@@ -27,8 +27,7 @@ from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
 from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.walk import SkippedFile, walk_entries
-from ragingest.pipeline.stamps import VERSION as STATE_VERSION
-from ragingest.pipeline.stamps import FileStamp, FileState, known_failure
+from ragingest.pipeline.stamps import VERSION, FileStamp, FileState, known_failure
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,7 @@ def stamp_of(
 def is_unchanged(stamp: FileStamp | None, state: FileState | None) -> bool:
     """The skip rule: a file whose size, mtime and sha256 match its recorded state, recorded
     by this code version, is not parsed."""
-    return bool(stamp and state and state.stamp == stamp and state.version == STATE_VERSION)
+    return bool(stamp and state and state.stamp == stamp and state.version == VERSION)
 
 
 def unsupported(

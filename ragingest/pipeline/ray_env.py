@@ -84,26 +84,6 @@ def ray_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     }
 
 
-def ray_start_command(port: int, num_cpus: int | None = None) -> list[str]:
-    """``ray start --head --block`` on 127.0.0.1 (run it with ``ray_environment()``)."""
-    import shutil
-    import sys
-
-    ray = shutil.which("ray", path=str(Path(sys.executable).parent)) or "ray"
-    command = [
-        ray,
-        "start",
-        "--head",
-        "--block",
-        f"--node-ip-address={LOOPBACK}",
-        f"--port={port}",
-        "--include-dashboard=false",
-        "--disable-usage-stats",
-    ]
-    if num_cpus is not None:
-        command.append(f"--num-cpus={num_cpus}")
-    return command
-
 
 @contextlib.contextmanager
 def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iterator[Any]:

@@ -3,8 +3,8 @@
 Rows between the stages (Ray Data batches of plain columns):
 
 - scan: ``{"path", "root", "identity"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
-  distinct paragraph digests concatenated (``DIGEST`` bytes each), ``ok`` False when it can't
-  load (the split names the failure);
+  distinct paragraph digests concatenated (``FINGERPRINT_BYTES`` bytes each), ``ok`` False when it
+  can't load (the split names the failure);
 - split: ``{"path", "root", "source", "base", "identity", "access"}`` in (``access``: the
   file's readers as JSON, "" without a policy) → per file a header row (``seq`` -1, ``count``
   its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
@@ -35,8 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import FINGERPRINT_BYTES as DIGEST
-from ragingest.loaders.cleaning import paragraphs
+from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
 from ragingest.loaders.identity import FileIdentity
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import Splitting, split_task
@@ -125,19 +124,7 @@ def scan_batch(
 
 
 def digests_of(blob: bytes) -> list[bytes]:
-    return [blob[i : i + DIGEST] for i in range(0, len(blob), DIGEST)]
-
-
-def text_hashes(texts: list[str]) -> Any:
-    """The first 8 bytes of each text's digest in the embedding cache's key, as uint64."""
-    import numpy as np
-
-    from ragingest.vectorstore.cache import text_digest
-
-    return np.array(
-        [int.from_bytes(text_digest(t)[:8], "big") for t in texts],
-        dtype=np.uint64,
-    )
+    return [blob[i : i + FINGERPRINT_BYTES] for i in range(0, len(blob), FINGERPRINT_BYTES)]
 
 
 def in_sorted(values: Any, table: Any) -> Any:
@@ -160,6 +147,8 @@ def split_batch(
     host: str = "",
 ) -> dict[str, list]:
     """Split: a header row and the record rows of each file (see the module docstring)."""
+    from ragingest.vectorstore.cache import text_hashes
+
     clock = time.perf_counter()  # the first file's time includes building the splitter
     base = worker_splitter(model, json.dumps(options.split.recorded(), sort_keys=True))
     splitting = Splitting(

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import Document
@@ -39,7 +38,6 @@ from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
-DEFAULT_MAX_CHUNKS_PER_FILE = MAX_CHUNKS_PER_FILE
 TEXT_LAYER_TYPES = ("pdf",)  # formats whose text is a layer that may not match the page
 GARBLED_NOTE = (
     "the text layer reads as garbage (a font without a Unicode map, or a wrong code page); "
@@ -68,7 +66,7 @@ class Splitting:
     cleaning: CleaningRules | None = None
     content_types: ContentTypeConfig | None = None  # None: .ragingest.toml in the task's root
     parsers: ParserPool | None = None  # files parse in its worker, time-bounded; None: here
-    max_chunks: int | None = DEFAULT_MAX_CHUNKS_PER_FILE  # per file; None: no bound
+    max_chunks: int | None = MAX_CHUNKS_PER_FILE  # per file; None: no bound
     split_timeout: float | None = None  # seconds per file; None: the parsers' (--file-timeout)
 
     @property
@@ -198,22 +196,3 @@ def split_task(
     chunks.notes, chunks.lost = file_notes(document for document, _records in documents)
     return chunks
 
-
-def split_file(
-    path: Path,
-    root: Path | None,
-    splitter: ChunkSplitter,
-    max_file_bytes: int = MAX_FILE_BYTES,
-    *,
-    settings: SplitSettings | None = None,
-    cleaning: CleaningRules | None = None,
-    content_types: ContentTypeConfig | None = None,
-    corpus: CorpusCleaner | None = None,
-) -> FileChunks:
-    """``split_task`` of one file with a ready base ``splitter`` (of ``settings``)."""
-    path = Path(path)
-    source = FoundFile(path, Path(root) if root is not None else path.parent).source
-    splitting = Splitting(
-        settings or SplitSettings(), lambda: splitter, max_file_bytes, cleaning, content_types
-    )
-    return split_task(FileTask(source, path, root), splitting, corpus)

@@ -33,12 +33,10 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from ragingest.retrieval.assembly import CHUNK_ONLY, Sections, chunk_ids, pack
+from ragingest.retrieval.assembly import CHUNK_ONLY, Sections, TokenCounter, chunk_ids, pack
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.sync_retriever import SyncRetriever
 from ragingest.vectorstore.seam import ChunkSource, Condition, ParentSource
-
-TokenCounter = Callable[[str], int]
 
 
 def token_counter(tokenizer: str | TokenCounter | None = None) -> TokenCounter:

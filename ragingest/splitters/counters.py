@@ -2,7 +2,7 @@
 
 ``SpanCounter`` is the contract the splitters pack with; ``Measure.index`` (``splitters.measure``)
 builds one per document: ``CharCounter`` for characters, ``StartsCounter`` over word starts,
-``TokenCounter`` over the tokenizer's token starts, which also gives exact standalone counts
+``TokenStartsCounter`` over the tokenizer's token starts, which also gives exact standalone counts
 of word-aligned spans (``exact``) so final sizes need no second tokenization.
 """
 
@@ -57,7 +57,7 @@ class StartsCounter:
         return sorted(set(self.starts[lo:hi]))
 
 
-class TokenCounter(StartsCounter):
+class TokenStartsCounter(StartsCounter):
     """A document's token starts (``count``, as ``StartsCounter``) and exact standalone counts.
 
     ``exact(start, end)`` is ``len(tokenize(text[start:end]))`` for a span that starts after a
@@ -123,8 +123,8 @@ class TokenCounter(StartsCounter):
 
 
 def span_exact(counter: SpanCounter, start: int, end: int) -> int | None:
-    """``counter.exact`` for a ``TokenCounter``, else None (not provable)."""
-    return counter.exact(start, end) if isinstance(counter, TokenCounter) else None
+    """``counter.exact`` for a ``TokenStartsCounter``, else None (not provable)."""
+    return counter.exact(start, end) if isinstance(counter, TokenStartsCounter) else None
 
 
 def _any_in(positions: list[int], lo: int, hi: int) -> bool:

@@ -14,14 +14,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from ragingest.defaults import STRATEGIES, STRATEGY, UNIT
+from ragingest.defaults import (
+    CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+    SPLIT_LEVELS,
+    STRATEGIES,
+    STRATEGY,
+    UNIT,
+)
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.content_types import splitter_for
-from ragingest.splitters.heading_first import (
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_MIN_CHUNK_SIZE,
-    HeadingFirstSplitter,
-)
+from ragingest.splitters.heading_first import HeadingFirstSplitter
 from ragingest.splitters.measure import UNITS, Unit, capped_size
 
 if TYPE_CHECKING:  # the model layer is imported on first use: ``ragingest --help`` stays fast
@@ -33,12 +36,12 @@ if TYPE_CHECKING:  # the model layer is imported on first use: ``ragingest --hel
 class SplitSettings:
     """Everything that decides chunk boundaries; ``recorded()`` is kept in the collection."""
 
-    chunk_size: int | None = None  # None: DEFAULT_CHUNK_SIZE, capped at the model's limit
+    chunk_size: int | None = None  # None: CHUNK_SIZE, capped at the model's limit
     chunk_overlap: int | None = None  # None: the strategy's default
-    min_chunk_size: int = DEFAULT_MIN_CHUNK_SIZE
+    min_chunk_size: int = MIN_CHUNK_SIZE
     unit: str = UNIT
     context_prefix: bool = True
-    split_levels: tuple[int, ...] = (2, 3)
+    split_levels: tuple[int, ...] = SPLIT_LEVELS
     strategy: str = STRATEGY
     parent_chunk_size: int | None = None  # None: the heading-first default
 
@@ -62,7 +65,7 @@ class SplitSettings:
     @classmethod
     def from_recorded(cls, data: dict[str, Any]) -> SplitSettings:
         values = dict(data)
-        values["split_levels"] = tuple(values.get("split_levels", (2, 3)))
+        values["split_levels"] = tuple(values.get("split_levels", SPLIT_LEVELS))
         return cls(**values)
 
 
@@ -77,7 +80,7 @@ def check_sizes(settings: SplitSettings, max_embed_tokens: int | None = None) ->
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-    size = capped_size(settings.chunk_size or DEFAULT_CHUNK_SIZE, settings.unit, max_embed_tokens)
+    size = capped_size(settings.chunk_size or CHUNK_SIZE, settings.unit, max_embed_tokens)
     if settings.chunk_overlap is not None and settings.chunk_overlap >= size:
         raise ValueError(
             f"chunk_overlap {settings.chunk_overlap} must be under chunk_size {size}"
@@ -113,7 +116,7 @@ def base_splitter(
         from ragingest.splitters import FixedSizeSplitter
         from ragingest.splitters.recursive import RecursiveBaseline
 
-        size = capped_size(settings.chunk_size or DEFAULT_CHUNK_SIZE, settings.unit, max_embed)
+        size = capped_size(settings.chunk_size or CHUNK_SIZE, settings.unit, max_embed)
         overlap = settings.chunk_overlap or 0
         if settings.strategy == "recursive":
             wrapper = info.tokenizer if info is not None else None  # LangChain's needs it

@@ -38,9 +38,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
-from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
-from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
-from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
+from ragingest.defaults import CHUNK_SIZE, MIN_CHUNK_SIZE, SPLIT_LEVELS, default_overlap
 from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
@@ -75,13 +73,13 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         self,
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
-        min_chunk_size: int = DEFAULT_MIN_CHUNK_SIZE,
+        min_chunk_size: int = MIN_CHUNK_SIZE,
         *,
         unit: Unit = "tokens",
         tokenizer: Any = None,
         model: str | None = None,
         max_embed_tokens: int | None = None,
-        split_levels: Sequence[int] = (2, 3),
+        split_levels: Sequence[int] = SPLIT_LEVELS,
         context_prefix: bool = True,
         title: str = "",
         fallback: Any = None,
@@ -114,7 +112,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         # a length function's sizes are not model tokens: they are not capped (the limit is
         # kept by ``EmbeddedText.fit``, in model tokens)
         size_unit = "function" if self.sized_by_function else unit
-        size = capped_size(chunk_size or DEFAULT_CHUNK_SIZE, size_unit, max_embed_tokens)
+        size = capped_size(chunk_size or CHUNK_SIZE, size_unit, max_embed_tokens)
         if chunk_size is not None and size < chunk_size:
             log.warning(
                 "chunk_size %d is over the model's limit; capped at %d tokens so no "
@@ -122,7 +120,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
                 chunk_size,
                 size,
             )
-        overlap = round(size * DEFAULT_OVERLAP_RATIO) if chunk_overlap is None else chunk_overlap
+        overlap = default_overlap(size) if chunk_overlap is None else chunk_overlap
         if not 0 <= overlap < size:
             raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
         if min_chunk_size < 0:

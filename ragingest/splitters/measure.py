@@ -7,7 +7,7 @@ its first character), so it can differ from tokenizing the substring by a token 
 the offsets are read from each distinct word's tokens where ``word_tokens`` proves them equal.
 ``Measure.exact(texts)`` tokenizes; ``Measure.exact_spans`` and ``Measure.exact_embedded`` give
 the same exact numbers for slices of an indexed document (final chunk sizes, model limits)
-without tokenizing it again (``TokenCounter.exact``), falling back to ``exact`` where they
+without tokenizing it again (``TokenStartsCounter.exact``), falling back to ``exact`` where they
 cannot prove it.
 """
 
@@ -23,7 +23,7 @@ from ragingest.splitters.counters import (
     CharCounter,
     SpanCounter,
     StartsCounter,
-    TokenCounter,
+    TokenStartsCounter,
     span_exact,
 )
 from ragingest.splitters.word_tokens import WordTokens, is_word_local
@@ -134,7 +134,7 @@ class Measure:
             sizes[i] = n
         return sizes  # type: ignore[return-value]
 
-    def _token_counter(self, text: str) -> TokenCounter:
+    def _token_counter(self, text: str) -> TokenStartsCounter:
         # lists, not arrays: bisect on an array boxes every probe (10× slower packing)
         starts: list[int] = []
         words: list[int] = []  # starts without the stray tokens of blocks' trailing whitespace
@@ -156,7 +156,7 @@ class Measure:
             if block_start:
                 block_starts.append(block_start)
         specials = self._words().specials if local else ()
-        return TokenCounter(text, starts, words if local else None, block_starts, specials)
+        return TokenStartsCounter(text, starts, words if local else None, block_starts, specials)
 
     def _block_starts(self, blocks: list[tuple[int, str]], local: bool) -> Iterator[list[int]]:
         """Each block's token start offsets in the document, a group of blocks at a time (only

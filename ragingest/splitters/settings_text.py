@@ -9,15 +9,15 @@ from typing import Any
 def effective_setting(key: str, value: Any, settings: dict[str, Any] | None = None) -> str:
     """``value`` of splitter setting ``key`` as text; ``None`` → the default the splitter uses
     (the chunk size is also capped at the model's input limit, as every run logs)."""
-    from ragingest.splitters.heading_first import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP_RATIO
+    from ragingest.defaults import CHUNK_SIZE, default_overlap
 
     if value is not None:
         return str(value)
     if key == "chunk_size":
-        return f"{DEFAULT_CHUNK_SIZE} (default)"
+        return f"{CHUNK_SIZE} (default)"
     if key == "chunk_overlap":
-        size = (settings or {}).get("chunk_size") or DEFAULT_CHUNK_SIZE
-        return f"{round(size * DEFAULT_OVERLAP_RATIO)} (default)"
+        size = (settings or {}).get("chunk_size") or CHUNK_SIZE
+        return f"{default_overlap(size)} (default)"
     return "default"
 
 

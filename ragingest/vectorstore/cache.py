@@ -63,9 +63,20 @@ class LazyEmbeddings(Embeddings):
         return self.embeddings.embed_query(text)
 
 
+HASH_BYTES = 8  # of a text's digest, in the uint64 hashes the Ray split compares
+
+
 def text_digest(text: str) -> bytes:
     """The sha256 of ``text`` (UTF-8) that names it in the cache (``cache_key``)."""
     return hashlib.sha256(text.encode()).digest()
+
+
+def text_hashes(texts: Sequence[str]) -> np.ndarray:
+    """Each text's hash as ``cached_text_hashes`` lists it: the first ``HASH_BYTES`` of its
+    ``text_digest``, big-endian, as uint64."""
+    return np.array(
+        [int.from_bytes(text_digest(t)[:HASH_BYTES], "big") for t in texts], dtype=np.uint64
+    )
 
 
 def cache_key(fingerprint: str, text: str) -> str:
@@ -174,7 +185,7 @@ def cached_text_hashes(embeddings: CachedEmbeddings) -> np.ndarray:
     end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
     key = KV_TABLE.c.key
     statement = (
-        select(func.substr(key, len(prefix) + 1, 16))
+        select(func.substr(key, len(prefix) + 1, 2 * HASH_BYTES))
         .where(KV_TABLE.c.namespace == namespace)
         .where(key >= prefix)
         .where(key < end)

@@ -24,10 +24,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ragingest.vectorstore.chroma.maintenance import set_sync_threshold, stored_vectors
 from ragingest.vectorstore.kv import KVStore
 
 log = logging.getLogger(__name__)
@@ -40,29 +40,14 @@ MARKED, GRID = 32, 1e-5  # a vector's mark: its first components, on this grid (
 def bound_log(collection: Any) -> None:
     """Make ``collection``'s HNSW index persist every ``LOG_SYNC`` writes (module docstring);
     left as it is when Chroma refuses (a collection whose batch size is larger)."""
-    hnsw = (collection.configuration or {}).get("hnsw") or {}
-    if hnsw.get("sync_threshold", LOG_SYNC) <= LOG_SYNC:
-        return
-    try:
-        collection.modify(configuration={"hnsw": {"sync_threshold": LOG_SYNC}})
-    except Exception as exc:  # Chroma's own validation: the log then stays at its default
-        log.warning("collection %s: log bound not set: %s", collection.name, exc)
-
-
-def stored_vectors(client: Any) -> Iterator[Any]:
-    """Every vector every collection of ``client`` stores."""
-    for listed in client.list_collections():
-        collection = client.get_collection(getattr(listed, "name", listed))
-        for offset in range(0, collection.count(), PAGE):
-            got = collection.get(include=["embeddings"], limit=PAGE, offset=offset)
-            yield from got["embeddings"]
+    set_sync_threshold(collection, LOG_SYNC)
 
 
 def prune_cache(cache: KVStore, client: Any) -> int:
     """Delete the cache's vectors that no collection of ``client`` stores; how many went."""
     import numpy as np
 
-    live = {mark for vector in stored_vectors(client) for mark in _marks(vector)}
+    live = {mark for vector in stored_vectors(client, PAGE) for mark in _marks(vector)}
     dead: list[str] = []
     keys = list(cache.yield_keys())
     for start in range(0, len(keys), PAGE):

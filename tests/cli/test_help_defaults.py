@@ -83,3 +83,10 @@ def test_help_states_the_defaults(capsys):
     assert f"default {defaults.MIN_CHUNK_SIZE};" in text
     assert f"(default {defaults.WRITE_BATCH_SIZE})" in text
     assert f"(default {defaults.MAX_FILE_MB})" in text
+
+
+def test_write_batch_is_chunks_per_write_under_both_flag_names(tmp_path):
+    for flag in ("--write-batch", "--batch-size"):
+        options = ingest_options(parse("ingest", str(tmp_path), *STORE, flag, "7"))
+        assert options.write_batch_size == 7
+        assert options.batch_size == IngestOptions(Path("db"), "kb").batch_size

@@ -13,8 +13,8 @@ from ragingest.errors import ParseError
 from ragingest.loaders import loader_for
 from ragingest.loaders.notes import file_notes
 from ragingest.loaders.repair import better_charset
-from ragingest.pipeline.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
+from tests.splitting import split_file
 
 GOOD = "# Заголовок\n\nТекст абзаца один.\n\n".encode()
 RUSSIAN = "Добрый день! Альбом выдаётся на три дня, продление возможно один раз."

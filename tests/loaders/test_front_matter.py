@@ -65,7 +65,7 @@ def test_front_matter_is_the_same_metadata_on_every_path(tmp_path):
 
 
 def test_the_run_report_says_which_keys_were_prefixed(tmp_path):
-    from ragingest.pipeline.split import split_file
+    from tests.splitting import split_file
 
     path = tmp_path / "install.md"
     path.write_text(PAGE, encoding="utf-8")

@@ -11,10 +11,10 @@ import pytest
 
 from ragingest.errors import ParseError
 from ragingest.loaders import loader_for
-from ragingest.pipeline.split import split_file
 from ragingest.schema import validate
 from ragingest.splitters import HeadingFirstSplitter
 from tests import docbuilders as b
+from tests.splitting import split_file
 
 
 @pytest.fixture(scope="module")

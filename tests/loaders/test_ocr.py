@@ -14,10 +14,9 @@ import pytest
 from ragingest.errors import ParseError
 from ragingest.loaders import loader_for
 from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.notes import NOTES_KEY
 from ragingest.loaders.ocr import OcrSettings
 from ragingest.loaders.text_quality import real_word_share
-from ragingest.schema import BOX_MAP_HINT, PAGE_MAP_HINT, page_boxes
+from ragingest.schema import BOX_MAP_HINT, NOTES_HINT, PAGE_MAP_HINT, page_boxes
 from tests.scans import cer, degrade, render_page, scan_pdf, tesseract
 
 pytestmark = pytest.mark.slow  # starts Tesseract processes
@@ -166,7 +165,7 @@ def test_a_garbage_text_layer_is_read_by_ocr_instead(tmp_path):
     [document] = load(path)
     assert "Ð" not in document.page_content
     assert cer(document.page_content.replace("#", ""), plain(MEMO)) <= 0.02
-    assert any("garbage" in note for note in document.metadata[NOTES_KEY])
+    assert any("garbage" in note for note in document.metadata[NOTES_HINT])
 
 
 def _add_image_under_text(path: Path, image) -> None:

@@ -10,9 +10,9 @@ import pytest
 
 from ragingest.loaders import loader_for, walk
 from ragingest.loaders.text import decode
-from ragingest.pipeline.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from tests.conftest import EXAMPLES
+from tests.splitting import split_file
 
 TEXT_FORMATS = (".md", ".markdown", ".txt", ".text")
 FILES = sorted(walk([EXAMPLES]), key=lambda found: found.source)

@@ -195,7 +195,7 @@ def test_plain_text_heading_maps_to_its_words():
 
 def test_boilerplate_removal_keeps_source_offsets(tmp_path):
     from ragingest.loaders.cleaning import CorpusCleaner
-    from ragingest.pipeline.split import split_file
+    from tests.splitting import split_file
 
     disclaimer = "Информация носит справочный характер и не является публичной офертой."
     corpus = CorpusCleaner()

@@ -1,11 +1,15 @@
-"""The ``RAGINGEST_TEST_JITTER`` test hook, over a stand-in model (no real model here)."""
+"""The ``RAGINGEST_TEST_JITTER`` test wrapper (``tests/jitter.py``), over a stand-in model (no
+real model here)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ragingest.models.jitter import JITTER_ENV, onnx_threads, with_test_jitter
+from ragingest.models import onnx_backend, resolve
+from tests.jitter import JITTER_ENV, JitteredModel, install, jitter_threads, with_test_jitter
 
 DIMENSIONS = 384
 
@@ -34,7 +38,7 @@ def test_unset_costs_nothing(monkeypatch):
     monkeypatch.delenv(JITTER_ENV, raising=False)
     model = UnitRows(TEXTS)
     assert with_test_jitter(model) is model
-    assert (onnx_threads(0), onnx_threads(3)) == (0, 3)
+    assert (jitter_threads(0), jitter_threads(3)) == (0, 3)
 
 
 def test_set_moves_every_score_by_about_the_size_the_same_way_for_the_same_text(monkeypatch):
@@ -56,8 +60,8 @@ def test_set_moves_every_score_by_about_the_size_the_same_way_for_the_same_text(
 
 def test_set_runs_onnx_runtime_on_another_thread_count(monkeypatch):
     monkeypatch.setenv(JITTER_ENV, "1e-3")
-    assert onnx_threads(1) == 2
-    assert onnx_threads(4) == 1
+    assert jitter_threads(1) == 2
+    assert jitter_threads(4) == 1
 
 
 @pytest.mark.parametrize("value", ["0", "1.5", "-1e-3"])
@@ -65,3 +69,21 @@ def test_a_size_outside_zero_to_one_is_refused(monkeypatch, value):
     monkeypatch.setenv(JITTER_ENV, value)
     with pytest.raises(ValueError, match="RAGINGEST_TEST_JITTER must be a relative size"):
         with_test_jitter(UnitRows(TEXTS))
+
+
+def test_install_wraps_the_model_the_product_loads_and_its_onnx_threads(monkeypatch):
+    monkeypatch.setenv(JITTER_ENV, "1e-3")
+    monkeypatch.setattr(resolve, "_load_model", lambda name, backend: UnitRows(TEXTS))
+    monkeypatch.setattr(onnx_backend, "intra_op_threads", lambda: 1)
+    install(monkeypatch.setattr)
+    loaded = resolve._load_sentence_transformer.__wrapped__("any", "onnx")  # uncached
+    assert isinstance(loaded, JitteredModel) and isinstance(loaded.inner, UnitRows)
+    assert onnx_backend.intra_op_threads() == 2
+
+
+def test_the_product_imports_no_test_hook():
+    import ragingest.models.onnx_backend
+    import ragingest.models.resolve
+
+    for module in (ragingest.models.onnx_backend, ragingest.models.resolve):
+        assert "jitter" not in Path(str(module.__file__)).read_text(encoding="utf-8").lower()

@@ -42,6 +42,22 @@ def test_the_signatures_name_every_setting():
     assert set(IngestSettings.__annotations__) == run_names | split_names
 
 
+
+def test_the_keyword_settings_take_the_types_the_options_declare():
+    """``IngestSettings`` is a TypedDict (what ``Unpack`` and an IDE read), so it names each
+    field again: its types are the dataclasses' own, but ``split_levels`` takes any sequence
+    (``make_options`` makes it a tuple)."""
+    import typing
+
+    declared = typing.get_type_hints(IngestOptions) | typing.get_type_hints(SplitSettings)
+    differ = {
+        name: hint
+        for name, hint in typing.get_type_hints(IngestSettings).items()
+        if hint != declared[name]
+    }
+    assert set(differ) == {"split_levels"}
+
+
 def test_the_retriever_function_names_every_field_of_the_class():
     """``ragingest.retriever`` states each ``HeadingFirstRetriever`` field with its default,
     the server as the CLI's five ``chroma_*`` options."""

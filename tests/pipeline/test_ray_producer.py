@@ -8,14 +8,15 @@ import pickle
 import numpy as np
 import pytest
 
-from ragingest.defaults import MODEL as DEFAULT_MODEL
+from ragingest.defaults import MODEL
 from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
 from ragingest.models.resolve import load_model_info
 from ragingest.pipeline.options import IngestOptions
-from ragingest.pipeline.ray_tasks import digests_of, in_sorted, scan_batch, split_batch, text_hashes
-from ragingest.pipeline.split import split_file
+from ragingest.pipeline.ray_tasks import digests_of, in_sorted, scan_batch, split_batch
 from ragingest.schema import ChunkRecord
 from ragingest.splitters.factory import SplitSettings, base_splitter
+from ragingest.vectorstore.cache import text_hashes
+from tests.splitting import split_file
 
 pytestmark = pytest.mark.slow
 
@@ -57,11 +58,11 @@ def test_split_batch_rows_are_the_local_split_with_marks(tmp_path):
     (tmp_path / "a.md").write_text(TEXT, encoding="utf-8")
     (tmp_path / "broken.docx").write_bytes(b"not a zip")
     options = IngestOptions(tmp_path, "kbase", split=SplitSettings(min_chunk_size=0))
-    base = base_splitter(options.split, info=load_model_info(DEFAULT_MODEL))
+    base = base_splitter(options.split, info=load_model_info(MODEL))
     local = split_file(tmp_path / "a.md", tmp_path, base, settings=options.split)
     cached = np.sort(text_hashes([local[0].embed_text]))  # the first text is in the cache
     out = split_batch(
-        _batch(tmp_path, ["a.md", "broken.docx"]), options, DEFAULT_MODEL, None, cached
+        _batch(tmp_path, ["a.md", "broken.docx"]), options, MODEL, None, cached
     )
 
     assert out["path"] == [str(tmp_path / "a.md")] * (1 + len(local)) + [

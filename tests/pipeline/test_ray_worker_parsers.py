@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from ragingest.defaults import MODEL as DEFAULT_MODEL
+from ragingest.defaults import MODEL
 from ragingest.errors import FileTimeoutError
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.ray_tasks import split_batch, worker_parsers
@@ -34,7 +34,7 @@ def test_a_split_batch_reports_the_timeout_and_splits_the_rest(tmp_path):
         "source": names,
     }
     options = IngestOptions(tmp_path, "kbase", file_timeout=1.0)
-    out = split_batch(batch, options, DEFAULT_MODEL, None, [], run="r1")
+    out = split_batch(batch, options, MODEL, None, [], run="r1")
     assert out["seq"] == [-1, -1, 0]
     (kind, path, reason), cleaning = pickle.loads(out["blob"][0])
     assert (kind, path, reason, cleaning) == (

@@ -22,13 +22,13 @@ from ragingest.cli.main import main
 from ragingest.cli.watch import parse_interval
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
-from ragingest.pipeline.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore import open_store
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.record_manager import IndexRecords, record_manager
 from ragingest.vectorstore.store import chroma_client
 from tests.conftest import EXAMPLES
+from tests.splitting import split_file
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime, ray_start_command
+from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime
 from ragingest.pipeline.runner import IngestOptions, ingest
 from ragingest.vectorstore.server import ChromaServer, use_server
 from ragingest.vectorstore.store import chroma_client
@@ -37,6 +39,24 @@ EXAMPLES = ROOT / "examples"
 def chroma_server(tmp_path_factory):
     with start_chroma_server(tmp_path_factory.mktemp("chroma_server")) as server:
         yield server
+
+
+def ray_start_command(port: int, num_cpus: int | None = None) -> list[str]:
+    """``ray start --head --block`` on 127.0.0.1 (run it with ``ray_environment()``)."""
+    ray = shutil.which("ray", path=str(Path(sys.executable).parent)) or "ray"
+    command = [
+        ray,
+        "start",
+        "--head",
+        "--block",
+        f"--node-ip-address={LOOPBACK}",
+        f"--port={port}",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+    ]
+    if num_cpus is not None:
+        command.append(f"--num-cpus={num_cpus}")
+    return command
 
 
 HEAD_SESSIONS: set[int] = set()  # our `ray start` heads: their workers share the session

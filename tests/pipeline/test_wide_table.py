@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 from ragingest.cli.main import main
-from ragingest.pipeline.split import split_file
 from ragingest.schema import (
     MAX_EXTRA_KEYS,
     MAX_VALUE_CHARS,
@@ -18,6 +17,7 @@ from ragingest.schema import (
 )
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore.store import chroma_client
+from tests.splitting import split_file
 
 MODEL = "intfloat/multilingual-e5-small"
 

@@ -12,12 +12,12 @@ from ragingest.loaders import CleaningRules, loader_for
 from ragingest.loaders.cleaning import CorpusCleaner
 from ragingest.loaders.plain_headings import text_headings
 from ragingest.loaders.text import decode
-from ragingest.pipeline.split import split_file
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, detect
 from ragingest.splitters.paragraph import ParagraphSplitter
 from tests import docbuilders as b
 from tests.conftest import EXAMPLES
+from tests.splitting import split_file
 
 LONG_ANSWER = " ".join(
     f"Шаг {i}: откройте раздел номер {i} в настройках, проверьте параметр доставки и сохраните "

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ragingest.splitters import HeadingFirstSplitter
-from ragingest.splitters.counters import TokenCounter
+from ragingest.splitters.counters import TokenStartsCounter
 from ragingest.splitters.measure import Measure
 
 
@@ -102,7 +102,7 @@ def test_span_counts_equal_tokenizing_the_slice(e5_info):
     text = "".join(rng.choice(WORDS) + rng.choice(seps) for _ in range(40_000))
     measure = Measure("tokens", e5_info.tokenizer)
     counter = measure.index(text)
-    assert isinstance(counter, TokenCounter)
+    assert isinstance(counter, TokenStartsCounter)
     spans = _spans(text, rng)
     counted = [counter.exact(a, b) for a, b in spans]
     truth = measure.exact([text[a:b] for a, b in spans])

@@ -5,8 +5,8 @@ text, not with its square; offsets stay exact. (Peak memory: bench/hostile.py.)"
 from __future__ import annotations
 
 from ragingest.chunk import BREADCRUMB_SHARE, bound_breadcrumb
-from ragingest.pipeline.split import split_file
 from ragingest.splitters.factory import SplitSettings, base_splitter
+from tests.splitting import split_file
 
 MODEL = "intfloat/multilingual-e5-small"
 WORDS = ("отпуск", "заявление", "длинный", "заголовок", "policy", "leave")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ragingest.splitters.counters import TokenCounter
+from ragingest.splitters.counters import TokenStartsCounter
 from ragingest.splitters.measure import Measure
 from ragingest.splitters.word_tokens import WordTokens, is_word_local, separators
 
@@ -102,7 +102,7 @@ def test_what_cannot_be_proven_is_left_to_the_tokenizer(e5_info, backend, odd):
     assert got[0] == _truth(backend, blocks)[0] == [0, 5, 11, 16]  # 16: its last newline
     assert got[1] is None
     counter = Measure("tokens", e5_info.tokenizer).index(text)
-    assert isinstance(counter, TokenCounter)
+    assert isinstance(counter, TokenStartsCounter)
     assert counter.starts == _truth(backend, [(0, text)])[0]
 
 
@@ -139,6 +139,6 @@ def test_measure_index_reads_the_same_offsets(e5_info, backend):
     text = "".join(rng.choice(vocabulary) + rng.choice(seps) for _ in range(4_000))
     assert len(text) < 50_000  # one block
     counter = Measure("tokens", e5_info.tokenizer).index(text)
-    assert isinstance(counter, TokenCounter)
+    assert isinstance(counter, TokenStartsCounter)
     assert counter.starts == _truth(backend, [(0, text)])[0]
     assert counter.count(0, len(text)) == len(backend.encode(text, add_special_tokens=False).ids)

@@ -1,9 +1,11 @@
-"""A test hook: ``RAGINGEST_TEST_JITTER`` perturbs every vector the real model computes.
+"""``RAGINGEST_TEST_JITTER`` perturbs every vector the real model computes (tests/conftest.py
+calls ``install`` when it is set: the product knows nothing of it).
 
 Real-model floats differ between CPUs (AVX2 against AVX-512 kernels), thread counts and
 backends, so a test that asserts an order decided by near-tied scores passes on one machine and
 fails on the next. With ``RAGINGEST_TEST_JITTER=1e-2`` (a relative size) the suite runs as if on
-another machine (``scripts/test.sh`` runs the tests marked ``model`` so):
+another machine (``scripts/test.sh`` runs the tests marked ``model`` so, in the pytest process:
+``install`` wraps the model the process loads, so a ``model`` test runs in process):
 
 - every vector the model returns gets seeded Gaussian noise of that relative size: each
   coordinate moves by a standard deviation of ``size × ‖vector‖`` (then the vector is normalized
@@ -11,19 +13,19 @@ another machine (``scripts/test.sh`` runs the tests marked ``model`` so):
   e5's int8 scores by more than 1e-3: a gap of 0.0026 between two chunks' scores flipped on an
   AMD EPYC (AVX2); ``1e-2`` flips it here too, ``1e-3`` does not. The noise is seeded from the
   text with its prompt: one text gets one vector within a run and across runs;
-- ONNX Runtime runs with another intra-op thread count than it would (``onnx_threads``), which
-  changes the order of its float sums.
+- ONNX Runtime runs with another intra-op thread count than it would (``jitter_threads``),
+  which changes the order of its float sums.
 
-Unset (the product's case) it costs nothing: ``with_test_jitter`` hands the model back as is and
-``onnx_threads`` the thread count it was given. Never set it outside tests: the vectors it gives
-are the model's plus noise, and the embedding caches keep them under the model's fingerprint.
+Unset, ``with_test_jitter`` hands the model back as is and ``jitter_threads`` the thread count
+it was given. Never set it outside tests: the vectors it gives are the model's plus noise, and
+the embedding caches keep them under the model's fingerprint.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,13 +44,25 @@ def jitter_size() -> float | None:
     return size
 
 
-def onnx_threads(threads: int) -> int:
+def jitter_threads(threads: int) -> int:
     """The intra-op thread count ONNX Runtime gets: ``threads`` (0: its default, one per
     physical core), or under the jitter another count (1, or 2 where it would run one)."""
     if jitter_size() is None:
         return threads
     would_run = threads or os.cpu_count() or 1
     return 2 if would_run == 1 else 1
+
+
+def install(setattr_: Callable[[Any, str, Any], None] = setattr) -> None:
+    """Wrap the product's model load (``resolve._load_model``) in ``with_test_jitter`` and its
+    ONNX Runtime thread count (``onnx_backend.intra_op_threads``) in ``jitter_threads``; before
+    the process loads a model (the load is cached per process). ``setattr_``: how to patch
+    (pytest's ``monkeypatch.setattr`` in a test of this)."""
+    from ragingest.models import onnx_backend, resolve
+
+    load, threads = resolve._load_model, onnx_backend.intra_op_threads
+    setattr_(resolve, "_load_model", lambda name, backend: with_test_jitter(load(name, backend)))
+    setattr_(onnx_backend, "intra_op_threads", lambda: jitter_threads(threads()))
 
 
 def with_test_jitter(model: Any) -> Any:
