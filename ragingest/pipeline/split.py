@@ -28,13 +28,12 @@ from ragingest.pipeline.plan import FileTask
 from ragingest.schema import (
     ChunkRecord,
     bound_extras,
-    breadcrumb_title,
-    chunk_metadata,
     storable_keys,
     storable_problems,
 )
 from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 

@@ -16,8 +16,8 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
-from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 from ragingest.splitters.measure import Measure, Unit
 
 

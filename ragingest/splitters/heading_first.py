@@ -41,9 +41,9 @@ from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.defaults import CHUNK_SIZE as DEFAULT_CHUNK_SIZE
 from ragingest.defaults import MIN_CHUNK_SIZE as DEFAULT_MIN_CHUNK_SIZE
 from ragingest.defaults import OVERLAP_RATIO as DEFAULT_OVERLAP_RATIO
-from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 from ragingest.splitters.conventions import (
     LangChainConventions,
     check_separators,
