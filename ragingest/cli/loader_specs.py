@@ -29,9 +29,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ragingest.config import CONFIG_FILE, operator_config

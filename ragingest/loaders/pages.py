@@ -165,7 +165,7 @@ def _single(source: str, document: Document, doc_id: str) -> Document:
         content_type = content_type or ("" if found else "paragraph")
     metadata.update(document_keys(source, body, doc_id=doc_id, **extra))
     metadata[SOURCE_MAP_HINT] = mapping
-    for note in (front.get(PARSE_NOTE, ""), renamed_note(front)):
+    for note in (str(front.get(PARSE_NOTE, "")), renamed_note(front)):
         if note:
             add_note(metadata, note)
     if content_type:

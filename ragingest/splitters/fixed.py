@@ -10,6 +10,7 @@ Structure is ignored on purpose: this is the baseline to compare against.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -43,7 +44,7 @@ class FixedSizeSplitter(ChunkSplitter):
         self.title = title
 
     def create_documents(
-        self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+        self, texts: list[str], metadatas: Sequence[Mapping[str, object]] | None = None
     ) -> list[Document]:
         """One ``Document`` per window of each text, with the schema's chunk metadata built from
         ``metadatas``."""

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.documents import Document
 
@@ -65,6 +65,9 @@ from ragingest.splitters.pieces import (
 )
 from ragingest.splitters.structure import Heading, Structure, analyze
 
+if TYPE_CHECKING:
+    from ragingest.splitters.semantic import SemanticBoundaries
+
 log = logging.getLogger(__name__)
 
 
@@ -84,12 +87,12 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         split_levels: Sequence[int] = (2, 3),
         context_prefix: bool = True,
         title: str = "",
-        fallback: Any = None,
+        fallback: Literal["semantic"] | SemanticBoundaries | None = None,
         parent_chunk_size: int | None = None,
         headers_to_split_on: Sequence[tuple[str, str]] | None = None,
         strip_headers: bool = False,
         separators: Sequence[str] | None = None,
-        keep_separator: bool | str = True,
+        keep_separator: bool | Literal["start", "end"] = True,
         is_separator_regex: bool = False,
         length_function: Callable[[str], int] | None = None,
         add_start_index: bool = True,
@@ -182,7 +185,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         return vectorstore_documents(self, documents, parents)
 
     def create_documents(
-        self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+        self, texts: list[str], metadatas: Sequence[Mapping[str, object]] | None = None
     ) -> list[Document]:
         """One ``Document`` per chunk of each text, with the schema's chunk metadata built from
         ``metadatas`` and LangChain's header keys."""

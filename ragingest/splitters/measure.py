@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.defaults import UNITS, Unit
 from ragingest.splitters.counters import (
@@ -27,6 +27,9 @@ from ragingest.splitters.counters import (
     span_exact,
 )
 from ragingest.splitters.word_tokens import WordTokens, is_word_local
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MIN_BUDGET = 8  # tokens: a section's text budget never drops below this, whatever its breadcrumb
 
@@ -195,10 +198,12 @@ class Measure:
 
     def _words(self) -> WordTokens:
         if self._word_tokens is None:
-            self._word_tokens = WordTokens(self._backend())
+            backend = self._backend()
+            assert backend is not None  # word-local: is_word_local saw this backend
+            self._word_tokens = WordTokens(backend)
         return self._word_tokens
 
-    def _backend(self) -> Any:
+    def _backend(self) -> Tokenizer | None:
         """The fast tokenizer's Rust ``Tokenizer`` when calling it directly gives exactly what
         the ``transformers`` wrapper gives here, else ``None``. The model shares this tokenizer
         and its batches leave truncation and padding set on the Rust side; they are cleared
