@@ -26,9 +26,12 @@ import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.vectorstore.kv import KVStore
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +52,7 @@ def bound_log(collection: Any) -> None:
         log.warning("collection %s: log bound not set: %s", collection.name, exc)
 
 
-def stored_vectors(client: Any) -> Iterator[Any]:
+def stored_vectors(client: Any) -> Iterator[ArrayLike]:
     """Every vector every collection of ``client`` stores."""
     for listed in client.list_collections():
         collection = client.get_collection(getattr(listed, "name", listed))
@@ -107,7 +110,7 @@ def forget(persist_dir: Path, client: Any, cache: KVStore | None) -> list[str]:
     return notes
 
 
-def _marks(vector: Any) -> tuple[bytes, bytes]:
+def _marks(vector: ArrayLike) -> tuple[bytes, bytes]:
     """Two marks of a vector that survive Chroma's storing it: a cosine collection keeps it
     normalized (its last bits differ from the model's output), so the marks are its first
     ``MARKED`` components after normalizing, on a grid of ``GRID``, and again on the grid
