@@ -27,7 +27,6 @@ from ragingest.vectorstore.store import (
     require_store_dir,
 )
 
-
 if TYPE_CHECKING:
     from ragingest.vectorstore.record_manager import IndexRecords
 

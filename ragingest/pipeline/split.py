@@ -7,11 +7,10 @@ what both engines and ``inspect`` call; a failure raises a ``FileError`` naming 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from langchain_core.documents import Document
 
@@ -48,7 +47,7 @@ GARBLED_NOTE = (
 class FileChunks(list[ChunkRecord]):
     """The records of one task, in order, with what cleaning removed from it (``cleaning``)."""
 
-    def __init__(self, *args: Any) -> None:
+    def __init__(self, *args: Iterable[ChunkRecord]) -> None:
         super().__init__(*args)
         self.cleaning: dict[str, int] = new_counts()
         self.notes: list[str] = []  # what the loader changed or lost (``loaders.notes``)
