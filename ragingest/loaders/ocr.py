@@ -28,11 +28,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.defaults import OCR_LANG, OCR_MAX_PAGES, OCR_MODE, OCR_MODES
 from ragingest.errors import ParseError
 from ragingest.loaders.progress import report
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 DEFAULT_OCR_DPI = 300  # PDF pages are rendered at this resolution for OCR
 INSTALL = "sudo apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
@@ -176,7 +179,7 @@ def _read_upright(path: Path, command: str, image: bytes, settings: OcrSettings)
     return page
 
 
-def _orientation(command: str, picture: Any) -> int:
+def _orientation(command: str, picture: Image.Image) -> int:
     """Degrees (clockwise) that make ``picture`` upright, from Tesseract's OSD (0 if unsure)."""
     done = _run(command, _png(picture), ["--psm", "0"])
     found = re.search(r"Rotate:\s*(\d+)", done.stdout)
@@ -186,7 +189,9 @@ def _orientation(command: str, picture: Any) -> int:
     return int(found.group(1)) % 360
 
 
-def _read(path: Path, command: str, picture: Any, settings: OcrSettings, rotation: int) -> OcrPage:
+def _read(
+    path: Path, command: str, picture: Image.Image, settings: OcrSettings, rotation: int
+) -> OcrPage:
     png = _png(picture)
     args = ["-l", settings.lang, "--psm", "3", "--dpi", str(settings.dpi), "hocr"]
     done = _run(command, png, args)
@@ -197,7 +202,7 @@ def _read(path: Path, command: str, picture: Any, settings: OcrSettings, rotatio
     return OcrPage(picture.width, picture.height, rotation, lines, png)
 
 
-def _mark_bold(picture: Any, lines: list[OcrLine]) -> None:
+def _mark_bold(picture: Image.Image, lines: list[OcrLine]) -> None:
     """Mark the lines printed in a heavier weight than the page's body text: their strokes
     (dark pixels per dark run, row by row inside the words' boxes) are ``_BOLD_STROKE`` times
     the page's median line's or wider (hOCR gives no font weight)."""
@@ -219,7 +224,7 @@ def _mark_bold(picture: Any, lines: list[OcrLine]) -> None:
         line.bold = body > 0 and stroke >= body * _BOLD_STROKE
 
 
-def _png(picture: Any) -> bytes:
+def _png(picture: Image.Image) -> bytes:
     buffer = io.BytesIO()
     picture.save(buffer, format="PNG")
     return buffer.getvalue()

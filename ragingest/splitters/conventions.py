@@ -230,14 +230,15 @@ class LangChainConventions:
         """Sizes in tiktoken tokens (``length_function``), embedded texts still capped at the
         embedding model's limit; a ``ValueError`` saying what to do where tiktoken or its
         encoding file is missing (it downloads them; ragingest works offline)."""
-        length = tiktoken_length(encoding_name, model_name, allowed_special, disallowed_special)
+        allowed = frozenset() if allowed_special is None else allowed_special  # LangChain's None
+        length = tiktoken_length(encoding_name, model_name, allowed, disallowed_special)
         return cls(length_function=length, **kwargs)
 
 
 def tiktoken_length(
     encoding_name: str = "gpt2",
     model_name: str | None = None,
-    allowed_special: Literal["all"] | Set[str] | None = frozenset(),
+    allowed_special: Literal["all"] | Set[str] = frozenset(),
     disallowed_special: Literal["all"] | Collection[str] = "all",
 ) -> Callable[[str], int]:
     """A length function in tiktoken tokens, or a clear error when tiktoken or its encoding
