@@ -22,6 +22,7 @@ import itertools
 import re
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.documents import Document
@@ -148,7 +149,7 @@ class PdfLoader(RichLoader):
         self,
         blocks: list[Block],
         pages: int = 0,
-        extra: dict[str, Any] | None = None,
+        extra: Mapping[str, object] | None = None,
         counts: dict[str, int] | None = None,
     ) -> Document:
         """The rich loaders' document, plus the box map of its OCR'd lines and OCR's notes."""

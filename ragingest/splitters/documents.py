@@ -34,7 +34,7 @@ PARENT_TEXT = "parent_text"  # for_vectorstore(parents=True): the parent section
 
 def chunked(
     splitter: ChunkSplitter, documents: Iterable[Document]
-) -> Iterator[tuple[dict[str, Any], list[Chunk], str]]:
+) -> Iterator[tuple[dict[str, object], list[Chunk], str]]:
     """(metadata, chunks, the text their offsets index) per normalized document."""
     for document in normalize_documents(documents):
         base = dict(document.metadata)
