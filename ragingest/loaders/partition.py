@@ -100,7 +100,7 @@ _CATEGORY = {
 SKIPPED = {"PageBreak", "Image", "Picture"}
 
 
-def element_blocks(elements: Iterable[Element], heading_offset: int = 1) -> list[Block]:
+def element_blocks(elements: Iterable[object], heading_offset: int = 1) -> list[Block]:
     """Blocks from unstructured elements. A ``Title`` of ``category_depth`` d becomes a
     heading of level ``d + heading_offset``; ``PageBreak``s only move the page number."""
     blocks: list[Block] = []
