@@ -25,13 +25,14 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragingest.defaults import OCR_LANG, OCR_MAX_PAGES, OCR_MODE, OCR_MODES
 from ragingest.errors import ParseError
+from ragingest.loaders.ocr_types import OcrLine, OcrPage
 from ragingest.loaders.progress import report
 
 if TYPE_CHECKING:
@@ -67,34 +68,6 @@ class OcrSettings:
     def key(self) -> str:
         """What an OCR result depends on besides the image (the cache key's settings part)."""
         return f"{self.lang}|{self.dpi}"
-
-
-@dataclass
-class OcrLine:
-    """One text line Tesseract read: its text, its box in the upright page image (pixels:
-    left, top, right, bottom), its words' boxes and confidences (0-100)."""
-    text: str
-    box: tuple[int, int, int, int]
-    words: list[tuple[int, int, int, int]] = field(default_factory=list)
-    confidences: list[float] = field(default_factory=list)
-    size: float = 0.0  # Tesseract's estimate of the text size (hOCR x_size), pixels
-    bold: bool = False  # heavier than the page's body text (``_mark_bold``)
-    paragraph: int = 0  # Tesseract's paragraph (its layout analysis), from 1
-
-
-@dataclass
-class OcrPage:
-    """One page image as read: its size in pixels (upright), the rotation that made it
-    upright (degrees clockwise), its lines in reading order, and the image itself (PNG)."""
-    width: int
-    height: int
-    rotation: int
-    lines: list[OcrLine]
-    png: bytes = b""
-
-    def confidences(self) -> list[float]:
-        """The confidence of every word on the page."""
-        return [c for line in self.lines for c in line.confidences]
 
 
 def tesseract_path() -> str | None:

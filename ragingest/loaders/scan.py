@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragingest.loaders.blocks import PARAGRAPH, clean_inline
-from ragingest.loaders.ocr import OcrPage
+from ragingest.loaders.ocr_types import OcrPage
 from ragingest.loaders.pdf_lines import Line
 from ragingest.loaders.text_quality import GARBAGE_SHARE, real_word_share
 
