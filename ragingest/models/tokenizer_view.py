@@ -11,13 +11,16 @@ other attribute is the wrapper's, loaded then.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
-    from transformers import BatchEncoding
+    from transformers import BatchEncoding, PreTrainedTokenizerBase
 
     from ragingest.models.resolve import ModelInfo
+
+    # what counts in a model's tokens: its fast tokenizer, or the view of it below
+    ModelTokenizer: TypeAlias = "PreTrainedTokenizerBase | SplitterTokenizer"
 
 
 class CountingTokenizer(Protocol):

@@ -35,6 +35,9 @@ from ragingest.splitters.measure import Measure
 from ragingest.splitters.structure import Heading, Structure, analyze
 from ragingest.splitters.units import trim
 
+if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import ModelTokenizer
+
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
 _WORD = re.compile(r"\S+")
 
@@ -93,7 +96,7 @@ def check_separators(
 
 
 def measures(
-    unit: str, tokenizer: Any, length_function: Callable[[str], int] | None
+    unit: str, tokenizer: ModelTokenizer | None, length_function: Callable[[str], int] | None
 ) -> tuple[Measure, Measure | None]:
     """The size measure and the model-token measure (the same object for token sizes)."""
     if length_function is not None:
@@ -213,7 +216,7 @@ class LangChainConventions:
         return out
 
     @classmethod
-    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:
+    def from_huggingface_tokenizer(cls, tokenizer: ModelTokenizer, **kwargs: object) -> Self:
         """Sizes in ``tokenizer``'s tokens (a Hugging Face fast tokenizer), counted once per
         document from its offsets; no model limit unless ``max_embed_tokens`` is given."""
         return cls(tokenizer=tokenizer, **kwargs)

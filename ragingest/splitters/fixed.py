@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
 
@@ -20,6 +20,9 @@ from ragingest.chunk import Chunk
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 from ragingest.splitters.measure import Measure, Unit
+
+if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import ModelTokenizer
 
 
 class FixedSizeSplitter(ChunkSplitter):
@@ -31,7 +34,7 @@ class FixedSizeSplitter(ChunkSplitter):
         chunk_overlap: int = 0,
         unit: Unit = "chars",
         *,
-        tokenizer: Any = None,
+        tokenizer: ModelTokenizer | None = None,
         title: str = "",
         **kwargs: Any,
     ) -> None:

@@ -66,6 +66,7 @@ from ragingest.splitters.pieces import (
 from ragingest.splitters.structure import Heading, Structure, analyze
 
 if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import ModelTokenizer
     from ragingest.splitters.semantic import SemanticBoundaries
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         min_chunk_size: int = DEFAULT_MIN_CHUNK_SIZE,
         *,
         unit: Unit = "tokens",
-        tokenizer: Any = None,
+        tokenizer: ModelTokenizer | None = None,
         model: str | None = None,
         max_embed_tokens: int | None = None,
         split_levels: Sequence[int] = (2, 3),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragingest.defaults import UNITS, Unit
 from ragingest.splitters.counters import (
@@ -30,6 +30,8 @@ from ragingest.splitters.word_tokens import WordTokens, is_word_local
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
+
+    from ragingest.models.tokenizer_view import ModelTokenizer
 
 MIN_BUDGET = 8  # tokens: a section's text budget never drops below this, whatever its breadcrumb
 
@@ -60,7 +62,7 @@ _CACHE_LIMIT = 4096
 class Measure:
     """How chunk sizes are counted. ``tokenizer`` is a Hugging Face fast tokenizer."""
 
-    def __init__(self, unit: Unit = "tokens", tokenizer: Any = None) -> None:
+    def __init__(self, unit: Unit = "tokens", tokenizer: ModelTokenizer | None = None) -> None:
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
         if unit == "tokens" and tokenizer is None:
@@ -91,7 +93,7 @@ class Measure:
         if backend is not None:  # same ids, without offsets or the wrapper's conversions
             encodings = backend.encode_batch_fast(list(texts), add_special_tokens=False)
             return [len(e.ids) for e in encodings]
-        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        encoded = self._tokenizer()(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
     def cost(self, text: str) -> int:
@@ -177,7 +179,7 @@ class Measure:
                 offsets = [e.offsets for e in encodings]
             else:
                 offsets = [
-                    self.tokenizer(b, add_special_tokens=False, return_offsets_mapping=True)[
+                    self._tokenizer()(b, add_special_tokens=False, return_offsets_mapping=True)[
                         "offset_mapping"
                     ]
                     for _, b in missing
@@ -188,6 +190,11 @@ class Measure:
                     (start, _), block_offsets = next(encoded)
                     starts = [start + s for s, _ in block_offsets]
                 yield starts
+
+    def _tokenizer(self) -> ModelTokenizer:
+        """The model's tokenizer: a count in tokens has one (``__init__`` refuses it without)."""
+        assert self.tokenizer is not None
+        return self.tokenizer
 
     def _word_local(self) -> bool:
         """Whether the tokenizer is word-local (``word_tokens.is_word_local``): then a
