@@ -35,6 +35,7 @@ from ragingest.version import __version__
 if TYPE_CHECKING:
     from typing import Unpack
 
+    from ragingest.loaders.sources import Sources
     from ragingest.pipeline.api import IngestSettings
     from ragingest.pipeline.options import IngestOptions
     from ragingest.pipeline.report import RunReport
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 
 def ingest(
-    sources: Any,
+    sources: Sources,
     *,
     persist_dir: str | Path,
     collection: str,

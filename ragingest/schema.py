@@ -8,30 +8,50 @@ loader tells the split stage on a loaded ``Document`` (never stored).
 
 Chroma accepts only str/int/float/bool values and non-empty lists of one of them: never
 ``None``, never dicts; a number it can't store exactly (beyond int64, more digits than a float
-holds, NaN) is stored as its digits, a string (``storable_number``). ``chunk_metadata`` builds a
-chunk's metadata from its document's metadata and the chunk, and ``validate`` checks it against
-this table. Keys a content-type loader adds (``subject``, ``price``, ...) and front-matter keys
-(``loaders.front_matter``: as written, YAML types kept; one that collides with a key ragingest
-computes is kept as ``fm_<key>``) are kept when Chroma stores their values.
+holds, NaN) is stored as its digits, a string (these value rules: ``storable``, re-exported
+here). ``splitters.chunk_metadata`` builds a chunk's metadata from its document's metadata and
+the chunk; ``validate`` checks it against this table. Keys a content-type loader adds
+(``subject``, ``price``, ...) and front-matter keys (``loaders.front_matter``: as written, YAML
+types kept; one that collides with a key ragingest computes is kept as ``fm_<key>``) are kept
+when Chroma stores their values.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any
+from typing import TypeVar
 
 from langchain_core.documents import Document
 
-from ragingest.chunk import Chunk
+from ragingest.storable import (
+    INT64,
+    INTERNAL_PREFIX,
+    MAX_EXTRA_KEYS,
+    MAX_KEY_CHARS,
+    MAX_VALUE_CHARS,
+    RENAMED_PREFIX,
+    Metadata,
+    MetadataValue,
+    Scalar,
+    bound_value,
+    exact_number,
+    storable_key,
+    storable_keys,
+    storable_list,
+    storable_number,
+    storable_text,
+)
 
-Scalar = str | int | float | bool
-# Chroma stores scalars and non-empty lists of one scalar type (front-matter tags, ...)
-MetadataValue = Scalar | list[str] | list[int] | list[float] | list[bool]
+__all__ = [  # the value rules of ``storable``, read here with the keys they apply to
+    "INT64", "INTERNAL_PREFIX", "MAX_EXTRA_KEYS", "MAX_KEY_CHARS", "MAX_VALUE_CHARS",
+    "RENAMED_PREFIX", "Metadata", "MetadataValue", "Scalar", "bound_value", "exact_number",
+    "storable_key", "storable_keys", "storable_list", "storable_number", "storable_text",
+]  # fmt: skip
+
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -141,17 +161,6 @@ LOADER_HINTS = (
     LOST_HINT,
 )
 
-# Metadata from content (a foreign loader's documents, given Documents, front matter) never
-# carries an internal key: every ``_`` key of it (``LOADER_HINTS``) is left
-# out there (``from_content``); none was ever stored.
-INTERNAL_PREFIX = "_"
-
-# Keys Chroma refuses (``storable_keys``): empty, starting with '$' or '#' (its operators and
-# fields), its reserved 'chroma:' names, lone surrogates (not UTF-8). Such a key is stored
-# renamed, 'field_' + its word characters, or left out when nothing is left or the name is taken.
-RENAMED_PREFIX = "field_"
-_REFUSED_START = ("$", "#", "chroma:")
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 # keys a chunk's id does not hash: where the file lies is not what the chunk is (the same
 # folder ingested from another place keeps its ids and embeddings), nor who may read it (a
@@ -160,50 +169,8 @@ ID_EXCLUDED = ("file_path", ACCESS_KEY)
 
 DOCUMENT_KEYS = ("source", "title", "file_type", "doc_date", "language", "doc_id")
 
-# What one chunk may bring to Chroma: a wide table (every column a key) must not reach it
-# whole (Chroma's metadata segment fails on tens of thousands of keys, for good). Past the
-# bounds a value stays in the chunk's text only.
-MAX_EXTRA_KEYS = 64  # keys a loader adds beyond SCHEMA's (catalogue columns, ...) per chunk
-MAX_KEY_CHARS = 64  # a longer key is not stored as metadata
-MAX_VALUE_CHARS = 2048  # a longer string value is cut (the text keeps it whole)
 
-
-# Numbers Chroma stores exactly: int64 and finite float64 values. A number beyond them keeps
-# its digits as a string: a 20-digit account number, 2**80, a decimal with more digits than a
-# float holds, NaN ('12345678901234567890', '1208925819614629174706176', 'nan'); ``--where``
-# reads a value the same way (``exact_number``), so it matches what was stored.
-INT64 = (-(2**63), 2**63 - 1)
-_DECIMAL = re.compile(r"^[-+]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$")
-
-
-def storable_number(value: Any) -> Any:
-    """A number as Chroma stores it exactly: an int in int64 or a finite float as it is, any
-    other its digits (``str``); a value of another type as it is."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value if INT64[0] <= value <= INT64[1] else str(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
-def exact_number(text: str) -> int | float | str | None:
-    """The number a decimal ``text`` (ASCII digits, sign, point, exponent) says, as stored:
-    an int in int64, a float that keeps every digit of it, else ``text`` itself; None when it
-    is no decimal number ('NaN', 'inf', '1_000', '')."""
-    if not _DECIMAL.match(text):
-        return None
-    if "." not in text and "e" not in text.lower():
-        number = int(text)
-        return number if INT64[0] <= number <= INT64[1] else text
-    value = float(text)
-    if math.isfinite(value) and Decimal(text) == Decimal(repr(value)):
-        return value
-    return text
-
-
-def content_id(text: str, metadata: dict[str, Any]) -> str:
+def content_id(text: str, metadata: Mapping[str, object]) -> str:
     """The id scheme of every stored chunk: LangChain ``index()``'s key with
     ``key_encoder="sha256"``, i.e. sha256 of (sha256 of ``text``) + (sha256 of ``metadata`` as
     sorted JSON), 64 hex digits. Same text and metadata, same id, so re-adding replaces."""
@@ -218,159 +185,18 @@ def short_hash(*parts: object) -> str:
     return digest.hexdigest()[:16]
 
 
-def breadcrumb_title(document: dict[str, Any]) -> str:
-    """The document title for breadcrumbs: empty when it is only the file name (noise to the
-    model), else the loader's title."""
-    if document.get(TITLE_FROM_NAME_HINT):
-        return ""
-    return str(document.get("title", ""))
-
-
-def page_range(page_map: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
-    """Pages of ``[start, end)`` from a sorted ``[(offset, page), ...]`` map."""
-    first = last = page_map[0][1]
-    for offset, page in page_map:
-        if offset <= start:
-            first = page
-        if offset < end:
-            last = page
-    return first, last
-
-
-def page_boxes(box_map: Any, start: int, end: int) -> str:
-    """The ``page_boxes`` of ``[start, end)``: the union of the boxes of the OCR'd lines it
-    overlaps, one box per page, as JSON ``[[page, x0, y0, x1, y1], ...]`` ('' if none)."""
-    boxes: dict[int, list[float]] = {}
-    for line_start, line_end, page, *box in box_map:
-        if line_start < end and line_end > start:
-            got = boxes.setdefault(int(page), list(box))
-            got[:] = [min(got[0], box[0]), min(got[1], box[1]),
-                      max(got[2], box[2]), max(got[3], box[3])]  # fmt: skip
-    return json.dumps([[page, *box] for page, box in sorted(boxes.items())]) if boxes else ""
-
-
-def chunk_metadata(
-    document: dict[str, Any], chunk: Chunk, index: int, total: int
-) -> dict[str, MetadataValue]:
-    """Metadata of one chunk: the document's scalar keys, then the chunk's own."""
-    metadata: dict[str, MetadataValue] = {
-        k: v
-        for k, v in document.items()
-        if (isinstance(v, Scalar) or storable_list(v)) and not k.startswith("_")
-    }
-    source = str(document.get("source", ""))
-    metadata.setdefault("source", source)
-    metadata.setdefault("doc_id", short_hash(source))
-    metadata["title"] = chunk.title or str(document.get("title", ""))
-    metadata["section_path"] = chunk.section_path
-    if chunk.sections:
-        metadata["section_paths"] = chunk.section_paths
-    for level, heading in chunk.headings:
-        metadata[f"h{level}"] = heading
-    content_hash = short_hash(chunk.text)
-    metadata.update(
-        chunk_index=index,
-        total_chunks=total,
-        start_index=chunk.start_index,
-        end_index=chunk.end_index,
-        token_count=chunk.token_count,
-        strategy=chunk.strategy,
-        oversized=chunk.oversized,
-        content_hash=content_hash,
-    )
-    parent_start, parent_end = chunk.parent_span
-    metadata.update(
-        parent_id=short_hash(metadata["doc_id"], "parent", parent_start, parent_end),
-        parent_start=parent_start,
-        parent_end=parent_end,
-    )
-    page_map = document.get(PAGE_MAP_HINT)
-    if page_map:
-        metadata["page_start"], metadata["page_end"] = page_range(
-            page_map, chunk.start_index, chunk.end_index
-        )
-        starts = [(offset, offset) for offset, _page in page_map]  # where each page begins
-        first, last = page_range(starts, chunk.start_index, chunk.end_index)
-        metadata["page_char_start"] = max(0, chunk.start_index - first)
-        metadata["page_char_end"] = max(0, chunk.end_index - last)
-    boxes = page_boxes(document.get(BOX_MAP_HINT) or (), chunk.start_index, chunk.end_index)
-    if boxes:
-        metadata["page_boxes"] = boxes
-    # the readers are never cut (a cut list would lose readers silently)
-    return {k: v if k == ACCESS_KEY else bound_value(v) for k, v in metadata.items()}
-
-
-def from_content(metadata: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def from_content(metadata: Mapping[str, _V]) -> tuple[dict[str, _V], list[str]]:
     """``metadata`` that came from content without its internal (``_``) keys, and the keys
     left out (empty when none): content never sets a loader hint."""
     kept = {k: v for k, v in metadata.items() if not str(k).startswith(INTERNAL_PREFIX)}
     return kept, [str(k) for k in metadata if str(k).startswith(INTERNAL_PREFIX)]
 
 
-def storable_key(key: object) -> str | None:
-    """``key`` as Chroma stores it: itself when Chroma takes it, else renamed (see
-    ``RENAMED_PREFIX``), None when nothing of it is left."""
-    text = key if isinstance(key, str) else str(key)
-    refused = not text or text.startswith(_REFUSED_START) or _SURROGATES.search(text)
-    if isinstance(key, str) and not refused:
-        return text
-    words = re.sub(r"\W+", "_", _SURROGATES.sub("", text)).strip("_")
-    return RENAMED_PREFIX + words if words else None
-
-
-def storable_text(value: str) -> str:
-    """``value`` with each lone surrogate (not UTF-8: Chroma refuses it) as U+FFFD."""
-    return _SURROGATES.sub("\ufffd", value)
-
-
-def storable_keys(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """``metadata`` with every key Chroma refuses renamed or left out (``storable_key``), lone
-    surrogates in string values replaced and numbers it can't store exactly as their digits
-    (``storable_number``); internal (``_``) keys pass as they are. Returns it and a note for the
-    run report ('' when no key changed)."""
-    kept: dict[str, Any] = {}
-    renamed: list[str] = []
-    dropped: list[str] = []
-    for key, value in metadata.items():
-        if isinstance(key, str) and key.startswith(INTERNAL_PREFIX):
-            kept[key] = value
-            continue
-        value = storable_number(value)
-        if isinstance(value, str) and _SURROGATES.search(value):
-            value = storable_text(value)
-            renamed.append(f"{_shown(key)}'s value (lone surrogates → U+FFFD)")
-        elif isinstance(value, list) and any(isinstance(v, str) and _SURROGATES.search(v)
-                                             for v in value):  # fmt: skip
-            value = [storable_text(v) if isinstance(v, str) else v for v in value]
-            renamed.append(f"{_shown(key)}'s value (lone surrogates → U+FFFD)")
-        name = storable_key(key)
-        if name == key:
-            kept[key] = value
-        elif name is None or name in metadata or name in kept:
-            dropped.append(_shown(key))
-        else:
-            kept[name] = value
-            renamed.append(f"{_shown(key)} → {name!r}")
-    if not renamed and not dropped:
-        return kept, ""
-    parts = []
-    if renamed:
-        parts.append("changed: " + ", ".join(renamed))
-    if dropped:
-        parts.append("left out (nothing left of the name, or it is taken): " + ", ".join(dropped))
-    return kept, "metadata keys Chroma refuses: " + "; ".join(parts)
-
-
-def _shown(key: object) -> str:
-    text = storable_text(str(key))
-    return ascii(text if len(text) <= 40 else text[:40] + "…")
-
-
-def bound_extras(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def bound_extras(metadata: dict[str, _V]) -> tuple[dict[str, _V], str]:
     """``metadata`` with at most ``MAX_EXTRA_KEYS`` keys beyond ``SCHEMA``'s (the first ones,
     in order) and no key longer than ``MAX_KEY_CHARS``; loader hints (``_`` keys) are kept.
     Returns it and a note for the run report ('' when nothing was left out)."""
-    kept: dict[str, Any] = {}
+    kept: dict[str, _V] = {}
     extras, dropped, first = 0, 0, ""
     for key, value in metadata.items():
         if key in SCHEMA or key.startswith("_"):
@@ -391,16 +217,7 @@ def bound_extras(metadata: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return kept, note
 
 
-def bound_value(value: Any) -> Any:
-    """A string cut to ``MAX_VALUE_CHARS`` (each string of a list too); else ``value``."""
-    if isinstance(value, str) and len(value) > MAX_VALUE_CHARS:
-        return value[:MAX_VALUE_CHARS]
-    if isinstance(value, list):
-        return [bound_value(v) for v in value[:MAX_EXTRA_KEYS]]
-    return value
-
-
-def over_bounds(metadata: dict[str, Any]) -> list[str]:
+def over_bounds(metadata: Mapping[str, object]) -> list[str]:
     """How ``metadata`` exceeds what a chunk may bring to Chroma (empty when within)."""
     problems = []
     extras = [k for k in metadata if k not in SCHEMA]
@@ -415,7 +232,7 @@ def over_bounds(metadata: dict[str, Any]) -> list[str]:
     return problems
 
 
-def validate(metadata: dict[str, Any]) -> list[str]:
+def validate(metadata: Mapping[str, object]) -> list[str]:
     """Problems with a chunk's metadata (empty when it is valid)."""
     problems = []
     for key, field in SCHEMA.items():
@@ -429,15 +246,7 @@ def validate(metadata: dict[str, Any]) -> list[str]:
     return problems + storable_problems(metadata)
 
 
-def storable_list(value: Any) -> bool:
-    """Whether ``value`` is a list Chroma stores: non-empty, of one scalar type."""
-    if not isinstance(value, list) or not value:
-        return False
-    kinds = {bool if isinstance(v, bool) else type(v) for v in value}
-    return len(kinds) == 1 and kinds <= {str, int, float, bool}
-
-
-def storable_problems(metadata: dict[str, Any]) -> list[str]:
+def storable_problems(metadata: Mapping[str, object]) -> list[str]:
     """What in ``metadata`` Chroma cannot store, or may not get (``over_bounds``)."""
     problems = []
     for key, value in metadata.items():

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.errors import (
     EXIT_CORRUPT,
@@ -25,6 +25,9 @@ from ragingest.errors import (
     EXIT_TERMINATED,
 )
 from ragingest.vectorstore.readable import free_mb, store_writable
+
+if TYPE_CHECKING:
+    from ragingest.pipeline.report import RunReport
 
 INTERRUPTED = "interrupted; the next run finishes the work"
 CHROMA_FILE = "chroma.sqlite3"
@@ -153,7 +156,10 @@ def set_aside_chroma(persist_dir: Path) -> list[Path]:
 
 
 def report_fault(
-    exc: BaseException, persist_dir: Path | None, report: str | None, partial: Any = None
+    exc: BaseException,
+    persist_dir: Path | None,
+    report: str | None,
+    partial: RunReport | None = None,
 ) -> int | None:
     """Say what ``exc`` is, in one line on stderr, and return its exit code; None when it is
     no store fault. With ``report`` (the ``--report`` file) the run's ``partial`` report

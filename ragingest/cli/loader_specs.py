@@ -29,14 +29,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragingest.config import CONFIG_FILE, operator_config
 from ragingest.errors import RagIngestError
 
 if TYPE_CHECKING:
+    from langchain_core.document_loaders import BaseLoader
+
     from ragingest.pipeline.access_policy import AccessPolicy
 
 COMMUNITY_MODULE = "langchain_community.document_loaders"
@@ -55,10 +58,10 @@ class LoaderSpec:
     """A LangChain loader named on the command line or in ``[[sources]]``: its class and keyword
     arguments."""
     target: str  # "MODULE:CLASS" or "CLASS" (in langchain_community.document_loaders)
-    args: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, object] = field(default_factory=dict)
     trusted: bool = True  # typed by the operator: any module; from a file: TRUSTED_MODULES
 
-    def build(self) -> Any:
+    def build(self) -> BaseLoader:
         """The loader instance; ``LoaderSpecError`` with the reason otherwise."""
         cls = import_loader(self.target, self.trusted)
         try:
@@ -126,7 +129,7 @@ def install_hint(module_name: str) -> str:
     return "install the package that provides it, or check the spelling"
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: str) -> object:
     """``text`` as JSON where it parses, else the string itself."""
     try:
         return json.loads(text)
@@ -134,7 +137,7 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def parse_arg(text: str) -> tuple[str, Any]:
+def parse_arg(text: str) -> tuple[str, object]:
     """``(key, value)`` of one ``--loader-arg KEY=VALUE``; ``LoaderSpecError`` for a malformed
     one."""
     key, sep, value = text.partition("=")
@@ -146,7 +149,13 @@ def parse_arg(text: str) -> tuple[str, Any]:
 class LoaderAction(argparse.Action):
     """``--loader``: start a new spec (its ``--loader-arg``s follow it)."""
 
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option: str | None = None,
+    ) -> None:
         specs = list(getattr(namespace, self.dest, None) or [])
         specs.append(LoaderSpec(str(values)))
         setattr(namespace, self.dest, specs)
@@ -155,7 +164,13 @@ class LoaderAction(argparse.Action):
 class LoaderArgAction(argparse.Action):
     """``--loader-arg KEY=VALUE``: an argument of the last ``--loader``."""
 
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option: str | None = None,
+    ) -> None:
         specs = getattr(namespace, "loaders", None) or []
         if not specs:
             parser.error("--loader-arg must follow the --loader it belongs to")
@@ -194,7 +209,7 @@ def add_loader_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def config_sources(config: Path) -> list[Any]:
+def config_sources(config: Path) -> list[Path | LoaderSpec]:
     """The ``[[sources]]`` of an operator's config (a file, or a folder's ``CONFIG_FILE``):
     paths (``Path``) and loader specs, relative paths resolved against the file's folder; []
     when the file or the table is absent."""
@@ -206,7 +221,7 @@ def config_sources(config: Path) -> list[Any]:
     entries = data.get("sources", [])
     if not isinstance(entries, list):
         raise LoaderSpecError(f"{config}: write [[sources]] tables (loader = ... or path = ...)")
-    out: list[Any] = []
+    out: list[Path | LoaderSpec] = []
     for i, entry in enumerate(entries, 1):
         where = f"{config}: [[sources]] entry {i}"
         if not isinstance(entry, dict) or ("loader" in entry) == ("path" in entry):
@@ -230,7 +245,7 @@ def _resolve(folder: Path, value: str) -> Path:
     return path if path.is_absolute() else Path(folder) / path
 
 
-def _resolve_arg(folder: Path, value: Any) -> Any:
+def _resolve_arg(folder: Path, value: object) -> object:
     if isinstance(value, str):
         return str(_resolve(folder, value))
     if isinstance(value, list):
@@ -263,12 +278,12 @@ def config_access_policy(
 
 def cli_sources(
     paths: list[str], loaders: list[LoaderSpec], config: str | Path | None = None
-) -> list[Any]:
+) -> list[str | BaseLoader]:
     """The sources of an ``ingest``/``watch`` command line: its paths, the ``[[sources]]`` of
     the operator's config (``config``; else ``./.ragingest.toml`` when no path or loader is
     given), then its ``--loader``s, built. A config inside an ingested folder is never read
     here (``ragingest.config.root_config`` reads its allowed part at split time)."""
-    out: list[Any] = list(paths)
+    out: list[str | BaseLoader] = list(paths)
     named = operator_config_path(paths, loaders, config)
     if named is not None:
         for item in config_sources(named):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline import runlog
-from ragingest.pipeline.lock import lock_holder
+from ragingest.pipeline.lock import Holder, lock_holder
 from ragingest.pipeline.state import FileStates
 from ragingest.vectorstore.aliases import read_alias
 from ragingest.vectorstore.names import chroma_name
@@ -27,13 +27,57 @@ from ragingest.vectorstore.store import (
     require_store_dir,
 )
 
+if TYPE_CHECKING:
+    from ragingest.vectorstore.record_manager import IndexRecords
+
+
+class Others(TypedDict):
+    """Documents of the collection other code wrote (``not_by_ragingest``)."""
+
+    chunks: int
+    recorded_here: int
+    recorded_elsewhere: dict[str, int]
+    namespace: str
+
+
+class Building(TypedDict):
+    """The collection an unfinished ``ingest --rebuild`` is writing."""
+
+    collection: str
+    model: str | None
+    settings: dict[str, object]  # the splitter settings as recorded (JSON)
+    chunks: int
+
+
+class CollectionStatus(TypedDict):
+    """What ``ragingest status`` reports (also its ``--json``)."""
+
+    collection: str
+    physical: str
+    persist_dir: str | None
+    chroma_server: str | None
+    records_url: str
+    model: str | None
+    fingerprint: str | None
+    settings: dict[str, object]  # the splitter settings as recorded (JSON)
+    chunks: int
+    records: int
+    files: int
+    files_tracked: int
+    consistent: bool
+    not_by_ragingest: Others | None
+    journal: int
+    rebuild_in_progress: Building | None
+    writer: Holder | None
+    last_run: dict[str, object] | None  # the run log's last record (``runlog``)
+
 
 def collection_status(
     persist_dir: str | Path | None,
     collection: str,
     run_log: str | Path | None = None,
     records_url: str | None = None,
-) -> dict[str, Any]:
+) -> CollectionStatus:
     """What ``ragingest status`` reports about ``collection`` (counts, model, settings, the last
     runs), read without writing to the store; ``persist_dir`` may be None with a Chroma server
     (inside ``use_server``) and a PostgreSQL records database (then the run log is read only
@@ -63,7 +107,7 @@ def collection_status(
     chroma = ChunkReader(client, physical)  # no model: counts and ids only
     chunks = chroma.count()
     records = manager.count()
-    others = None
+    others: Others | None = None
     consistent = chunks == records and journal == 0
     if not consistent or not _all_ours(manager):  # who wrote what (lists the ids)
         found = origins(chroma.chunk_ids(), manager)
@@ -75,7 +119,7 @@ def collection_status(
                 "recorded_elsewhere": found.elsewhere,
                 "namespace": manager.namespace,
             }
-    building = None
+    building: Building | None = None
     if alias and alias.building:
         build = collection_metadata(client, alias.building) or {}
         building = {
@@ -106,7 +150,7 @@ def collection_status(
     }
 
 
-def _all_ours(manager: Any) -> bool:
+def _all_ours(manager: IndexRecords) -> bool:
     """Whether every record of the namespace has a ragingest id (none written by other code
     through the ``RecordManager``, e.g. LangChain's ``index()``)."""
     from ragingest.vectorstore.origins import ragingest_form
@@ -114,7 +158,7 @@ def _all_ours(manager: Any) -> bool:
     return all(ragingest_form(key) for key in manager.list_keys())
 
 
-def _others_line(others: dict[str, Any]) -> str:
+def _others_line(others: Others) -> str:
     """What status sees of documents other code wrote, and what ragingest does with them."""
     parts = [f"{others['chunks']} documents in Chroma not written by ragingest"]
     if others["recorded_here"]:
@@ -131,13 +175,15 @@ def _others_line(others: dict[str, Any]) -> str:
         "never updates nor deletes them and counts them apart; `ingest --rebuild` builds the "
         "collection without them"
     )
-def _last_run(persist: Path | None, run_log: str | Path | None, collection: str) -> Any:
+def _last_run(
+    persist: Path | None, run_log: str | Path | None, collection: str
+) -> dict[str, object] | None:
     if persist is None and run_log is None:
         return None  # the run log is a file on the ingest machine
     return runlog.last_run(runlog.run_log_path(persist or Path("."), run_log), collection)
 
 
-def render(status: dict[str, Any]) -> str:
+def render(status: CollectionStatus) -> str:
     """A status as the text the command prints."""
     physical = status["physical"]
     name = status["collection"] + (
@@ -155,7 +201,7 @@ def render(status: dict[str, Any]) -> str:
         f"chunks: {status['chunks']} in Chroma, {status['records']} in the record manager "
         f"({'consistent' if status['consistent'] else 'NOT consistent: the next run repairs it'})",
         f"files: {status['files']} with chunks ({status['files_tracked']} with a recorded state)",
-        *([_others_line(status["not_by_ragingest"])] if status.get("not_by_ragingest") else []),
+        *([_others_line(others)] if (others := status["not_by_ragingest"]) else []),
         f"records: {status['records_url']}",
     ]
     writer = status["writer"]

@@ -12,13 +12,16 @@ previous chunk. LangChain's ``RecursiveCharacterTextSplitter`` baseline lives in
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.chunk import Chunk
 from ragingest.splitters.base import ChunkSplitter
 
+if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import CountingTokenizer
 
-def token_counter(tokenizer: Any) -> Callable[[str], int]:
+
+def token_counter(tokenizer: CountingTokenizer) -> Callable[[str], int]:
     """A function counting the tokens of a text with ``tokenizer`` (special tokens left out)."""
 
     def count(text: str) -> int:
@@ -57,7 +60,7 @@ def _with_sizes(chunks: list[Chunk], count: Callable[[str], int]) -> list[Chunk]
 class SemchunkBaseline(ChunkSplitter):
     """``semchunk.chunkerify(counter, chunk_size)`` with ``offsets=True``."""
 
-    def __init__(self, chunk_size: int, tokenizer: Any) -> None:
+    def __init__(self, chunk_size: int, tokenizer: CountingTokenizer) -> None:
         import semchunk
 
         super().__init__(chunk_size=chunk_size, chunk_overlap=0)
@@ -75,7 +78,7 @@ class SemchunkBaseline(ChunkSplitter):
 class ChonkieBaseline(ChunkSplitter):
     """``chonkie.RecursiveChunker(tokenizer=counter, chunk_size)`` with its default rules."""
 
-    def __init__(self, chunk_size: int, tokenizer: Any) -> None:
+    def __init__(self, chunk_size: int, tokenizer: CountingTokenizer) -> None:
         from chonkie import RecursiveChunker
 
         super().__init__(chunk_size=chunk_size, chunk_overlap=0)
@@ -94,7 +97,7 @@ class LlamaIndexBaseline(ChunkSplitter):
     with the same tokenizer; its sentence tokenizer (NLTK punkt) ships inside llama-index-core
     (``_static/nltk_cache``), so it runs offline."""
 
-    def __init__(self, chunk_size: int, tokenizer: Any) -> None:
+    def __init__(self, chunk_size: int, tokenizer: CountingTokenizer) -> None:
         from llama_index.core.node_parser import SentenceSplitter
 
         super().__init__(chunk_size=chunk_size, chunk_overlap=0)
@@ -128,7 +131,9 @@ class LangChainMarkdownBaseline(ChunkSplitter):
     ``token_count`` its size in ``tokenizer``'s tokens. Chunks may overlap (the 100 characters).
     """
 
-    def __init__(self, tokenizer: Any, chunk_size: int = 1000, chunk_overlap: int = 100) -> None:
+    def __init__(
+        self, tokenizer: CountingTokenizer, chunk_size: int = 1000, chunk_overlap: int = 100
+    ) -> None:
         from langchain_text_splitters import (
             MarkdownHeaderTextSplitter,
             RecursiveCharacterTextSplitter,

@@ -6,13 +6,18 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragingest.models.resolve import load_model_info
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
 
 class EmbeddingCache:
@@ -59,7 +64,7 @@ class EmbeddingCache:
         """Query embeddings: one model call per batch, with the query prompt."""
         keys = [self._key("query", t) for t in texts]
 
-        def encode(batch: list[str]) -> Any:
+        def encode(batch: list[str]) -> np.ndarray:
             return self._model().model.encode(
                 batch,
                 prompt=self.info.query_prompt or None,
@@ -71,14 +76,16 @@ class EmbeddingCache:
         self._fill(keys, texts, encode)
         return np.stack([self._memory[k] for k in keys])
 
-    def _model(self) -> Any:
+    def _model(self) -> SentenceTransformerEmbeddings:
         if self._embeddings is None:
             from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
             self._embeddings = SentenceTransformerEmbeddings(self.model, batch_size=64)
         return self._embeddings
 
-    def _fill(self, keys: list[str], texts: Sequence[str], encode: Any) -> None:
+    def _fill(
+        self, keys: list[str], texts: Sequence[str], encode: Callable[[list[str]], ArrayLike]
+    ) -> None:
         """Vectors of the ``keys`` not cached yet, from ``encode`` (timed, counted, stored)."""
         self._load(keys)
         todo: dict[str, str] = {}

@@ -11,9 +11,12 @@ import base64
 import html
 import io
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.evaluate.results import COLUMNS, Evaluation
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1d2430; background: #fff; }
@@ -30,7 +33,7 @@ img { max-width: 100%; border: 1px solid #e2e6ec; border-radius: 6px; margin: 6p
 """
 
 
-def _png(figure: Any) -> str:
+def _png(figure: Figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     return base64.b64encode(buffer.getvalue()).decode("ascii")

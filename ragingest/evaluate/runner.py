@@ -18,7 +18,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from ragingest.models.locate import canonical_name
 from ragingest.models.resolve import load_model_info
 from ragingest.retrieval.retriever import Span, select
 from ragingest.retrieval.search import candidate_depth
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["Config", "evaluate", "run_cli"]
 
@@ -198,7 +201,7 @@ def matched_baseline_size(
     return min(means, key=lambda size: (abs(means[size] - target), size))
 
 
-def run_cli(args: Any) -> int:
+def run_cli(args: argparse.Namespace) -> int:
     """``ragingest evaluate`` (arguments as parsed by ``ragingest.cli.main``)."""
     import sys
 

@@ -53,7 +53,7 @@ class TraceReport:
         """Whether no expected text failed a checkpoint."""
         return all(e.failed is None for e in self.expectations)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The report as JSON-ready data, each expectation with its first failure and the advice
         for it."""
         out = []

@@ -136,7 +136,9 @@ def _check_regular(path: Path, info: os.stat_result, max_bytes: int) -> None:
         )
 
 
-def file_metadata(path: Path, root: Path | None, text: str, **extra: Any) -> dict[str, Any]:
+def file_metadata(
+    path: Path, root: Path | None, text: str, **extra: object
+) -> dict[str, object]:
     """Document-level metadata; ``extra`` (title, doc_date, ...) wins where given."""
     source = source_of(path, root)
     mtime = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC)

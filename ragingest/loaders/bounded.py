@@ -207,7 +207,7 @@ class ParserPool:
                 self._restart()
                 raise FileMemoryError(path, memory_reason(self.memory_mb))
 
-    def call(self, path: object, function: Callable[..., T], *args: Any) -> T:
+    def call(self, path: object, function: Callable[..., T], *args: object) -> T:
         """``function(*args)`` for the file ``path``, in the worker process when bounded (time
         and memory limits), else here."""
         if not self.bounded:
@@ -222,7 +222,7 @@ class ParserPool:
             # is the file's own
             return self._call(path, function, args)
 
-    def _call(self, path: object, function: Callable[..., T], args: tuple[Any, ...]) -> T:
+    def _call(self, path: object, function: Callable[..., T], args: tuple[object, ...]) -> T:
         connection = self._ready(path)
         connection.send((function, args))
         deadline = time.monotonic() + (self.timeout or math.inf)

@@ -22,9 +22,9 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragingest.loaders.blocks import (
     FOOTER,
@@ -98,7 +98,7 @@ def new_counts() -> dict[str, int]:
     return dict.fromkeys(COUNTERS, 0)
 
 
-def add_counts(total: dict[str, int], more: dict[str, Any] | None) -> dict[str, int]:
+def add_counts(total: dict[str, int], more: Mapping[str, object] | None) -> dict[str, int]:
     """``total`` with the integer counts of ``more`` added (``total`` is updated and returned)."""
     for key, value in (more or {}).items():
         if isinstance(value, int):
@@ -231,17 +231,17 @@ class CorpusCleaner:
         self.files = 0
         self._seen: Counter[bytes] = Counter()
         self._boilerplate: set[bytes] | None = None
-        self._cache: dict[str, list[Any]] = {}
+        self._cache: dict[str, list[Document]] = {}
         self._cache_left = cache_chars
 
-    def remember(self, key: str, documents: list[Any]) -> None:
+    def remember(self, key: str, documents: list[Document]) -> None:
         """Keep a scanned file's documents (within the cache budget) for ``take``."""
         size = sum(len(d.page_content) for d in documents)
         if size <= self._cache_left:
             self._cache[key] = documents
             self._cache_left -= size
 
-    def take(self, key: str) -> list[Any] | None:
+    def take(self, key: str) -> list[Document] | None:
         """The documents cached for ``key`` during the scan, removed from the cache; ``None``
         when they were not kept."""
         documents = self._cache.pop(key, None)

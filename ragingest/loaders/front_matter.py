@@ -25,11 +25,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Any
+from typing import cast
 
 import yaml
 
-from ragingest.schema import DOCUMENT_KEYS, SCHEMA
+from ragingest.schema import DOCUMENT_KEYS, SCHEMA, Metadata, MetadataValue, Scalar
 
 FRONT_MATTER_PREFIX = "fm_"  # a front-matter key that collides with one of ours is kept so
 SPECIAL = ("title", "date", "content_type")  # read by the loaders (title, doc_date, hint)
@@ -50,7 +50,7 @@ def front_matter_end(text: str) -> int:
     return match.end() if match else 0
 
 
-def read_front_matter(text: str) -> tuple[dict[str, Any], str]:
+def read_front_matter(text: str) -> tuple[dict[str, object], str]:
     """The fields of ``text``'s leading front matter (keys as written) and the text after it."""
     match = _FRONT_MATTER.match(text)
     if not match:
@@ -59,7 +59,7 @@ def read_front_matter(text: str) -> tuple[dict[str, Any], str]:
     return _parsed(block), text[match.end() :]
 
 
-def _parsed(block: str) -> dict[str, Any]:
+def _parsed(block: str) -> dict[str, object]:
     if len(block) <= MAX_FRONT_MATTER_CHARS:
         try:
             loaded = yaml.safe_load(block)
@@ -73,12 +73,12 @@ def _parsed(block: str) -> dict[str, Any]:
             reason = "front matter is not a YAML mapping"
     else:
         reason = f"front matter over {MAX_FRONT_MATTER_CHARS} characters"
-    fields: dict[str, Any] = {k: v.strip("'\"") for k, v in _KEY_VALUE.findall(block)}
+    fields: dict[str, object] = {k: v.strip("'\"") for k, v in _KEY_VALUE.findall(block)}
     fields[PARSE_NOTE] = f"{reason}: its 'key: value' lines kept as strings"
     return fields
 
 
-def special(fields: dict[str, Any], name: str) -> str:
+def special(fields: dict[str, object], name: str) -> str:
     """The value of one of ``SPECIAL`` (any letter case) as a string, '' when absent."""
     for key, value in fields.items():
         if key.lower() == name and value is not None and not isinstance(value, (dict, list)):
@@ -86,10 +86,10 @@ def special(fields: dict[str, Any], name: str) -> str:
     return ""
 
 
-def front_matter_metadata(fields: dict[str, Any]) -> dict[str, Any]:
+def front_matter_metadata(fields: dict[str, object]) -> Metadata:
     """The metadata of ``fields`` (module docstring); ``SPECIAL`` keys and the parse note are
     left to the caller."""
-    out: dict[str, Any] = {}
+    out: Metadata = {}
     for key, value in fields.items():
         if key == PARSE_NOTE or key.lower() in SPECIAL or not key:
             continue
@@ -101,7 +101,7 @@ def front_matter_metadata(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def renamed_note(fields: dict[str, Any]) -> str:
+def renamed_note(fields: dict[str, object]) -> str:
     """The run report's note on the keys ``front_matter_metadata`` kept under the prefix ('':
     none)."""
     taken = [k for k in fields if k and k != PARSE_NOTE and k.lower() not in SPECIAL
@@ -112,7 +112,7 @@ def renamed_note(fields: dict[str, Any]) -> str:
     return f"front matter keys that ragingest computes itself are kept under a prefix: {kept}"
 
 
-def storable(value: Any) -> Any:
+def storable(value: object) -> MetadataValue | None:
     """``value`` as Chroma stores it (module docstring); ``None`` when it cannot be stored."""
     if value is None:
         return None
@@ -123,12 +123,12 @@ def storable(value: Any) -> Any:
         if any(v is None for v in items):  # a list of mappings or lists
             return _json(value)
         kinds = {bool if isinstance(v, bool) else type(v) for v in items}
-        return items if len(kinds) == 1 else [str(v) for v in items]
+        return cast(MetadataValue, items) if len(kinds) == 1 else [str(v) for v in items]
     scalar = _scalar(value)
     return scalar if scalar is not None else _json(value)
 
 
-def _scalar(value: Any) -> str | int | float | bool | None:
+def _scalar(value: object) -> Scalar | None:
     if isinstance(value, (str, bool, int, float)):
         return value
     if isinstance(value, (dt.date, dt.datetime, dt.time)):
@@ -136,7 +136,7 @@ def _scalar(value: Any) -> str | int | float | bool | None:
     return None
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     """Compact JSON of ``value``, cut at ``MAX_NESTED_CHARS``: encoded lazily, so YAML aliases
     nesting one list in another many times over are never expanded whole."""
     encoder = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"))

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from email.message import EmailMessage, MIMEPart
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
 
 from langchain_core.documents import Document
 
@@ -141,11 +140,11 @@ def _part_text(part: MIMEPart, notes: list[str]) -> str:
     return str(best)
 
 
-def _ids(value: Any) -> list[str]:
+def _ids(value: object) -> list[str]:
     return re.findall(r"<([^<>\s]+)>", str(value or ""))
 
 
-def _address(value: Any) -> str:
+def _address(value: object) -> str:
     return clean_inline(str(value or ""))
 
 

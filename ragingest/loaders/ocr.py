@@ -25,14 +25,18 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.defaults import OCR_LANG, OCR_MAX_PAGES, OCR_MODE, OCR_MODES
 from ragingest.errors import ParseError
+from ragingest.loaders.ocr_types import OcrLine, OcrPage
 from ragingest.loaders.progress import report
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 DEFAULT_OCR_DPI = 300  # PDF pages are rendered at this resolution for OCR
 INSTALL = "sudo apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
@@ -64,34 +68,6 @@ class OcrSettings:
     def key(self) -> str:
         """What an OCR result depends on besides the image (the cache key's settings part)."""
         return f"{self.lang}|{self.dpi}"
-
-
-@dataclass
-class OcrLine:
-    """One text line Tesseract read: its text, its box in the upright page image (pixels:
-    left, top, right, bottom), its words' boxes and confidences (0-100)."""
-    text: str
-    box: tuple[int, int, int, int]
-    words: list[tuple[int, int, int, int]] = field(default_factory=list)
-    confidences: list[float] = field(default_factory=list)
-    size: float = 0.0  # Tesseract's estimate of the text size (hOCR x_size), pixels
-    bold: bool = False  # heavier than the page's body text (``_mark_bold``)
-    paragraph: int = 0  # Tesseract's paragraph (its layout analysis), from 1
-
-
-@dataclass
-class OcrPage:
-    """One page image as read: its size in pixels (upright), the rotation that made it
-    upright (degrees clockwise), its lines in reading order, and the image itself (PNG)."""
-    width: int
-    height: int
-    rotation: int
-    lines: list[OcrLine]
-    png: bytes = b""
-
-    def confidences(self) -> list[float]:
-        """The confidence of every word on the page."""
-        return [c for line in self.lines for c in line.confidences]
 
 
 def tesseract_path() -> str | None:
@@ -176,7 +152,7 @@ def _read_upright(path: Path, command: str, image: bytes, settings: OcrSettings)
     return page
 
 
-def _orientation(command: str, picture: Any) -> int:
+def _orientation(command: str, picture: Image.Image) -> int:
     """Degrees (clockwise) that make ``picture`` upright, from Tesseract's OSD (0 if unsure)."""
     done = _run(command, _png(picture), ["--psm", "0"])
     found = re.search(r"Rotate:\s*(\d+)", done.stdout)
@@ -186,7 +162,9 @@ def _orientation(command: str, picture: Any) -> int:
     return int(found.group(1)) % 360
 
 
-def _read(path: Path, command: str, picture: Any, settings: OcrSettings, rotation: int) -> OcrPage:
+def _read(
+    path: Path, command: str, picture: Image.Image, settings: OcrSettings, rotation: int
+) -> OcrPage:
     png = _png(picture)
     args = ["-l", settings.lang, "--psm", "3", "--dpi", str(settings.dpi), "hocr"]
     done = _run(command, png, args)
@@ -197,7 +175,7 @@ def _read(path: Path, command: str, picture: Any, settings: OcrSettings, rotatio
     return OcrPage(picture.width, picture.height, rotation, lines, png)
 
 
-def _mark_bold(picture: Any, lines: list[OcrLine]) -> None:
+def _mark_bold(picture: Image.Image, lines: list[OcrLine]) -> None:
     """Mark the lines printed in a heavier weight than the page's body text: their strokes
     (dark pixels per dark run, row by row inside the words' boxes) are ``_BOLD_STROKE`` times
     the page's median line's or wider (hOCR gives no font weight)."""
@@ -219,7 +197,7 @@ def _mark_bold(picture: Any, lines: list[OcrLine]) -> None:
         line.bold = body > 0 and stroke >= body * _BOLD_STROKE
 
 
-def _png(picture: Any) -> bytes:
+def _png(picture: Image.Image) -> bytes:
     buffer = io.BytesIO()
     picture.save(buffer, format="PNG")
     return buffer.getvalue()

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ragingest.loaders.ocr import OcrLine, OcrPage
+from ragingest.loaders.ocr_types import OcrLine, OcrPage
 
 _VERSION = 3
 

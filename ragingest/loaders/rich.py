@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +79,7 @@ class RichLoader(FileLoader):
         self,
         blocks: list[Block],
         pages: int = 0,
-        extra: dict[str, Any] | None = None,
+        extra: Mapping[str, object] | None = None,
         counts: dict[str, int] | None = None,
     ) -> Document:
         """Clean (unless ``counts`` says it was done), render, attach the metadata and the

@@ -18,12 +18,15 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.loaders.blocks import PARAGRAPH, clean_inline
-from ragingest.loaders.ocr import OcrPage
+from ragingest.loaders.ocr_types import OcrPage
 from ragingest.loaders.pdf_lines import Line
 from ragingest.loaders.text_quality import GARBAGE_SHARE, real_word_share
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 _MIN_TOKENS = 5  # a page with fewer tokens says too little to be called garbage
 _SAME_SIZE = 1.12  # a heading is at least this much larger than the body text (as in pdf)
@@ -211,7 +214,7 @@ def image_frames(data: bytes) -> list[bytes]:
     return frames
 
 
-def _grey(frame: Any) -> Any:
+def _grey(frame: Image.Image) -> Image.Image:
     if frame.mode in ("RGBA", "LA", "P"):
         frame = frame.convert("RGBA")
         from PIL import Image

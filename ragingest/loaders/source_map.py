@@ -41,7 +41,6 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ragingest.chunk import Chunk
 from ragingest.schema import PAGE_MAP_HINT, SOURCE_MAP_HINT
@@ -265,21 +264,21 @@ def _starts(lines: Sequence[str]) -> list[int]:
     return starts
 
 
-def source_map_of(metadata: Mapping[str, Any]) -> SourceMap | None:
+def source_map_of(metadata: Mapping[str, object]) -> SourceMap | None:
     """The ``SourceMap`` a loader put in ``metadata``, ``None`` when there is none."""
     found = metadata.get(SOURCE_MAP_HINT)
     return found if isinstance(found, SourceMap) else None
 
 
-def indexed_text(page_content: str, metadata: Mapping[str, Any]) -> str:
+def indexed_text(page_content: str, metadata: Mapping[str, object]) -> str:
     """The text stored offsets index: the source of a mapped document, else its content."""
     mapping = source_map_of(metadata)
     return mapping.source if mapping is not None else page_content
 
 
 def to_source(
-    metadata: Mapping[str, Any], chunks: Sequence[Chunk]
-) -> tuple[dict[str, Any], list[Chunk]]:
+    metadata: Mapping[str, object], chunks: Sequence[Chunk]
+) -> tuple[dict[str, object], list[Chunk]]:
     """The document metadata and chunks in source offsets (module docstring)."""
     mapping = source_map_of(metadata)
     if mapping is None:

@@ -33,7 +33,6 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
@@ -45,6 +44,11 @@ from ragingest.loaders.notes import add_note
 from ragingest.loaders.pages import normalize_documents
 from ragingest.loaders.partition import setup as setup_unstructured
 from ragingest.schema import ACCESS_KEY, from_content
+
+# What ingest reads: paths (files or folders), LangChain loaders, Documents and iterables of
+# Documents, one of them or an iterable mixing them (module docstring).
+Source = str | os.PathLike[str] | BaseLoader | Document | Iterable[Document]
+Sources = Source | Iterable[Source]
 
 log = logging.getLogger(__name__)
 GROUP_PREFIX = "doc:"  # record-manager groups of document sources (files: their path)
@@ -226,7 +230,7 @@ def loader_name(loader: BaseLoader) -> str:
 
 
 def split_sources(
-    sources: Any,
+    sources: Sources,
 ) -> tuple[list[Path], list[DocumentSource]]:
     """Paths and document sources of ``sources`` (module docstring)."""
     if isinstance(sources, str | os.PathLike | BaseLoader | Document):
@@ -266,7 +270,7 @@ def split_sources(
     return paths, found
 
 
-def _materialize(items: Iterable[Any]) -> list[Any]:
+def _materialize(items: Iterable[Document]) -> list[Document]:
     return items if isinstance(items, list) else list(items)  # a generator is read once
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -32,13 +32,13 @@ csv.field_size_limit(16 * 2**20)
 
 
 def _rows_documents(
-    loader: FileLoader, header: list[Any], rows: list[list[Any]], sheet: str = ""
+    loader: FileLoader, header: Sequence[object], rows: Sequence[Sequence[object]], sheet: str = ""
 ) -> Iterator[Document]:
-    header = [str(h) if h is not None else "" for h in header]
-    if is_faq(header):
-        yield faq_document(loader.path, loader.root, header, rows)
+    names = [str(h) if h is not None else "" for h in header]
+    if is_faq(names):
+        yield faq_document(loader.path, loader.root, names, rows)
     else:
-        yield from catalogue_documents(loader.path, loader.root, header, rows, sheet)
+        yield from catalogue_documents(loader.path, loader.root, names, rows, sheet)
 
 
 class CsvLoader(FileLoader):
@@ -52,7 +52,7 @@ class CsvLoader(FileLoader):
             return
         sample = text[:8192]
         try:
-            dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t|")
+            dialect: type[csv.Dialect] = csv.Sniffer().sniff(sample, delimiters=",;\t|")
         except csv.Error:
             dialect = csv.excel_tab if self.path.suffix.lower() == ".tsv" else csv.excel
         rows, bad = _csv_rows(text, dialect, damaged)
@@ -79,7 +79,9 @@ def _decode_csv(data: bytes, path: object) -> tuple[str, set[int]]:
     return decode(data.replace(b"\x00", b""), path), damaged
 
 
-def _csv_rows(text: str, dialect: Any, damaged: set[int]) -> tuple[list[list[str]], list[str]]:
+def _csv_rows(
+    text: str, dialect: type[csv.Dialect], damaged: set[int]
+) -> tuple[list[list[str]], list[str]]:
     """The good non-empty rows, and a line-numbered reason for each bad one (a row with NUL
     bytes is damaged, not data; the reader goes on after a malformed row)."""
     reader = csv.reader(io.StringIO(text), dialect)
@@ -179,10 +181,11 @@ class JsonLoader(FileLoader):
         yield Document(page_content=body, metadata=file_metadata(self.path, self.root, body))
 
 
-def _json_lines(text: str) -> tuple[list[Any], list[str]]:
+def _json_lines(text: str) -> tuple[list[object], list[str]]:
     """The records of the good lines, and a reason with its real line number for each bad
     one (numbered by ``\\n`` as editors do: ``splitlines`` would also break on U+2028)."""
-    records, bad = [], []
+    records: list[object] = []
+    bad: list[str] = []
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -203,9 +206,9 @@ def _records(data: Any) -> list[Any]:
     return []
 
 
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def _flatten(value: object, prefix: str = "") -> dict[str, object]:
     if isinstance(value, dict):
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for key, item in value.items():
             out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
         return out

@@ -195,7 +195,7 @@ class TextLoader(FileLoader):
         for key, value in front_matter_metadata(front).items():
             metadata.setdefault(key, value)
         if PARSE_NOTE in front:
-            notes.append(front[PARSE_NOTE])
+            notes.append(str(front[PARSE_NOTE]))
         if renamed_note(front):
             notes.append(renamed_note(front))
         metadata[SOURCE_MAP_HINT] = mapping

@@ -13,11 +13,16 @@ pass would cost ~800 MB more peak memory than 16, for no speed on a CPU.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ragingest.models.resolve import load_model_info, load_sentence_transformer
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+    from ragingest.models.onnx_backend import OnnxSentenceEncoder
 
 MAX_BATCH_TOKENS = 8192  # padded tokens per forward pass: 16 texts of 512, 64 of 128
 
@@ -41,7 +46,7 @@ class ModelEncoder:
         self.computed = 0  # texts embedded by this instance
 
     @property
-    def model(self) -> Any:  # a SentenceTransformer or the ONNX encoder (library objects)
+    def model(self) -> SentenceTransformer | OnnxSentenceEncoder:
         """The loaded sentence-transformers model (loaded once per name and backend)."""
         return load_sentence_transformer(self.info.name, self.info.backend)
 

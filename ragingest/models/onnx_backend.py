@@ -27,10 +27,15 @@ import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from filelock import FileLock
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+    from ragingest.models.resolve import ModelInfo
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +237,11 @@ class OnnxSentenceEncoder:
     """The part of ``SentenceTransformer`` ragingest uses, on ONNX Runtime."""
 
     def __init__(
-        self, folder: str | Path, onnx_file: Path, max_seq_length: int, tokenizer: Any
+        self,
+        folder: str | Path,
+        onnx_file: Path,
+        max_seq_length: int,
+        tokenizer: ModelInfo | Tokenizer,
     ) -> None:
         import onnxruntime as ort
 
@@ -262,7 +271,7 @@ class OnnxSentenceEncoder:
         normalize_embeddings: bool = False,
         show_progress_bar: bool = False,
         convert_to_numpy: bool = True,
-        **_: Any,
+        **_: object,
     ) -> np.ndarray:
         """The vectors of ``sentences`` (one per text, or one for a single string), each text run
         alone; L2-normalized when asked."""

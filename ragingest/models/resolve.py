@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.models.locate import (
     backend_name,
@@ -22,6 +22,15 @@ from ragingest.models.locate import (
     read_model_json,
     resolve_model_path,
 )
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerBase
+
+    from ragingest.models.onnx_backend import OnnxSentenceEncoder
+    from ragingest.models.subset_tokenizer import SubsetTokenizer
+    from ragingest.models.tokenizer_view import SplitterTokenizer
 
 # tokenizer classes that are ``tokenizer.json`` verbatim: the wrapper can take our instance
 _VERBATIM_CLASSES = ("PreTrainedTokenizerFast", "TokenizersBackend")
@@ -35,10 +44,10 @@ class _Shared:
     """Hands ``PreTrainedTokenizerFast(tokenizer_object=...)`` our Rust tokenizer itself: it
     deep-copies what it is given, and a copy of XLM-R's is another ~280 MB and ~1 s."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Tokenizer) -> None:
         self.backend = backend
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+    def __deepcopy__(self, memo: dict[int, object]) -> Tokenizer:
         return self.backend
 
 
@@ -59,9 +68,9 @@ class ModelInfo:
     prompts: dict[str, str]
     fingerprint: str
     backend: str = "torch"
-    _backend_tokenizer: Any = field(default=None, repr=False)
-    _tokenizer: Any = field(default=None, repr=False)
-    _subset: Any = field(default=None, repr=False)  # SubsetTokenizer | None, once looked for
+    _backend_tokenizer: Tokenizer | None = field(default=None, repr=False)
+    _tokenizer: PreTrainedTokenizerBase | None = field(default=None, repr=False)
+    _subset: SubsetTokenizer | None = field(default=None, repr=False)  # once looked for
     _subset_checked: bool = field(default=False, repr=False)
     _counts: tuple[int, int] | None = field(default=None, repr=False)  # specials, prompt
 
@@ -98,7 +107,7 @@ class ModelInfo:
                 self._counts = (rust.num_special_tokens_to_add(False), counted)
         return self._counts
 
-    def _subset_tokenizer(self) -> Any:
+    def _subset_tokenizer(self) -> SubsetTokenizer | None:
         """The subset tokenizer while the whole one is not loaded (and the model has one)."""
         if self._backend_tokenizer is not None:
             return None
@@ -112,7 +121,7 @@ class ModelInfo:
         return self._subset
 
     @property
-    def backend_tokenizer(self) -> Any:
+    def backend_tokenizer(self) -> Tokenizer:
         """The Rust tokenizer (``tokenizers.Tokenizer``; no ``transformers`` import), without
         truncation or padding: the wrapper's padded calls leave them set on the Rust side, and
         it clears them itself on its next call without them."""
@@ -128,7 +137,7 @@ class ModelInfo:
         return rust
 
     @property
-    def tokenizer(self) -> Any:
+    def tokenizer(self) -> PreTrainedTokenizerBase:
         """The ``transformers`` fast tokenizer (what ``AutoTokenizer`` gives for the model),
         around ``backend_tokenizer`` when the model's tokenizer is ``tokenizer.json`` as is."""
         if self._tokenizer is None:
@@ -143,7 +152,7 @@ class ModelInfo:
         return self._tokenizer
 
     @property
-    def splitter_tokenizer(self) -> Any:
+    def splitter_tokenizer(self) -> PreTrainedTokenizerBase | SplitterTokenizer:
         """What the splitters count with: ``tokenizer`` once loaded, else (the model's
         tokenizer is ``tokenizer.json`` as is) a ``tokenizer_view.SplitterTokenizer`` over
         ``backend_tokenizer`` that imports no ``transformers``: the same counts and offsets."""
@@ -176,7 +185,7 @@ def _quiet_transformers() -> None:
     hf_logging.disable_progress_bar()
 
 
-def _wrap_tokenizer(folder: Path, backend: Any) -> Any:
+def _wrap_tokenizer(folder: Path, backend: Tokenizer | None) -> PreTrainedTokenizerBase:
     config = read_model_json(folder, "tokenizer_config.json")
     _quiet_transformers()
     if backend is not None and config.get("tokenizer_class") in _VERBATIM_CLASSES:
@@ -196,7 +205,7 @@ def _verbatim(folder: Path) -> bool:
     return verbatim and (folder / "tokenizer.json").is_file()
 
 
-def _load_backend_tokenizer(folder: Path) -> Any:
+def _load_backend_tokenizer(folder: Path) -> Tokenizer | None:
     """``tokenizer.json`` read by the Rust library directly: the fast way (no ``transformers``
     or torch import); None when the model has no such file or a tokenizer class of its own."""
     if not _verbatim(folder):
@@ -237,18 +246,22 @@ def _load_model_info(name: str, backend: str) -> ModelInfo:
     return info
 
 
-def load_sentence_transformer(name: str | None = None, backend: str | None = None) -> Any:
+def load_sentence_transformer(
+    name: str | None = None, backend: str | None = None
+) -> SentenceTransformer | OnnxSentenceEncoder:
     """The model itself, loaded once per process, on the CPU unless told otherwise; with the
     onnx backend an ``OnnxSentenceEncoder`` (same ``encode``), exported on first use."""
     return _load_sentence_transformer(canonical_name(name), backend_name(backend))
 
 
 @functools.cache
-def _load_sentence_transformer(name: str, backend: str) -> Any:
+def _load_sentence_transformer(
+    name: str, backend: str
+) -> SentenceTransformer | OnnxSentenceEncoder:
     return _load_model(name, backend)
 
 
-def _load_model(name: str, backend: str) -> Any:
+def _load_model(name: str, backend: str) -> SentenceTransformer | OnnxSentenceEncoder:
     info = load_model_info(name, backend)
     if backend == "onnx":  # no torch, sentence-transformers nor transformers import
         from ragingest.models.onnx_backend import OnnxSentenceEncoder
@@ -274,7 +287,7 @@ def onnx_model_file(info: ModelInfo) -> Path:
 
 
 @contextlib.contextmanager
-def _shared_tokenizer(tokenizer: Any) -> Iterator[None]:
+def _shared_tokenizer(tokenizer: PreTrainedTokenizerBase) -> Iterator[None]:
     """Make sentence-transformers take ``tokenizer`` instead of loading its own copy of it:
     it has no argument for an existing instance, and a second copy is ~280 MB of RSS."""
     from sentence_transformers.base.modules import transformer as st_transformer
@@ -283,7 +296,7 @@ def _shared_tokenizer(tokenizer: Any) -> Iterator[None]:
 
     class _Given:
         @staticmethod
-        def from_pretrained(*_: Any, **__: Any) -> Any:
+        def from_pretrained(*_: object, **__: object) -> PreTrainedTokenizerBase:
             return tokenizer
 
     st_transformer.AutoProcessor = _Given

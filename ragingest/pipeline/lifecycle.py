@@ -59,7 +59,7 @@ class Lifecycle:
         self.records_url = records_url
         self.catalog = Catalog(persist_dir, records_url)
 
-    def prepare(self, model: str | None, settings: dict[str, Any], rebuild: bool) -> Target:
+    def prepare(self, model: str | None, settings: dict[str, object], rebuild: bool) -> Target:
         """The collection this run writes: the live one, or a rebuild when ``rebuild`` and the
         model or settings differ; ``CollectionMismatchError`` when they differ without
         ``rebuild``. A swapped-in rebuild killed before it got its name is settled first."""
@@ -121,7 +121,7 @@ class Lifecycle:
         ParentStore(self.persist_dir, old, self.records_url).drop()
         log.info("collection %r settled under its own name %r", self.name, home)
 
-    def _build_target(self, model: str, fingerprint: str, settings: dict[str, Any]) -> str:
+    def _build_target(self, model: str, fingerprint: str, settings: dict[str, object]) -> str:
         alias = self.catalog.get(self.name)
         if alias.building:
             existing = collection_metadata(self.client, alias.building)

@@ -28,7 +28,7 @@ import logging
 import os
 import socket
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from filelock import FileLock, Timeout
 from sqlalchemy import delete, func, select, text
@@ -61,7 +61,15 @@ def advisory_key(collection: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def _describe(holder: dict[str, Any] | None) -> str:
+class Holder(TypedDict, total=False):
+    """The run holding a collection's writer lock, as its lock file or row records it."""
+
+    pid: int
+    host: str
+    started: str  # ISO 8601, UTC
+
+
+def _describe(holder: Holder | None) -> str:
     if not holder:
         return "another ragingest run"
     where = ""
@@ -70,7 +78,7 @@ def _describe(holder: dict[str, Any] | None) -> str:
     return f"another ragingest run (pid {holder.get('pid')}, since {holder.get('started')}{where})"
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def _read(path: Path) -> Holder | None:
     try:
         data = path.read_text(encoding="utf-8").strip()
         return json.loads(data) if data else None
@@ -82,7 +90,7 @@ def _write_holder(fd: int) -> None:
     os.pwrite(fd, json.dumps(_holder_info()).encode(), 0)  # FileLock truncated it on taking it
 
 
-def _holder_info() -> dict[str, Any]:
+def _holder_info() -> Holder:
     return {
         "pid": os.getpid(),
         "host": socket.gethostname(),
@@ -98,7 +106,7 @@ _PG_HOLDER = text(
 )
 
 
-def _pg_holder(connection: Connection, collection: str) -> dict[str, Any] | None:
+def _pg_holder(connection: Connection, collection: str) -> Holder | None:
     """The writer holding ``collection``'s advisory lock now (a row left by a dead writer
     doesn't count: its backend holds no lock)."""
     key = advisory_key(collection)
@@ -110,7 +118,7 @@ def _pg_holder(connection: Connection, collection: str) -> dict[str, Any] | None
 
 def lock_holder(
     persist_dir: str | Path | None, collection: str, records_url: str | None = None
-) -> dict[str, Any] | None:
+) -> Holder | None:
     """The run writing ``collection`` now (pid, host, started), or None. Never takes the
     lock itself, so asking can't make a starting writer fail."""
     engine = records_engine(persist_dir, records_url)

@@ -4,8 +4,6 @@ embedded (a long file is announced, not silently taken an hour over)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class Pace:
     """Chunks split so far and the seconds a file's chunks will take to embed and write, at
@@ -26,7 +24,7 @@ class Pace:
             return f"{chunks} chunks"
         return f"{chunks} chunks, ~{chunks * self.seconds / self.written:.0f} s"
 
-    def show(self, bar: Any, source: str, chunks: int) -> None:
+    def show(self, bar: object, source: str, chunks: int) -> None:
         self.chunks += chunks
         if hasattr(bar, "set_postfix_str"):
             bar.set_postfix_str(f"{self.chunks} chunks; {source}: {self.estimate(chunks)}")

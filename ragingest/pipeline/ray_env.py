@@ -29,10 +29,13 @@ import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import RagIngestError
 from ragingest.models.locate import cache_dir
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 LOOPBACK = "127.0.0.1"
 # Ray is the ``ray`` extra: scripts/demo.sh installs the runtime pins only, scripts/setup.sh all
@@ -86,7 +89,7 @@ def ray_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iterator[Any]:
+def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iterator[ModuleType]:
     """``ray`` initialised for this block: a fresh local runtime on 127.0.0.1 without an
     address, else the cluster at ``address`` (``HOST:PORT``). Restores the environment and
     shuts Ray down after."""

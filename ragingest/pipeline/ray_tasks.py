@@ -43,6 +43,10 @@ from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.factory import SplitSettings, base_splitter
 
 if TYPE_CHECKING:  # the type only: a Ray worker never builds the options
+    import numpy as np
+
+    from ragingest.loaders.cleaning import CorpusCleaner
+    from ragingest.models.embeddings import SentenceTransformerEmbeddings
     from ragingest.pipeline.options import IngestOptions
 
 SPLIT_COLUMNS = ("path", "seq", "count", "blob", "text", "split_s", "pid")
@@ -127,7 +131,7 @@ def digests_of(blob: bytes) -> list[bytes]:
     return [blob[i : i + FINGERPRINT_BYTES] for i in range(0, len(blob), FINGERPRINT_BYTES)]
 
 
-def in_sorted(values: Any, table: Any) -> Any:
+def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
     """For each of ``values``, whether the sorted ``table`` holds it."""
     import numpy as np
 
@@ -141,8 +145,8 @@ def split_batch(
     batch: dict[str, Any],
     options: IngestOptions,
     model: str,
-    corpus: Any,
-    cached: Any,
+    corpus: CorpusCleaner | None,
+    cached: np.ndarray,
     run: str = "",
     host: str = "",
 ) -> dict[str, list]:
@@ -211,7 +215,7 @@ class EmbedActor:
         self.pool = concurrent.futures.ThreadPoolExecutor(1)
         self.loading = self.pool.submit(self._load)
 
-    def _load(self) -> Any:
+    def _load(self) -> SentenceTransformerEmbeddings:
         from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
         clock = time.perf_counter()

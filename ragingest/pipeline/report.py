@@ -6,7 +6,6 @@ import json
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ragingest.errors import (
     EXIT_FILES_FAILED,
@@ -168,7 +167,7 @@ class RunReport:
         if bad:
             raise FilesFailedError(bad)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The report as JSON-ready data, the derived counts included."""
         data = asdict(self)
         twins = self.twins()

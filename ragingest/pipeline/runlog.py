@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ def run_log_path(persist_dir: str | Path, override: str | Path | None = None) ->
     return Path(override) if override else Path(persist_dir) / RUN_LOG
 
 
-def append(path: str | Path, record: dict[str, Any]) -> None:
+def append(path: str | Path, record: Mapping[str, object]) -> None:
     """One line, one ``write`` on an ``O_APPEND`` file: lines of concurrent runs never mix.
     The folder must exist (the persist dir, or ``--run-log``'s, checked before the run)."""
     path = Path(path)

@@ -7,10 +7,9 @@ what both engines and ``inspect`` call; a failure raises a ``FileError`` naming 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 from langchain_core.documents import Document
 
@@ -28,13 +27,12 @@ from ragingest.schema import (
     ACCESS_KEY,
     ChunkRecord,
     bound_extras,
-    breadcrumb_title,
-    chunk_metadata,
     storable_keys,
     storable_problems,
 )
 from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 from ragingest.splitters.content_types import ContentTypeConfig, config_for_root, detect
 from ragingest.splitters.factory import SplitSettings, build_splitter
 
@@ -48,7 +46,7 @@ GARBLED_NOTE = (
 class FileChunks(list[ChunkRecord]):
     """The records of one task, in order, with what cleaning removed from it (``cleaning``)."""
 
-    def __init__(self, *args: Any) -> None:
+    def __init__(self, *args: Iterable[ChunkRecord]) -> None:
         super().__init__(*args)
         self.cleaning: dict[str, int] = new_counts()
         self.notes: list[str] = []  # what the loader changed or lost (``loaders.notes``)

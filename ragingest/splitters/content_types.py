@@ -17,9 +17,9 @@ content type").
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ragingest.config import root_config
 from ragingest.schema import CONTENT_TYPE_HINT
@@ -83,7 +83,7 @@ def config_for_root(root: Path | None) -> ContentTypeConfig:
 
 def detect(
     text: str,
-    metadata: dict[str, Any],
+    metadata: Mapping[str, object],
     config: ContentTypeConfig | None = None,
     source: str | None = None,
 ) -> str:

@@ -23,16 +23,20 @@ naming the alternative, none is ignored.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from collections.abc import Callable, Collection, Sequence, Set
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
+from ragingest.schema import Metadata
 from ragingest.splitters.counters import SpanCounter, StartsCounter
 from ragingest.splitters.measure import Measure
 from ragingest.splitters.structure import Heading, Structure, analyze
 from ragingest.splitters.units import trim
+
+if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import ModelTokenizer
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
 _WORD = re.compile(r"\S+")
@@ -58,7 +62,7 @@ def levels(headers_to_split_on: Sequence[tuple[str, str]]) -> dict[int, str]:
 
 def check_separators(
     separators: Sequence[str] | None,
-    keep_separator: Any,
+    keep_separator: bool | Literal["start", "end"],
     is_separator_regex: bool,
     strip_whitespace: bool = True,
 ) -> None:
@@ -92,7 +96,7 @@ def check_separators(
 
 
 def measures(
-    unit: str, tokenizer: Any, length_function: Callable[[str], int] | None
+    unit: str, tokenizer: ModelTokenizer | None, length_function: Callable[[str], int] | None
 ) -> tuple[Measure, Measure | None]:
     """The size measure and the model-token measure (the same object for token sizes)."""
     if length_function is not None:
@@ -170,13 +174,13 @@ class LangChainConventions:
 
     if TYPE_CHECKING:  # what the host splitter provides (a mixin defines no __init__)
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+        def __init__(self, *args: object, **kwargs: object) -> None: ...
 
         def _sections(
             self, text: str, structure: Structure
         ) -> list[tuple[int, int, tuple[tuple[int, str], ...], Heading | None]]: ...
 
-    def langchain_metadata(self, metadata: dict[str, Any], chunk: Chunk) -> dict[str, Any]:
+    def langchain_metadata(self, metadata: Metadata, chunk: Chunk) -> Metadata:
         """Heading keys named by ``headers_to_split_on``; ``start_index`` unless turned off."""
         if self.header_names:
             for level, heading in chunk.headings:
@@ -212,7 +216,7 @@ class LangChainConventions:
         return out
 
     @classmethod
-    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> Self:
+    def from_huggingface_tokenizer(cls, tokenizer: ModelTokenizer, **kwargs: object) -> Self:
         """Sizes in ``tokenizer``'s tokens (a Hugging Face fast tokenizer), counted once per
         document from its offsets; no model limit unless ``max_embed_tokens`` is given."""
         return cls(tokenizer=tokenizer, **kwargs)
@@ -222,22 +226,23 @@ class LangChainConventions:
         cls,
         encoding_name: str = "gpt2",
         model_name: str | None = None,
-        allowed_special: Any = frozenset(),
-        disallowed_special: Any = "all",
-        **kwargs: Any,
+        allowed_special: Literal["all"] | Set[str] | None = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: object,
     ) -> Self:
         """Sizes in tiktoken tokens (``length_function``), embedded texts still capped at the
         embedding model's limit; a ``ValueError`` saying what to do where tiktoken or its
         encoding file is missing (it downloads them; ragingest works offline)."""
-        length = tiktoken_length(encoding_name, model_name, allowed_special, disallowed_special)
+        allowed = frozenset() if allowed_special is None else allowed_special  # LangChain's None
+        length = tiktoken_length(encoding_name, model_name, allowed, disallowed_special)
         return cls(length_function=length, **kwargs)
 
 
 def tiktoken_length(
     encoding_name: str = "gpt2",
     model_name: str | None = None,
-    allowed_special: Any = frozenset(),
-    disallowed_special: Any = "all",
+    allowed_special: Literal["all"] | Set[str] = frozenset(),
+    disallowed_special: Literal["all"] | Collection[str] = "all",
 ) -> Callable[[str], int]:
     """A length function in tiktoken tokens, or a clear error when tiktoken or its encoding
     file is not there: tiktoken downloads them on first use and ragingest runs offline, so

@@ -11,7 +11,7 @@ Contract:
   ``page_content`` is what ingest embeds (``Chunk.embed_text``: the breadcrumb, then the text
   with a documentation dialect's markup out), so a vector store that embeds ``page_content``
   (``Chroma.from_documents``) ranks as ingest does; the metadata is ingest's
-  (``schema.chunk_metadata``), ``start_index``/``end_index`` giving the exact slice of the text
+  (``splitters.chunk_metadata``), ``start_index``/``end_index`` giving the exact slice of the text
   given; with ``parents``, ``parent_text`` holds the exact slice of the chunk's parent section
   (what ingest's parent expansion returns), for the generator.
 """
@@ -26,15 +26,15 @@ from langchain_core.documents import Document
 from ragingest.chunk import Chunk
 from ragingest.loaders.pages import normalize_documents
 from ragingest.loaders.source_map import indexed_text, to_source
-from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 
 PARENT_TEXT = "parent_text"  # for_vectorstore(parents=True): the parent section's exact text
 
 
 def chunked(
     splitter: ChunkSplitter, documents: Iterable[Document]
-) -> Iterator[tuple[dict[str, Any], list[Chunk], str]]:
+) -> Iterator[tuple[dict[str, object], list[Chunk], str]]:
     """(metadata, chunks, the text their offsets index) per normalized document."""
     for document in normalize_documents(documents):
         base = dict(document.metadata)

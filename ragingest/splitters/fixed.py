@@ -10,15 +10,19 @@ Structure is ignored on purpose: this is the baseline to compare against.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
-from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 from ragingest.splitters.measure import Measure, Unit
+
+if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import ModelTokenizer
 
 
 class FixedSizeSplitter(ChunkSplitter):
@@ -30,7 +34,7 @@ class FixedSizeSplitter(ChunkSplitter):
         chunk_overlap: int = 0,
         unit: Unit = "chars",
         *,
-        tokenizer: Any = None,
+        tokenizer: ModelTokenizer | None = None,
         title: str = "",
         **kwargs: Any,
     ) -> None:
@@ -43,7 +47,7 @@ class FixedSizeSplitter(ChunkSplitter):
         self.title = title
 
     def create_documents(
-        self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+        self, texts: list[str], metadatas: Sequence[Mapping[str, object]] | None = None
     ) -> list[Document]:
         """One ``Document`` per window of each text, with the schema's chunk metadata built from
         ``metadatas``."""

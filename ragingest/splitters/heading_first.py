@@ -32,16 +32,16 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.documents import Document
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
 from ragingest.defaults import CHUNK_SIZE, MIN_CHUNK_SIZE, SPLIT_LEVELS, default_overlap
-from ragingest.schema import breadcrumb_title, chunk_metadata
 from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
+from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 from ragingest.splitters.conventions import (
     LangChainConventions,
     check_separators,
@@ -63,6 +63,10 @@ from ragingest.splitters.pieces import (
 )
 from ragingest.splitters.structure import Heading, Structure, analyze
 
+if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import ModelTokenizer
+    from ragingest.splitters.semantic import SemanticBoundaries
+
 log = logging.getLogger(__name__)
 
 
@@ -76,18 +80,18 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         min_chunk_size: int = MIN_CHUNK_SIZE,
         *,
         unit: Unit = "tokens",
-        tokenizer: Any = None,
+        tokenizer: ModelTokenizer | None = None,
         model: str | None = None,
         max_embed_tokens: int | None = None,
         split_levels: Sequence[int] = SPLIT_LEVELS,
         context_prefix: bool = True,
         title: str = "",
-        fallback: Any = None,
+        fallback: Literal["semantic"] | SemanticBoundaries | None = None,
         parent_chunk_size: int | None = None,
         headers_to_split_on: Sequence[tuple[str, str]] | None = None,
         strip_headers: bool = False,
         separators: Sequence[str] | None = None,
-        keep_separator: bool | str = True,
+        keep_separator: bool | Literal["start", "end"] = True,
         is_separator_regex: bool = False,
         length_function: Callable[[str], int] | None = None,
         add_start_index: bool = True,
@@ -180,7 +184,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         return vectorstore_documents(self, documents, parents)
 
     def create_documents(
-        self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+        self, texts: list[str], metadatas: Sequence[Mapping[str, object]] | None = None
     ) -> list[Document]:
         """One ``Document`` per chunk of each text, with the schema's chunk metadata built from
         ``metadatas`` and LangChain's header keys."""

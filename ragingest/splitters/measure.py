@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.defaults import UNITS, Unit
 from ragingest.splitters.counters import (
@@ -27,6 +27,11 @@ from ragingest.splitters.counters import (
     span_exact,
 )
 from ragingest.splitters.word_tokens import WordTokens, is_word_local
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+    from ragingest.models.tokenizer_view import ModelTokenizer
 
 MIN_BUDGET = 8  # tokens: a section's text budget never drops below this, whatever its breadcrumb
 
@@ -57,7 +62,7 @@ _CACHE_LIMIT = 4096
 class Measure:
     """How chunk sizes are counted. ``tokenizer`` is a Hugging Face fast tokenizer."""
 
-    def __init__(self, unit: Unit = "tokens", tokenizer: Any = None) -> None:
+    def __init__(self, unit: Unit = "tokens", tokenizer: ModelTokenizer | None = None) -> None:
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
         if unit == "tokens" and tokenizer is None:
@@ -88,7 +93,7 @@ class Measure:
         if backend is not None:  # same ids, without offsets or the wrapper's conversions
             encodings = backend.encode_batch_fast(list(texts), add_special_tokens=False)
             return [len(e.ids) for e in encodings]
-        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        encoded = self._tokenizer()(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
     def cost(self, text: str) -> int:
@@ -174,7 +179,7 @@ class Measure:
                 offsets = [e.offsets for e in encodings]
             else:
                 offsets = [
-                    self.tokenizer(b, add_special_tokens=False, return_offsets_mapping=True)[
+                    self._tokenizer()(b, add_special_tokens=False, return_offsets_mapping=True)[
                         "offset_mapping"
                     ]
                     for _, b in missing
@@ -186,6 +191,11 @@ class Measure:
                     starts = [start + s for s, _ in block_offsets]
                 yield starts
 
+    def _tokenizer(self) -> ModelTokenizer:
+        """The model's tokenizer: a count in tokens has one (``__init__`` refuses it without)."""
+        assert self.tokenizer is not None
+        return self.tokenizer
+
     def _word_local(self) -> bool:
         """Whether the tokenizer is word-local (``word_tokens.is_word_local``): then a
         whitespace-bounded slice tokenizes exactly as the same words inside the document."""
@@ -195,10 +205,12 @@ class Measure:
 
     def _words(self) -> WordTokens:
         if self._word_tokens is None:
-            self._word_tokens = WordTokens(self._backend())
+            backend = self._backend()
+            assert backend is not None  # word-local: is_word_local saw this backend
+            self._word_tokens = WordTokens(backend)
         return self._word_tokens
 
-    def _backend(self) -> Any:
+    def _backend(self) -> Tokenizer | None:
         """The fast tokenizer's Rust ``Tokenizer`` when calling it directly gives exactly what
         the ``transformers`` wrapper gives here, else ``None``. The model shares this tokenizer
         and its batches leave truncation and padding set on the Rust side; they are cleared

@@ -8,11 +8,14 @@ comparison differs only in where the boundaries go. With ``unit="tokens"`` this 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.chunk import Chunk
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.measure import Measure
+
+if TYPE_CHECKING:
+    from ragingest.models.tokenizer_view import ModelTokenizer
 
 
 class RecursiveBaseline(ChunkSplitter):
@@ -20,7 +23,11 @@ class RecursiveBaseline(ChunkSplitter):
     baseline)."""
 
     def __init__(
-        self, chunk_size: int, chunk_overlap: int = 0, unit: str = "tokens", tokenizer: Any = None
+        self,
+        chunk_size: int,
+        chunk_overlap: int = 0,
+        unit: str = "tokens",
+        tokenizer: ModelTokenizer | None = None,
     ) -> None:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 

@@ -29,7 +29,11 @@ import re
 from collections.abc import Sequence
 from itertools import accumulate, chain, repeat
 from operator import add
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+    from tokenizers.normalizers import Normalizer
 
 _SEGMENT = re.compile(r"\s*\S+")
 # every character Python's ``str.split`` / ``\s`` treats as whitespace
@@ -45,7 +49,7 @@ _PROBE_SPACES = " \n\t\r\f"
 class WordTokens:
     """Token starts through a cache of distinct segments (see module docstring)."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Tokenizer) -> None:
         self.backend = backend
         self.specials = [
             t.content for t in backend.get_added_tokens_decoder().values() if t.content
@@ -155,7 +159,7 @@ def _plan(start: int, block: str) -> tuple[_Edge | None, list[str], list[int], _
     return head, segments[:-1], positions[:-2], tail
 
 
-def separators(backend: Any) -> set[str]:
+def separators(backend: Tokenizer) -> set[str]:
     """The whitespace characters that the normalizer and pre-tokenizer treat as a plain space,
     alone and next to any other such character (so a run of them is one word boundary)."""
     normalizer, pre = backend.normalizer, backend.pre_tokenizer
@@ -172,7 +176,7 @@ def separators(backend: Any) -> set[str]:
     return found
 
 
-def is_word_local(backend: Any) -> bool:
+def is_word_local(backend: Tokenizer | None) -> bool:
     """Whether the tokenizer splits text into words at whitespace and tokenizes each word
     on its own, with the whitespace before a word mapped to its leading marker: then a
     whitespace-bounded slice tokenizes exactly as the same words inside the document.
@@ -217,7 +221,7 @@ _LOCAL_NORMALIZERS = {
 }
 
 
-def _local_normalizer(normalizer: Any) -> bool:
+def _local_normalizer(normalizer: Normalizer | None) -> bool:
     if normalizer is None:
         return True
     stack = [json.loads(normalizer.__getstate__())]

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.records import ALIAS, ensure_schema, has_table, records_engine, upsert
@@ -29,7 +28,7 @@ class Alias:
     generation: int = 0
 
 
-def _select_alias(name: str) -> Any:
+def _select_alias(name: str) -> Select[str, str | None, int]:
     return select(ALIAS.c.live, ALIAS.c.building, ALIAS.c.generation).where(ALIAS.c.name == name)
 
 

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans
 from ragingest.vectorstore.records_location import is_shared
 
+if TYPE_CHECKING:
+    from ragingest.vectorstore.lexical_pg import PgLexicalIndex
+
 
 def lexical_index(
     persist_dir: str | Path | None, collection: str, records_url: str | None = None
-) -> Any:
+) -> LexicalIndex | PgLexicalIndex:
     """The lexical index of the physical ``collection`` (``LexicalIndex``'s methods)."""
     if is_shared(persist_dir, records_url):
         from ragingest.vectorstore.lexical_pg import PgLexicalIndex

@@ -25,7 +25,10 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import Stemmer
 
 _WORD = re.compile(r"[^\W_]+(?:[-./_][^\W_]+)*")
 _SPLIT = re.compile(r"[-./_]")
@@ -47,7 +50,7 @@ def _bounded(term: str) -> str:
 _STEMMERS = threading.local()  # one per thread: a PyStemmer object is not thread-safe
 
 
-def _stemmer(language: str) -> Any:
+def _stemmer(language: str) -> Stemmer.Stemmer:
     found = getattr(_STEMMERS, language, None)
     if found is None:
         import Stemmer  # PyStemmer: the Snowball stemmers in C
@@ -82,7 +85,7 @@ def terms(text: str) -> list[str]:
     return out
 
 
-def lexical_text(page_content: str, metadata: dict[str, Any] | None) -> str:
+def lexical_text(page_content: str, metadata: Mapping[str, object] | None) -> str:
     """What the index holds for a chunk: its section path (the breadcrumb the model sees too),
     then its text. Rebuilt from Chroma alone, so an index can always be made again."""
     section = str((metadata or {}).get("section_path") or "")

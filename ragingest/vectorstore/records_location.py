@@ -8,13 +8,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
 
 from ragingest.vectorstore.names import chroma_name
 
 
-def creation_lock(path: Path | None) -> Any:
+def creation_lock(path: Path | None) -> AbstractContextManager[object]:
     """A lock file beside ``path`` (``PATH.lock``, its folder made) serializing, across
     processes, the first creation of what ``path`` holds (two first runs into one new
     directory at once); nothing is locked when ``path`` is None or its folder exists and is

@@ -25,10 +25,13 @@ import contextlib
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.vectorstore.chroma.maintenance import set_sync_threshold, stored_vectors
 from ragingest.vectorstore.kv import KVStore
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +95,7 @@ def forget(persist_dir: Path, client: Any, cache: KVStore | None) -> list[str]:
     return notes
 
 
-def _marks(vector: Any) -> tuple[bytes, bytes]:
+def _marks(vector: ArrayLike) -> tuple[bytes, bytes]:
     """Two marks of a vector that survive Chroma's storing it: a cosine collection keeps it
     normalized (its last bits differ from the model's output), so the marks are its first
     ``MARKED`` components after normalizing, on a grid of ``GRID``, and again on the grid

@@ -21,12 +21,15 @@ import contextvars
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from ragingest.defaults import CHROMA_PORT, TOKEN_HEADER
 from ragingest.errors import ServerUnreachableError
+
+if TYPE_CHECKING:
+    import argparse
 
 TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
 
@@ -131,7 +134,7 @@ def chroma_server(
     )
 
 
-def server_from_args(args: Any) -> ChromaServer | None:
+def server_from_args(args: object) -> ChromaServer | None:
     """The server named by ``--chroma-host/--chroma-port/--chroma-token``, or None."""
     host = getattr(args, "chroma_host", None)
     if not host:
@@ -145,7 +148,7 @@ def server_from_args(args: Any) -> ChromaServer | None:
     )
 
 
-def add_server_args(parser: Any) -> None:
+def add_server_args(parser: argparse.ArgumentParser) -> None:
     """The Chroma server options, for ingest, watch, query, status and evaluate."""
     group = parser.add_argument_group("Chroma server (default: the embedded --persist-dir)")
     group.add_argument(

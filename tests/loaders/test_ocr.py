@@ -16,7 +16,8 @@ from ragingest.loaders import loader_for
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.ocr import OcrSettings
 from ragingest.loaders.text_quality import real_word_share
-from ragingest.schema import BOX_MAP_HINT, NOTES_HINT, PAGE_MAP_HINT, page_boxes
+from ragingest.schema import BOX_MAP_HINT, NOTES_HINT, PAGE_MAP_HINT
+from ragingest.splitters.chunk_metadata import page_boxes
 from tests.scans import cer, degrade, render_page, scan_pdf, tesseract
 
 pytestmark = pytest.mark.slow  # starts Tesseract processes

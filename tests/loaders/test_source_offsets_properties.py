@@ -20,8 +20,8 @@ from ragingest.loaders.source_map import (
     source_map_of,
     to_source,
 )
-from ragingest.schema import chunk_metadata
 from ragingest.splitters import HeadingFirstSplitter
+from ragingest.splitters.chunk_metadata import chunk_metadata
 
 WORDS = "правило\u00a0исключение срок выдачи книга rule exception loan 14 т. е. ст. 81".split(" ")
 word = st.sampled_from(WORDS)

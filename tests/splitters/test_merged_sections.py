@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ragingest.schema import chunk_metadata, validate
+from ragingest.schema import validate
 from ragingest.splitters import HeadingFirstSplitter
+from ragingest.splitters.chunk_metadata import chunk_metadata
 
 DOC = (
     "# Guide\n\n"

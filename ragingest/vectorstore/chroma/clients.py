@@ -5,10 +5,13 @@ only name a server never load it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
 
 
-def persistent_client(path: str | Path) -> Any:
+def persistent_client(path: str | Path) -> ClientAPI:
     """chromadb's ``PersistentClient`` of the directory ``path``."""
     import chromadb
     from chromadb.config import Settings
@@ -16,7 +19,7 @@ def persistent_client(path: str | Path) -> Any:
     return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
 
 
-def http_client(host: str, port: int, ssl: bool, headers: dict[str, str] | None) -> Any:
+def http_client(host: str, port: int, ssl: bool, headers: dict[str, str] | None) -> ClientAPI:
     """chromadb's ``HttpClient`` of a server; chromadb raises ``ValueError`` when it can't
     connect."""
     import chromadb
