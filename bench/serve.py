@@ -212,14 +212,16 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
     persist = work / mode
     name = COLLECTION + ("_acl" if args.filtered else "")
     access = serve_access.readers if args.filtered else None
+    settings = serve_access.store_settings() if args.filtered else None
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(chroma_run(work / "server")) if mode == "server" else None
         client = server.client() if server is not None else None
-        store = open_store(persist, name, StandInEmbeddings(), client=client)
+        opened = dict(settings=settings, client=client)
+        store = open_store(persist, name, StandInEmbeddings(), **opened)
         if store.count() != args.chunks:
             if store.count():
                 store.delete_collection()
-                store = open_store(persist, name, StandInEmbeddings(), client=client)
+                store = open_store(persist, name, StandInEmbeddings(), **opened)
             started = time.perf_counter()
             build(store, args.chunks, access)
             print(f"{mode}: built in {time.perf_counter() - started:.0f} s", file=sys.stderr)

@@ -27,6 +27,12 @@ SEED = 37
 READ_WITH = "where"
 
 
+def store_settings() -> dict[str, Any] | None:
+    """The settings the build records: under ``principals`` the policy marker (aclwrite's
+    ``collection_info.POLICY_SETTING``), which makes a read without principals an error."""
+    return {"access_policy": True} if READ_WITH == "principals" else None
+
+
 def readers(file: int) -> list[str]:
     """File ``file``'s readers: seeded by its number, so the build and the checks agree."""
     rng = np.random.default_rng([SEED, file])
