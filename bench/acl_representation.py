@@ -70,7 +70,9 @@ def build(collection: Any, docs: list[list[str]], chunks: int, batch: int) -> No
             meta |= {key(p): True for p in access}
             metas.append(meta)
         collection.add(
-            ids=[f"c{n:07d}" for n in numbers], embeddings=vectors, metadatas=metas,
+            ids=[f"c{n:07d}" for n in numbers],
+            embeddings=vectors,
+            metadatas=metas,
             documents=[f"chunk {n}" for n in numbers],
         )
         print(f"  built {numbers[-1] + 1}", file=sys.stderr, flush=True)
@@ -83,8 +85,11 @@ def post_filter(collection: Any, vector: list[float], k: int, names: set[str]) -
     """The alternative to Chroma's pre-filter: the ``10 k`` nearest unfiltered, kept when
     their ``access`` names one of ``names``; too few kept: the pre-filtered query."""
     found = collection.query(query_embeddings=[vector], n_results=10 * k, include=["metadatas"])
-    kept = [i for i, m in zip(found["ids"][0], found["metadatas"][0], strict=True)
-            if names & set(m["access"])]
+    kept = [
+        i
+        for i, m in zip(found["ids"][0], found["metadatas"][0], strict=True)
+        if names & set(m["access"])
+    ]
     if len(kept) >= k:
         return kept[:k]
     where = {"$or": [{"access": {"$contains": p}} for p in sorted(names)]}
@@ -139,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
             for name, where in filters(caller, sets).items():
                 started = time.perf_counter()
                 found = collection.query(
-                    query_embeddings=[vector.tolist()], n_results=args.k, where=where,
+                    query_embeddings=[vector.tolist()],
+                    n_results=args.k,
+                    where=where,
                     include=["metadatas", "distances"],
                 )
                 latencies.setdefault(name, []).append(time.perf_counter() - started)
@@ -166,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             row["p95_ratio"] = round(row["p95_ms"] / base, 2)
             rows.append(row)
             print(json.dumps(row, ensure_ascii=False))
-        print(f"callers may read {statistics.mean(allowed):.0%} of the documents on average; "
-              f"{len(sets)} distinct reader sets")
+        print(
+            f"callers may read {statistics.mean(allowed):.0%} of the documents on average; "
+            f"{len(sets)} distinct reader sets"
+        )
         if args.json:
             args.json.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", "utf-8")
     return 0

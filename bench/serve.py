@@ -231,7 +231,10 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
             options: dict[str, Any] = {"persist_dir": persist, "collection": name}
             if server is not None:
                 options |= {"chroma_host": server.host, "chroma_port": server.port}
-            callables = serve_access.filtered_arms(options, args.narrow)
+            reader = None
+            if args.prototypes:
+                reader = open_store(persist, name, create=False, server=server)
+            callables = serve_access.filtered_arms(options, args.narrow, reader)
         else:
             callables = arms(persist, server)
         asked = texts[: max(args.queries, 4 * max(args.clients))]
@@ -250,23 +253,27 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
 
 
 def table(rows: list[dict], filtered: bool = False) -> str:
-    """The markdown table: the retriever over plain, or (``filtered``) read as a caller over
-    unfiltered."""
+    """The markdown table: the retriever over plain, or (``filtered``) each filtered arm over
+    the unfiltered retriever."""
     mine_name, base_name = ("filtered", "unfiltered") if filtered else ("retriever", "plain")
     lines = [
         f"| mode | clients | {mine_name} p50 / p95 ms | {base_name} p50 / p95 ms | p95 ratio "
         f"| QPS {mine_name} / {base_name} | load (1 min) |",
         "|---|---|---|---|---|---|---|",
     ]
-    mine_arm = "retriever, as a caller" if filtered else "ragingest"
-    keyed = {(r["mode"], r["arm"].startswith(mine_arm), r["clients"]): r for r in rows}
-    keyed = dict(sorted(keyed.items(), key=lambda item: (item[0][0] != "embedded", item[0][2])))
-    for (mode, ours, clients), mine in keyed.items():
-        if not ours:
-            continue
-        plain = keyed[(mode, False, clients)]
+    is_base = (
+        (lambda arm: arm.endswith("unfiltered"))
+        if filtered
+        else (lambda arm: not arm.startswith("ragingest"))
+    )
+    bases = {(r["mode"], r["clients"]): r for r in rows if is_base(r["arm"])}
+    ordered = sorted(rows, key=lambda r: (r["mode"] != "embedded", r["clients"]))
+    for mine in (r for r in ordered if not is_base(r["arm"])):
+        plain = bases[(mine["mode"], mine["clients"])]
+        arm = mine["arm"].removeprefix("retriever, as a caller") if filtered else ""
+        label = f"{mine['clients']}{' (' + arm.strip(', ') + ')' if arm else ''}"
         lines.append(
-            f"| {mode} | {clients} | {mine['p50_ms']} / {mine['p95_ms']} | "
+            f"| {mine['mode']} | {label} | {mine['p50_ms']} / {mine['p95_ms']} | "
             f"{plain['p50_ms']} / {plain['p95_ms']} | {mine['p95_ms'] / plain['p95_ms']:.2f} | "
             f"{mine['qps']} / {plain['qps']} | {mine.get('load_1min', '')} |"
         )
@@ -289,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--filtered", action="store_true", help="access lists, read as a caller")
     parser.add_argument("--narrow", action="store_true", help="callers of one group each")
+    parser.add_argument(
+        "--prototypes", action="store_true", help="with --filtered: bench/acl_postfilter.py too"
+    )
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
         work = args.work or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="serve-")))

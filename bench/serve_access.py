@@ -74,13 +74,35 @@ def retriever_for(options: dict[str, Any], caller: tuple[str, ...] | None) -> An
     return ragingest.retriever(**options, where=where)
 
 
-def filtered_arms(options: dict[str, Any], narrow: bool) -> dict[str, Callable[[str], Any]]:
+def filtered_arms(
+    options: dict[str, Any], narrow: bool, store: Any = None
+) -> dict[str, Callable[[str], Any]]:
     """The unfiltered retriever and the filtered one (each question asked as the caller its
-    text hashes to: the same caller for a question in every cell)."""
-    whole = retriever_for(options, None)
-    signed_in = [(c, retriever_for(options, c)) for c in callers(narrow)]
+    text hashes to: the same caller for a question in every cell); with ``store`` (opened
+    with the model) also the filtered reads of ``bench/acl_postfilter.py``."""
+    arms = {"retriever, unfiltered": retriever_for(options, None).invoke}
+    arms["retriever, as a caller"] = as_caller(
+        [(c, retriever_for(options, c)) for c in callers(narrow)]
+    )
+    if store is not None:
+        from bench.acl_postfilter import prototype_retriever
+        from ragingest.vectorstore.access import Principals, access_filter
+        from ragingest.vectorstore.reader import to_chroma
 
-    def as_caller(question: str) -> Any:
+        for mode in ("post", "cached"):
+            signed_in = []
+            for caller in callers(narrow):
+                where = to_chroma(access_filter(Principals(caller), policy=True))
+                signed_in.append((caller, prototype_retriever(store, where, mode)))
+            arms[f"retriever, as a caller, {mode}"] = as_caller(signed_in)
+    return arms
+
+
+def as_caller(signed_in: list[tuple[tuple[str, ...], Any]]) -> Callable[[str], Any]:
+    """A question asked through the retriever of the caller its text hashes to, its answer
+    checked: every passage must be one the caller may read."""
+
+    def ask(question: str) -> Any:
         caller, retriever = signed_in[zlib.crc32(question.encode()) % len(signed_in)]
         found = retriever.invoke(question)
         leaked = [d for d in found if not {*caller, "*"} & set(d.metadata.get("access") or ())]
@@ -88,4 +110,4 @@ def filtered_arms(options: dict[str, Any], narrow: bool) -> dict[str, Callable[[
             raise AssertionError(f"{caller} got {leaked[0].metadata.get('source')}")
         return found
 
-    return {"retriever, unfiltered": whole.invoke, "retriever, as a caller": as_caller}
+    return ask
