@@ -49,14 +49,21 @@ class FilteredReads:
     """A ``seam.ChunkSource`` over ``inner`` (a ``ChunkStore``) whose access-filtered reads are
     answered by ``mode`` ("post" or "cached", module docstring)."""
 
-    def __init__(self, inner: Any, mode: str) -> None:
-        self.inner, self.mode = inner, mode
+    def __init__(self, inner: Any, mode: str, principals: list[str] | None = None) -> None:
+        self.inner, self.mode, self.principals = inner, mode, principals
         self.handle = inner.chroma_client.get_collection(inner.physical_name)
         self.readable: dict[str, set[str]] = {}
         self.fallbacks = 0
 
+    @property
+    def lexical(self) -> Any:
+        """The lexical index; under ``cached`` with the reader's ``principals``, one that
+        ranks only what they may read (so the retriever never pages past others' hits)."""
+        if self.mode != "cached" or self.principals is None or self.inner.lexical is None:
+            return self.inner.lexical
+        return AdmittedLexical(self.inner.lexical, self, self.principals)
+
     # the reads the filter does not touch
-    lexical = property(lambda self: self.inner.lexical)
     gate = property(lambda self: self.inner.gate)
     parent_store = property(lambda self: self.inner.parent_store)
     remote = property(lambda self: self.inner.remote)
@@ -79,6 +86,8 @@ class FilteredReads:
     # the filtered reads
     def admitted(self, ids: Sequence[str], where: Filter) -> set[str]:
         """Which of ``ids`` (stored ones) ``where`` admits."""
+        if not ids:
+            return set()
         names = principals_of(where)
         if self.mode == "cached" and names is not None:
             for name in names:
@@ -100,8 +109,11 @@ class FilteredReads:
     ) -> list[StoredChunk]:
         if ids is None or where is None or principals_of(where) is None:
             return self.inner.chunks(ids, where)  # type: ignore[no-any-return]
+        if not ids:
+            return []
         if self.mode == "cached":
-            return self.inner.chunks(sorted(self.admitted(ids, where)))  # type: ignore[no-any-return]
+            allowed = sorted(self.admitted(ids, where))
+            return self.inner.chunks(allowed) if allowed else []  # type: ignore[no-any-return]
         return [c for c in self.inner.chunks(ids) if matches(where, c.metadata)]
 
     def nearest(
@@ -130,19 +142,47 @@ class FilteredReads:
     ) -> list[tuple[StoredChunk, float]]:
         if where is None or principals_of(where) is None:
             return self.inner.nearest_chunks(vector, n, where)  # type: ignore[no-any-return]
+        if self.mode == "cached":  # ids first: one more call, n chunks sent instead of POOL
+            return self._admitted_chunks(vector, n, where)
         pool = max(n, POOL)
         while pool <= CAP:
             found = self.inner.nearest_chunks(vector, pool)
-            if self.mode == "cached":
-                allowed = self.admitted([c.id for c, _ in found], where)
-                kept = [(c, d) for c, d in found if c.id in allowed]
-            else:
-                kept = [(c, d) for c, d in found if matches(where, c.metadata)]
+            kept = [(c, d) for c, d in found if matches(where, c.metadata)]
             if len(kept) >= n or len(found) < pool:
                 return kept[:n]
             pool *= 2
         self.fallbacks += 1
         return self.inner.nearest_chunks(vector, n, where)  # type: ignore[no-any-return]
+
+    def _admitted_chunks(
+        self, vector: Sequence[float], n: int, where: Filter
+    ) -> list[tuple[StoredChunk, float]]:
+        nearest = self.nearest(vector, n, where)
+        by_id = {c.id: c for c in self.inner.chunks([i for i, _ in nearest])} if nearest else {}
+        return [(by_id[i], d) for i, d in nearest if i in by_id and by_id[i].text is not None]
+
+
+class AdmittedLexical:
+    """A lexical index whose ranking holds only the chunks ``principals`` may read: the
+    index's own ranking (BM25 over the whole collection) read in larger pages and filtered
+    by the cached id sets."""
+
+    def __init__(self, inner: Any, reads: FilteredReads, principals: list[str]) -> None:
+        self.inner, self.reads = inner, reads
+        self.where = AnyOf(tuple(Condition(ACCESS_KEY, "$contains", p) for p in principals))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def search(self, query: str, limit: int, offset: int = 0) -> list[tuple[str, float]]:
+        want, page = offset + limit, 8 * (offset + limit)
+        while True:
+            found = self.inner.search(query, page, 0)
+            allowed = self.reads.admitted([i for i, _ in found], self.where)
+            kept = [pair for pair in found if pair[0] in allowed]
+            if len(kept) >= want or len(found) < page:
+                return kept[offset:want]
+            page *= 4
 
 
 def prototype_retriever(store: Any, where: dict[str, Any], mode: str) -> Any:
@@ -151,7 +191,9 @@ def prototype_retriever(store: Any, where: dict[str, Any], mode: str) -> Any:
     from ragingest.retrieval.filters import as_filter
     from ragingest.retrieval.retriever import ChunkRetriever
 
+    flt = as_filter(where)
+    reads = FilteredReads(store, mode, principals_of(flt))
     return ChunkRetriever(
-        store=FilteredReads(store, mode), parent_store=store.parent_store, k=4, fetch_k=20,
-        parents=True, dedup=True, where=as_filter(where),
+        store=reads, parent_store=store.parent_store, k=4, fetch_k=20, parents=True,
+        dedup=True, where=flt,
     )  # fmt: skip
