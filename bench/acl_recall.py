@@ -27,11 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--work", type=Path)
+    parser.add_argument("--pool", type=int, help="acl_postfilter.POOL (default 200)")
     args = parser.parse_args(argv)
 
     from langchain_core.documents import Document
 
-    from bench import serve_access
+    from bench import acl_postfilter, serve_access
     from bench.acl_postfilter import FilteredReads
     from bench.serve import chunk_text, questions, sentences
     from bench.serve_access import readers
@@ -39,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     from ragingest.vectorstore.access import Principals, access_filter
     from ragingest.vectorstore.store import open_store
 
+    if args.pool:
+        acl_postfilter.POOL = args.pool
     with contextlib.ExitStack() as stack:
         work = args.work or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rec-")))
         model = SentenceTransformerEmbeddings()

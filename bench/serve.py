@@ -232,9 +232,10 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
             if server is not None:
                 options |= {"chroma_host": server.host, "chroma_port": server.port}
             reader = None
-            if args.prototypes:
+            if args.prototypes is not None:
                 reader = open_store(persist, name, create=False, server=server)
-            callables = serve_access.filtered_arms(options, args.narrow, reader)
+            ways = args.prototypes or ["post", "cached"]
+            callables = serve_access.filtered_arms(options, args.narrow, reader, ways)
         else:
             callables = arms(persist, server)
         asked = texts[: max(args.queries, 4 * max(args.clients))]
@@ -297,9 +298,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--filtered", action="store_true", help="access lists, read as a caller")
     parser.add_argument("--narrow", action="store_true", help="callers of one group each")
     parser.add_argument(
-        "--prototypes", action="store_true", help="with --filtered: bench/acl_postfilter.py too"
+        "--prototypes",
+        nargs="*",
+        choices=["post", "cached"],
+        help="with --filtered: bench/acl_postfilter.py's ways too (none named: both)",
     )
+    parser.add_argument("--pool", type=int, help="acl_postfilter.POOL: the dense pool")
     args = parser.parse_args(argv)
+    if args.pool:
+        from bench import acl_postfilter
+
+        acl_postfilter.POOL = args.pool
     with contextlib.ExitStack() as stack:
         work = args.work or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="serve-")))
         rows = [row for mode in args.modes for row in run_mode(mode, work, args)]

@@ -11,7 +11,7 @@ of the filter admits nothing) and 2-4 groups, so each reads about a fifth of the
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,11 +75,11 @@ def retriever_for(options: dict[str, Any], caller: tuple[str, ...] | None) -> An
 
 
 def filtered_arms(
-    options: dict[str, Any], narrow: bool, store: Any = None
+    options: dict[str, Any], narrow: bool, store: Any = None, ways: Sequence[str] = ()
 ) -> dict[str, Callable[[str], Any]]:
     """The unfiltered retriever and the filtered one (each question asked as the caller its
     text hashes to: the same caller for a question in every cell); with ``store`` (opened
-    with the model) also the filtered reads of ``bench/acl_postfilter.py``."""
+    with the model) also the filtered reads of ``bench/acl_postfilter.py`` named in ``ways``."""
     arms = {"retriever, unfiltered": retriever_for(options, None).invoke}
     arms["retriever, as a caller"] = as_caller(
         [(c, retriever_for(options, c)) for c in callers(narrow)]
@@ -89,7 +89,7 @@ def filtered_arms(
         from ragingest.vectorstore.access import Principals, access_filter
         from ragingest.vectorstore.reader import to_chroma
 
-        for mode in ("post", "cached"):
+        for mode in ways:
             signed_in = []
             for caller in callers(narrow):
                 where = to_chroma(access_filter(Principals(caller), policy=True))
