@@ -5,7 +5,7 @@ Readers (``schema.ACCESS_KEY``, the sorted principal strings of the contract in
 ``vectorstore.access``): each file (8 chunks) readable by 1-3 of ``GROUPS`` groups drawn
 uniformly, about 10 % public (``"*"``). A caller: one user (no file names users, so that term
 of the filter admits nothing) and 2-4 groups, so each reads about a fifth of the collection;
-``narrow`` callers (``--narrow``) hold one group only (about 12 %: a tenth public plus 1/50 x 2).
+``narrow`` callers (``--narrow``) hold one group only (about 14 %).
 """
 
 from __future__ import annotations
