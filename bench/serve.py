@@ -17,7 +17,11 @@ arms of a concurrency run back to back, so the machine's load drifts little betw
 numbers of a ratio.
 
     .venv/bin/python -m bench.serve [--chunks 100000] [--clients 1 8 32] [--queries 640]
-        [--modes embedded server] [--work DIR] [--json FILE]
+        [--modes embedded server] [--work DIR] [--json FILE] [--filtered [--narrow]]
+
+``--filtered``: a collection whose chunks carry access lists, the retriever unfiltered against
+the retriever reading as a signed-in caller (``bench/serve_access.py``) instead of the two arms
+above.
 
 ``--work`` keeps the built collections (and the server's data) for the next run.
 """
@@ -78,8 +82,9 @@ def chunk_text(pool: list[str], rng: Any) -> str:
     return " ".join(pool[i] for i in rng.integers(0, len(pool), 3))
 
 
-def build(store: Any, chunks: int) -> None:
-    """Write ``chunks`` chunks (module docstring) through ``store.add_documents``."""
+def build(store: Any, chunks: int, access: Callable[[int], list[str]] | None = None) -> None:
+    """Write ``chunks`` chunks (module docstring) through ``store.add_documents``; ``access``:
+    each file's readers, stored on its chunks (``--filtered``)."""
     from langchain_core.documents import Document
 
     pool = sentences()
@@ -106,6 +111,8 @@ def build(store: Any, chunks: int) -> None:
                 "parent_start": parent_start,
                 "parent_end": parent_start + len(parent_text),
             }
+            if access is not None:
+                meta["access"] = access(file)
             docs.append(Document(page_content=text, metadata=meta, id=f"c{n:07d}"))
             parents.append(parent_text)
         block = rng.standard_normal((len(docs), DIM)).astype(np.float32)
@@ -199,23 +206,38 @@ def arms(persist: Path, server: Any) -> dict[str, Callable[[str], Any]]:
 
 
 def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
+    from bench import serve_access
     from ragingest.vectorstore.store import open_store
 
     persist = work / mode
+    name = COLLECTION + ("_acl" if args.filtered else "")
+    access = serve_access.readers if args.filtered else None
+    settings = serve_access.store_settings() if args.filtered else None
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(chroma_run(work / "server")) if mode == "server" else None
         client = server.client() if server is not None else None
-        store = open_store(persist, COLLECTION, StandInEmbeddings(), client=client)
+        opened = dict(settings=settings, client=client)
+        store = open_store(persist, name, StandInEmbeddings(), **opened)
         if store.count() != args.chunks:
             if store.count():
                 store.delete_collection()
-                store = open_store(persist, COLLECTION, StandInEmbeddings(), client=client)
+                store = open_store(persist, name, StandInEmbeddings(), **opened)
             started = time.perf_counter()
-            build(store, args.chunks)
+            build(store, args.chunks, access)
             print(f"{mode}: built in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         texts = questions()
         rows = []
-        callables = arms(persist, server)
+        if args.filtered:
+            options: dict[str, Any] = {"persist_dir": persist, "collection": name}
+            if server is not None:
+                options |= {"chroma_host": server.host, "chroma_port": server.port}
+            reader = None
+            if args.prototypes is not None:
+                reader = open_store(persist, name, create=False, server=server)
+            ways = args.prototypes or ["post", "cached"]
+            callables = serve_access.filtered_arms(options, args.narrow, reader, ways)
+        else:
+            callables = arms(persist, server)
         asked = texts[: max(args.queries, 4 * max(args.clients))]
         for call in callables.values():  # caches warm, as in a reader serving these before
             for text in dict.fromkeys(asked):
@@ -231,20 +253,28 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
         return rows
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict], filtered: bool = False) -> str:
+    """The markdown table: the retriever over plain, or (``filtered``) each filtered arm over
+    the unfiltered retriever."""
+    mine_name, base_name = ("filtered", "unfiltered") if filtered else ("retriever", "plain")
     lines = [
-        "| mode | clients | retriever p50 / p95 ms | plain p50 / p95 ms | p95 ratio "
-        "| QPS retriever / plain | load (1 min) |",
+        f"| mode | clients | {mine_name} p50 / p95 ms | {base_name} p50 / p95 ms | p95 ratio "
+        f"| QPS {mine_name} / {base_name} | load (1 min) |",
         "|---|---|---|---|---|---|---|",
     ]
-    keyed = {(r["mode"], r["arm"].startswith("ragingest"), r["clients"]): r for r in rows}
-    keyed = dict(sorted(keyed.items(), key=lambda item: (item[0][0] != "embedded", item[0][2])))
-    for (mode, ours, clients), mine in keyed.items():
-        if not ours:
-            continue
-        plain = keyed[(mode, False, clients)]
+    is_base = (
+        (lambda arm: arm.endswith("unfiltered"))
+        if filtered
+        else (lambda arm: not arm.startswith("ragingest"))
+    )
+    bases = {(r["mode"], r["clients"]): r for r in rows if is_base(r["arm"])}
+    ordered = sorted(rows, key=lambda r: (r["mode"] != "embedded", r["clients"]))
+    for mine in (r for r in ordered if not is_base(r["arm"])):
+        plain = bases[(mine["mode"], mine["clients"])]
+        arm = mine["arm"].removeprefix("retriever, as a caller") if filtered else ""
+        label = f"{mine['clients']}{' (' + arm.strip(', ') + ')' if arm else ''}"
         lines.append(
-            f"| {mode} | {clients} | {mine['p50_ms']} / {mine['p95_ms']} | "
+            f"| {mine['mode']} | {label} | {mine['p50_ms']} / {mine['p95_ms']} | "
             f"{plain['p50_ms']} / {plain['p95_ms']} | {mine['p95_ms'] / plain['p95_ms']:.2f} | "
             f"{mine['qps']} / {plain['qps']} | {mine.get('load_1min', '')} |"
         )
@@ -265,13 +295,26 @@ def main(argv: list[str] | None = None) -> int:
         "--work", type=Path, help="keep the collections here (default: a temp folder)"
     )
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--filtered", action="store_true", help="access lists, read as a caller")
+    parser.add_argument("--narrow", action="store_true", help="callers of one group each")
+    parser.add_argument(
+        "--prototypes",
+        nargs="*",
+        choices=["post", "cached"],
+        help="with --filtered: bench/acl_postfilter.py's ways too (none named: both)",
+    )
+    parser.add_argument("--pool", type=int, help="acl_postfilter.POOL: the dense pool")
     args = parser.parse_args(argv)
+    if args.pool:
+        from bench import acl_postfilter
+
+        acl_postfilter.POOL = args.pool
     with contextlib.ExitStack() as stack:
         work = args.work or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="serve-")))
         rows = [row for mode in args.modes for row in run_mode(mode, work, args)]
     if args.json:
         args.json.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", "utf-8")
-    print(table(rows))
+    print(table(rows, args.filtered))
     return 0
 
 
