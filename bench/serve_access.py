@@ -24,7 +24,7 @@ SEED = 37
 # where=); "principals" through aclread's ``ragingest.retriever(..., principals=...)``, which
 # also needs the collection marked as a policy collection (aclwrite's write path) and reads the
 # unfiltered arm with ``principals=ALL``.
-READ_WITH = "where"
+READ_WITH = "principals"
 
 
 def store_settings() -> dict[str, Any] | None:

@@ -207,7 +207,20 @@ def sandbox(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("readme")
     shutil.copytree(EXAMPLES, tmp / "examples")
     (tmp / ".venv").symlink_to(Path(sys.executable).parent.parent)
+    for name, text in readme_config_files().items():  # the configs the commands name
+        (tmp / name).write_text(text, encoding="utf-8")
     return tmp
+
+
+def readme_config_files() -> dict[str, str]:
+    """The README's ``toml`` blocks that open with ``# NAME.toml: ...``, by NAME.toml."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = {}
+    for body in re.findall(r"```toml\n(.*?)```", text, flags=re.S):
+        named = re.match(r"# ([\w.-]+\.toml):[^\n]*\n", body)
+        if named:
+            found[named.group(1)] = body[named.end() :]
+    return found
 
 
 def test_the_readme_and_help_have_examples_to_run():

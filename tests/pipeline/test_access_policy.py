@@ -227,7 +227,8 @@ def test_a_long_reader_list_is_stored_whole_and_out_of_the_chunk_id():
     """Other list values are cut to ``MAX_EXTRA_KEYS`` items; readers never (a cut list would
     lose readers silently), and a chunk's id does not change with its readers."""
     from ragingest.chunk import Chunk
-    from ragingest.schema import MAX_EXTRA_KEYS, ChunkRecord, chunk_metadata
+    from ragingest.schema import MAX_EXTRA_KEYS, ChunkRecord
+    from ragingest.splitters.chunk_metadata import chunk_metadata
 
     names = [f"group:g{i:03d}" for i in range(MAX_EXTRA_KEYS * 2)]
     chunk = Chunk("text", 0, 4, 1, (), "T", "heading", "text")
