@@ -27,15 +27,13 @@ import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from filelock import FileLock
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
-
-    from ragingest.models.resolve import ModelInfo
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +231,12 @@ def omp_threads() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else 0
 
 
+class ModelInputs(Protocol):
+    """The process's one tokenizer as the encoder asks it (``resolve.ModelInfo``)."""
+
+    def model_inputs(self, text: str) -> tuple[list[int], list[int]]: ...
+
+
 class OnnxSentenceEncoder:
     """The part of ``SentenceTransformer`` ragingest uses, on ONNX Runtime."""
 
@@ -241,7 +245,7 @@ class OnnxSentenceEncoder:
         folder: str | Path,
         onnx_file: Path,
         max_seq_length: int,
-        tokenizer: ModelInfo | Tokenizer,
+        tokenizer: ModelInputs | Tokenizer,
     ) -> None:
         import onnxruntime as ort
 

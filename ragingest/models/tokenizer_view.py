@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
     from transformers import BatchEncoding, PreTrainedTokenizerBase
 
-    from ragingest.models.resolve import ModelInfo
-
     # what counts in a model's tokens: its fast tokenizer, or the view of it below
     ModelTokenizer: TypeAlias = "PreTrainedTokenizerBase | SplitterTokenizer"
 
@@ -30,12 +28,22 @@ class CountingTokenizer(Protocol):
     def __call__(self, text: str, *, add_special_tokens: bool) -> Mapping[str, Sequence[int]]: ...
 
 
+class TokenizerSource(Protocol):
+    """Where the view reads the process's one tokenizer (``resolve.ModelInfo``)."""
+
+    @property
+    def backend_tokenizer(self) -> Tokenizer: ...
+
+    @property
+    def tokenizer(self) -> PreTrainedTokenizerBase: ...
+
+
 class SplitterTokenizer:
     """The model's tokenizer as the splitters read it (fast offsets), without loading the full
     Hugging Face tokenizer."""
     split_special_tokens = False  # PreTrainedTokenizerFast's default; ModelInfo never sets it
 
-    def __init__(self, info: ModelInfo) -> None:
+    def __init__(self, info: TokenizerSource) -> None:
         self._info = info
 
     @property
