@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.serve import chunk_text, questions, sentences
     from bench.serve_access import readers
     from ragingest.models.embeddings import SentenceTransformerEmbeddings
+    from ragingest.vectorstore import guarded
     from ragingest.vectorstore.access import Principals, access_filter
     from ragingest.vectorstore.store import open_store
 
@@ -72,21 +73,45 @@ def main(argv: list[str] | None = None) -> int:
         callers = serve_access.callers(False)
         ways = {"chroma": store, "post": FilteredReads(store, "post"),
                 "cached": FilteredReads(store, "cached")}  # fmt: skip
-        recall: dict[str, list[float]] = {name: [] for name in ways}
+        factors = (3, 4)  # guarded.POOL_FACTOR tried: the product's read, pool ~ f * 20 / share
+        names = ["unfiltered", *ways, *(f"guarded x{f}" for f in factors)]
+        recall: dict[str, list[float]] = {name: [] for name in names}
         for question in questions()[: args.queries]:
             caller = callers[zlib.crc32(question.encode()) % len(callers)]
             names = {*caller, "*"}
             vector = np.asarray(store.embed_query(question), dtype=np.float32)
             scores = matrix @ (vector / np.linalg.norm(vector))
+            everyone = {f"c{n:07d}" for n in np.argsort(-scores)[:20]}
+            found = {i for i, _ in store.nearest(vector.tolist(), 20)}
+            recall["unfiltered"].append(len(found & everyone) / 20)  # HNSW's own accuracy
             scores[[not (r & names) for r in allowed]] = -9.0
             exact = {f"c{n:07d}" for n in np.argsort(-scores)[:20]}
             where = access_filter(Principals(caller), policy=True)
             for name, way in ways.items():
                 found = {i for i, _ in way.nearest(vector.tolist(), 20, where)}
                 recall[name].append(len(found & exact) / 20)
+            for factor in factors:
+                guarded.POOL_FACTOR = factor
+                reads = guarded.GuardedSource(UnderPolicy(store), Principals(caller))
+                found = {i for i, _ in reads.nearest(vector.tolist(), 20)}
+                recall[f"guarded x{factor}"].append(len(found & exact) / 20)
         for name, values in recall.items():
             print(f"{name:8s} recall@20 {np.mean(values):.3f} (min {min(values):.2f})")
     return 0
+
+
+class UnderPolicy:
+    """``store`` read as a collection with an access policy (this one was written without the
+    marker; its chunks carry ``access`` all the same)."""
+
+    def __init__(self, store: object) -> None:
+        self.store = store
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.store, name)
+
+    def access_policy(self) -> bool:
+        return True
 
 
 def _vectors(store: object, first: int) -> list[list[float]]:

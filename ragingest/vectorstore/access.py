@@ -96,5 +96,10 @@ def access_filter(principals: Access, policy: bool) -> Filter | None:
         if policy:
             raise principals_required()
         return None
-    names = sorted({*principals.names, PUBLIC_PRINCIPAL} - {NO_READER})
-    return AnyOf(tuple(Condition(ACCESS_KEY, "$contains", name) for name in names))
+    return AnyOf(tuple(Condition(ACCESS_KEY, "$contains", n) for n in readable_names(principals)))
+
+
+def readable_names(principals: Principals) -> list[str]:
+    """The principal strings a chunk's ``access`` must name one of for ``principals`` to read
+    it: theirs and ``PUBLIC_PRINCIPAL`` (never ``NO_READER``), sorted."""
+    return sorted({*principals.names, PUBLIC_PRINCIPAL} - {NO_READER})

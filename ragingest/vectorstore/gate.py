@@ -19,6 +19,7 @@ without the gate.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import os
 from collections.abc import Iterator
@@ -27,6 +28,16 @@ from pathlib import Path
 from ragingest.vectorstore.records_location import is_shared
 
 GATE_FILE = "ragingest_gate.lock"
+COUNTER_BYTES = 20  # the generation, in decimal, at the start of the lock file
+
+# the gates this thread holds exclusively, by key
+_WRITING: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "ragingest_writing", default=frozenset()
+)
+# the generation read when this thread took a gate shared, per gate key (None: not held)
+_HELD: contextvars.ContextVar[dict[int, int] | None] = contextvars.ContextVar(
+    "ragingest_held_generation", default=None
+)
 
 
 class ReadGate:
@@ -42,41 +53,124 @@ class ReadGate:
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
-        with self._hold(exclusive=False):
+        """Held shared; ``generation()`` inside it is the value read when it was taken."""
+        outer = _HELD.get()
+        if outer is not None and self.key in outer:  # already held by this thread
             yield
+            return
+        with self._hold(exclusive=False) as generation:
+            token = _HELD.set({**(outer or {}), self.key: generation})
+            try:
+                yield
+            finally:
+                _HELD.reset(token)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
-        with self._hold(exclusive=True):
+        """Held exclusively; the generation moves when it is taken and before it is let go.
+        Re-entrant in one thread (the writer holds it around a group, the store's own writes
+        take it again)."""
+        outer = _WRITING.get()
+        if self.key in outer:
             yield
-
-    @contextlib.contextmanager
-    def _hold(self, exclusive: bool) -> Iterator[None]:
-        if self.shared:
-            with self._advisory(exclusive):
-                yield
             return
-        with self._flock(exclusive):
-            yield
+        with self._hold(exclusive=True):
+            token = _WRITING.set(outer | {self.key})
+            try:
+                yield
+            finally:
+                _WRITING.reset(token)
+
+    def generation(self) -> int:
+        """The write generation: stable while this thread holds the gate shared (the value read
+        when it was taken), else read now (module docstring)."""
+        held = _HELD.get()
+        if held is not None and self.key in held:
+            return held[self.key]
+        if self.shared:
+            return self._advisory_generation(None)
+        try:
+            fd = os.open(Path(self.persist_dir or ".") / GATE_FILE, os.O_RDONLY)
+        except OSError:
+            return 0
+        try:
+            return _counter(fd)
+        finally:
+            os.close(fd)
 
     @contextlib.contextmanager
-    def _advisory(self, exclusive: bool) -> Iterator[None]:
+    def _hold(self, exclusive: bool) -> Iterator[int]:
+        if self.shared:
+            with self._advisory(exclusive) as generation:
+                yield generation
+            return
+        with self._flock(exclusive) as generation:
+            yield generation
+
+    @contextlib.contextmanager
+    def _advisory(self, exclusive: bool) -> Iterator[int]:
         from sqlalchemy import func, select
 
-        from ragingest.vectorstore.records import records_engine
+        from ragingest.vectorstore.records import GENERATION_METADATA, create_tables, records_engine
 
         engine = records_engine(self.persist_dir, self.records_url)
         lock = func.pg_advisory_xact_lock if exclusive else func.pg_advisory_xact_lock_shared
+        if exclusive:
+            create_tables(engine, GENERATION_METADATA)
         with engine.connect() as connection, connection.begin():
             connection.execute(select(lock(self.key)))
-            yield
+            if not exclusive:
+                yield self._advisory_generation(connection)
+                return
+            self._bump(engine)  # committed now: a writer that dies mid-write still moved it
+            try:
+                yield 0
+            finally:
+                self._bump(connection)  # committed with the lock's release
+
+    def _advisory_generation(self, connection: object) -> int:
+        from sqlalchemy import select
+        from sqlalchemy.exc import ProgrammingError
+
+        from ragingest.vectorstore.records import GENERATION, has_table, records_engine
+
+        engine = records_engine(self.persist_dir, self.records_url)
+        if not has_table(engine, GENERATION):  # nothing was written since it came in
+            return 0
+        query = select(GENERATION.c.generation).where(GENERATION.c.gate_key == self.key)
+        try:
+            if connection is None:
+                with engine.connect() as own:
+                    value = own.execute(query).scalar()
+            else:
+                value = connection.execute(query).scalar()  # type: ignore[attr-defined]
+        except ProgrammingError:
+            return 0
+        return int(value or 0)
+
+    def _bump(self, target: object) -> None:
+        from sqlalchemy.dialects.postgresql import insert
+        from sqlalchemy.engine import Engine
+
+        from ragingest.vectorstore.records import GENERATION
+
+        statement = insert(GENERATION).values(gate_key=self.key, generation=1)
+        statement = statement.on_conflict_do_update(
+            index_elements=[GENERATION.c.gate_key],
+            set_={"generation": GENERATION.c.generation + 1},
+        )
+        if isinstance(target, Engine):
+            with target.begin() as connection:
+                connection.execute(statement)
+        else:
+            target.execute(statement)  # type: ignore[attr-defined]
 
     @contextlib.contextmanager
-    def _flock(self, exclusive: bool) -> Iterator[None]:
+    def _flock(self, exclusive: bool) -> Iterator[int]:
         try:
             import fcntl
         except ImportError:  # no flock (Windows): one process at a time is all it can do
-            yield
+            yield 0
             return
         path = Path(self.persist_dir or ".") / GATE_FILE
         try:
@@ -85,13 +179,30 @@ class ReadGate:
             try:
                 fd = os.open(path, os.O_RDONLY)
             except OSError:  # a read-only store without the file: nobody writes it
-                yield
+                yield 0
                 return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            yield
+            if not exclusive:
+                yield _counter(fd)
+                return
+            _write_counter(fd, _counter(fd) + 1)
+            try:
+                yield 0
+            finally:
+                _write_counter(fd, _counter(fd) + 1)
         finally:
             os.close(fd)  # closing releases the lock
+
+
+def _counter(fd: int) -> int:
+    """The generation stored at the start of the lock file (0: none yet)."""
+    text = os.pread(fd, COUNTER_BYTES, 0).strip(b"\0 \n")
+    return int(text) if text.isdigit() else 0
+
+
+def _write_counter(fd: int, value: int) -> None:
+    os.pwrite(fd, str(value).encode().rjust(COUNTER_BYTES), 0)
 
 
 def read_gate(

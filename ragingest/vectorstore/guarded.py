@@ -15,23 +15,37 @@ without one is refused). ``lexical_in_step`` compares the whole index with the w
 
 How the filter is applied: Chroma evaluates a ``where`` over the metadata of every chunk it
 admits before it searches (at 100 000 chunks a caller who may read a fifth of them pays
-~100 ms against ~5 ms unfiltered, bench/README.md), while a read by ids is cheap. So a dense
-read first takes the unfiltered top ``pool`` (``max(POOL_MIN, POOL_FACTOR * n)``) and keeps
-the chunks whose own stored ``access`` admits the caller (``seam.matches``, the exact meaning
-of the filter, on the metadata read in the same call); only when fewer than ``n`` pass and
-the pool did not reach the end does it ask the store with the filter. A read by ids
-(``chunks``, ``held``, the lexical pages) checks the returned chunks' metadata the same way.
-Either path returns exactly what the filtered read returns (HNSW's approximation aside).
+~100 ms against ~5 ms unfiltered, bench/README.md), and a get of a few ids with that
+``where`` costs as much. So on a store with a read gate the ids each of the caller's
+principals may read are kept (``readable_ids``, per write generation: a write drops them)
+and a filtered read becomes an unfiltered one and set lookups:
+
+- a dense read takes the unfiltered top ``pool`` and keeps the admitted ids, ``pool`` sized to
+  the caller's share of the collection (``POOL_FACTOR * n / share``, at least ``POOL_MIN``);
+  when that pool would pass ``POOL_CAP`` (a caller who may read little, whom Chroma's filter
+  serves cheaply), or when fewer than ``n`` pass and the pool did not reach the end, the
+  store's own filter answers;
+- reads by ids (``chunks``, ``held``, ``vectors``, the lexical pages) drop the others' ids
+  before the store is asked; the lexical index is read ``1 / share`` deeper a page;
+- every chunk returned with its text is also checked on its own stored ``access``
+  (``seam.matches``), so even a stale set could only hide a chunk, never show one.
+
+A store without a gate (``MemoryStore``) is read with the filter checked on each chunk's own
+metadata: the unfiltered top ``max(POOL_MIN, POOL_FACTOR * n)`` kept by ``seam.matches``,
+the store's filter asked when fewer than ``n`` pass. Either way a read returns what the
+filtered read returns (HNSW's approximation aside).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
-from ragingest.vectorstore.access import Access, access_filter
+from ragingest.vectorstore.access import Access, Principals, access_filter, readable_names
+from ragingest.vectorstore.readable_ids import ReadableIds, readable
 from ragingest.vectorstore.seam import (
     AllOf,
     ChunkSource,
@@ -46,8 +60,9 @@ if TYPE_CHECKING:
     from ragingest.vectorstore.gate import ReadGate
 
 FIRST_PAGE = 16  # ids of the lexical index checked at a time, doubled while too few pass
-POOL_MIN = 200  # dense hits read unfiltered before the store's own filter is asked
-POOL_FACTOR = 4
+POOL_MIN = 200  # dense hits read unfiltered at least (the collection's HNSW search_ef)
+POOL_FACTOR = 4  # the unfiltered pool holds about this many times n readable chunks
+POOL_CAP = 2000  # past it the store's own filter is cheaper (it admits little)
 
 
 def both(where: Filter | None, access: Filter | None) -> Filter | None:
@@ -67,7 +82,7 @@ class GuardedLexical:
         """The admitted hits ``offset`` to ``offset + limit`` of the index's order."""
         want = offset + limit
         out: list[tuple[str, float]] = []
-        raw, page = 0, max(want, FIRST_PAGE)
+        raw, page = 0, self.source.lexical_page(want)
         while True:
             found = self.index.search(query, page, raw)
             if found:
@@ -104,6 +119,33 @@ class GuardedSource:
         self.principals = principals
         self.policy = inner.access_policy()
         self.access = access_filter(principals, self.policy)
+        self.names = (
+            readable_names(principals)
+            if self.access is not None and isinstance(principals, Principals)
+            else None
+        )
+
+    def readable(self) -> ReadableIds | None:
+        """The ids the caller may read, kept per write generation (None: no access filter, or
+        a store without a gate to key them by)."""
+        gate = self.inner.gate
+        if self.names is None or gate is None:
+            return None
+        return readable(self.inner, gate, self.names)
+
+    def pool(self, n: int, ids: ReadableIds) -> int | None:
+        """How many unfiltered nearest chunks hold about ``POOL_FACTOR * n`` readable ones
+        (None: more than ``POOL_CAP``, the store's own filter answers)."""
+        share = ids.share()
+        wanted = POOL_CAP + 1 if share <= 0 else math.ceil(POOL_FACTOR * n / share)
+        return None if wanted > POOL_CAP else max(POOL_MIN, wanted, n)
+
+    def lexical_page(self, want: int) -> int:
+        """The first page of the lexical index to read for ``want`` admitted hits."""
+        ids = self.readable()
+        share = ids.share() if ids is not None else 0.0
+        deeper = math.ceil(want / share) if share > 0 else want
+        return max(FIRST_PAGE, want, min(deeper, 8 * max(want, FIRST_PAGE)))
 
     @property
     def lexical(self) -> LexicalSearch | None:
@@ -137,7 +179,8 @@ class GuardedSource:
         """The chunks the caller may read."""
         if self.access is None:
             return self.inner.count()
-        return len(self.inner.chunk_ids(self.access))
+        ids = self.readable()
+        return len(ids) if ids is not None else len(self.inner.chunk_ids(self.access))
 
     def lexical_in_step(self) -> bool:
         return self.inner.lexical_in_step()
@@ -147,12 +190,14 @@ class GuardedSource:
     ) -> list[tuple[str, float]]:
         if self.access is None:
             return self.inner.nearest(vector, n, where)
-        pool = max(POOL_MIN, POOL_FACTOR * n)
-        found = self.inner.nearest(vector, pool, where)
-        passed = self.held([i for i, _ in found], where)
-        admitted = [(i, distance) for i, distance in found if i in passed]
-        if len(admitted) >= n or len(found) < pool:
-            return admitted[:n]
+        ids = self.readable()
+        pool = max(POOL_MIN, POOL_FACTOR * n) if ids is None else self.pool(n, ids)
+        if pool is not None:
+            found = self.inner.nearest(vector, pool, where)
+            passed = self.held([i for i, _ in found], where) if ids is None else ids
+            admitted = [(i, distance) for i, distance in found if i in passed]
+            if len(admitted) >= n or len(found) < pool:
+                return admitted[:n]
         return self.inner.nearest(vector, n, both(where, self.access))
 
     def nearest_chunks(
@@ -160,6 +205,12 @@ class GuardedSource:
     ) -> list[tuple[StoredChunk, float]]:
         if self.access is None:
             return self.inner.nearest_chunks(vector, n, where)
+        if self.readable() is not None:  # ids first: n chunks sent instead of the pool
+            nearest = self.nearest(vector, n, where)
+            by_id = {c.id: c for c in self.chunks([i for i, _ in nearest], where)}
+            if len(by_id) == len(nearest):  # (a chunk without text is left out, as inner's)
+                return [(by_id[i], d) for i, d in nearest if by_id[i].text is not None]
+            return self.inner.nearest_chunks(vector, n, both(where, self.access))
         pool = max(POOL_MIN, POOL_FACTOR * n)
         found = self.inner.nearest_chunks(vector, pool, where)
         admitted = [(c, d) for c, d in found if matches(self.access, c.metadata)]
@@ -172,12 +223,19 @@ class GuardedSource:
     ) -> list[StoredChunk]:
         if self.access is None or ids is None:
             return self.inner.chunks(ids, both(where, self.access))
+        ids = self._kept(ids)
+        if not ids:
+            return []
         return [c for c in self.inner.chunks(ids, where) if matches(self.access, c.metadata)]
 
     def held(self, ids: Sequence[str], where: Filter | None = None) -> set[str]:
         if self.access is None:
             return self.inner.held(ids, where)
-        return {chunk.id for chunk in self.chunks(ids, where)}
+        readable = self.readable()
+        if readable is None:
+            return {chunk.id for chunk in self.chunks(ids, where)}
+        kept = [i for i in ids if i in readable]
+        return set(kept) if where is None or not kept else self.inner.held(kept, where)
 
     def chunk_ids(self, where: Filter | None = None) -> list[str]:
         return self.inner.chunk_ids(both(where, self.access))
@@ -185,7 +243,16 @@ class GuardedSource:
     def vectors(
         self, ids: Sequence[str], where: Filter | None = None
     ) -> dict[str, list[float]]:
-        return self.inner.vectors(ids, both(where, self.access))
+        if self.access is None or self.readable() is None:
+            return self.inner.vectors(ids, both(where, self.access))
+        kept = self._kept(ids)
+        return self.inner.vectors(kept, where) if kept else {}
+
+    def _kept(self, ids: Sequence[str]) -> list[str]:
+        """``ids`` less those the kept sets say the caller may not read (all of them where
+        there are no sets)."""
+        readable = self.readable()
+        return list(ids) if readable is None else [i for i in ids if i in readable]
 
 
 def guarded(source: ChunkSource, principals: Access) -> GuardedSource:

@@ -117,6 +117,15 @@ WRITER = Table(
     Column("backend_pid", Integer, nullable=False),
 )
 
+# the read gate's write generation per collection, beside its advisory locks (``gate``)
+GENERATION_METADATA = MetaData()
+GENERATION = Table(
+    "ragingest_gate_generation",
+    GENERATION_METADATA,
+    Column("gate_key", BigInteger, primary_key=True),
+    Column("generation", BigInteger, nullable=False),
+)
+
 
 class RecordsURLError(RagIngestError, ValueError):
     """The records URL names a database ragingest can't use."""

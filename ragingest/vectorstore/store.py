@@ -14,6 +14,7 @@ Chroma collection (``NAME__2``, ...). ``open_store`` and ``query`` follow it; co
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -170,27 +171,28 @@ class ChunkStore(ChromaReads, Chroma):
         todo = [t for t, v in zip(texts, found, strict=True) if v is None]
         computed = iter(embeddings.embed_documents(todo) if todo else [])
         embedded = [v if v is not None else next(computed) for v in found]
-        self._sync_before_write()
-        if self.journal is not None:
-            self.journal(ids, "add")
-        if self.parent_store is not None and parent_texts is not None:
-            from ragingest.vectorstore.parents import parent_documents
+        with self._writing():  # readers see the write whole; their kept id sets drop
+            self._sync_before_write()
+            if self.journal is not None:
+                self.journal(ids, "add")
+            if self.parent_store is not None and parent_texts is not None:
+                from ragingest.vectorstore.parents import parent_documents
 
-            parents = parent_documents(documents, parent_texts)
-            if parents:
-                self.parent_store.mset(parents)
-        collection = self.collection
-        step = self.chroma_client.get_max_batch_size()
-        for i in range(0, len(ids), step):
-            collection.upsert(
-                ids=ids[i : i + step],
-                embeddings=embedded[i : i + step],
-                metadatas=[_stored(doc.metadata) for doc in documents[i : i + step]],
-                documents=[doc.page_content for doc in documents[i : i + step]],
-            )
-        if self.lexical is not None:
-            stored = [lexical_text(doc.page_content, _stored(doc.metadata)) for doc in documents]
-            self.lexical.add(ids, stored)
+                parents = parent_documents(documents, parent_texts)
+                if parents:
+                    self.parent_store.mset(parents)
+            collection = self.collection
+            step = self.chroma_client.get_max_batch_size()
+            for i in range(0, len(ids), step):
+                collection.upsert(
+                    ids=ids[i : i + step],
+                    embeddings=embedded[i : i + step],
+                    metadatas=[_stored(doc.metadata) for doc in documents[i : i + step]],
+                    documents=[doc.page_content for doc in documents[i : i + step]],
+                )
+            if self.lexical is not None:
+                stored = [lexical_text(d.page_content, _stored(d.metadata)) for d in documents]
+                self.lexical.add(ids, stored)
         return ids
 
     def delete(self, ids: list[str] | None = None, *, journal: bool = True, **kwargs: Any) -> None:
@@ -200,15 +202,16 @@ class ChunkStore(ChromaReads, Chroma):
             ids = list(self.collection.get(where=kwargs.pop("where"), include=[])["ids"])
         if not ids:
             return
-        self._sync_before_write()
-        if journal and self.journal is not None:
-            self.journal(list(ids), "delete")
-        parents = self._parent_ids(ids) if self.parent_store is not None else set()
-        super().delete(ids, **kwargs)
-        if self.lexical is not None:
-            self.lexical.delete(ids)
-        if parents and self.parent_store is not None:
-            self.parent_store.mdelete(sorted(parents - self._parent_ids(among=parents)))
+        with self._writing():
+            self._sync_before_write()
+            if journal and self.journal is not None:
+                self.journal(list(ids), "delete")
+            parents = self._parent_ids(ids) if self.parent_store is not None else set()
+            super().delete(ids, **kwargs)
+            if self.lexical is not None:
+                self.lexical.delete(ids)
+            if parents and self.parent_store is not None:
+                self.parent_store.mdelete(sorted(parents - self._parent_ids(among=parents)))
 
     def set_access(self, ids: Sequence[str], access: Sequence[str]) -> None:
         """Replace the readers (``schema.ACCESS_KEY``) of the chunks ``ids`` and of their
@@ -217,10 +220,15 @@ class ChunkStore(ChromaReads, Chroma):
         if not ids:
             return
         value = stored_access(access)
-        parents = self._parent_ids(ids) if self.parent_store is not None else set()
-        chunk_access(self.collection, ids, value, self.chroma_client.get_max_batch_size())
-        if parents and self.parent_store is not None:
-            parent_access(self.parent_store, sorted(parents), value)
+        with self._writing():
+            parents = self._parent_ids(ids) if self.parent_store is not None else set()
+            chunk_access(self.collection, ids, value, self.chroma_client.get_max_batch_size())
+            if parents and self.parent_store is not None:
+                parent_access(self.parent_store, sorted(parents), value)
+
+    def _writing(self) -> contextlib.AbstractContextManager[None]:
+        """The read gate held exclusively (re-entrant: the writer may hold it already)."""
+        return self.gate.writing() if self.gate is not None else contextlib.nullcontext()
 
     def delete_collection(self) -> None:
         """Drop the collection and its lexical index."""
