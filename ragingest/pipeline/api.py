@@ -26,6 +26,7 @@ file that fails is logged as a warning and named in the report; ``strict=True`` 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from collections.abc import Callable
@@ -62,16 +63,27 @@ def takes_arguments_of(
     declaration: Callable[P, object],
 ) -> Callable[[Callable[..., R]], Callable[P, R]]:
     """A decorator: the function is typed as taking ``declaration``'s parameters (mypy binds
-    them through ``P``) and shows them (``__signature__``, required ones first); it is called
-    as written, so it checks its arguments itself."""
+    them through ``P``) and shows them (``__signature__``, required ones first). A call
+    missing a required one raises ``TypeError`` naming it; names outside the declaration
+    reach the function, which refuses them in its own words."""
 
     def decorate(function: Callable[..., R]) -> Callable[P, R]:
         params = inspect.signature(declaration).parameters.values()
         ordered = sorted(params, key=lambda p: (p.kind, p.default is not p.empty))
         returns = inspect.signature(function).return_annotation
         signature = inspect.Signature(ordered, return_annotation=returns)
-        function.__signature__ = signature  # type: ignore[attr-defined]
-        return function
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> R:
+            declared = {k: v for k, v in kwargs.items() if k in signature.parameters}
+            try:
+                signature.bind(*args, **declared)
+            except TypeError as exc:
+                raise TypeError(f"{function.__name__}() {exc}") from None
+            return function(*args, **kwargs)
+
+        checked.__signature__ = signature  # type: ignore[attr-defined]
+        return checked
 
     return decorate
 

@@ -145,6 +145,13 @@ def test_unknown_options_are_refused_with_the_known_ones(tmp_path):
         make_options(tmp_path, "kb-docs", chunk_sise=100)
 
 
+def test_a_missing_store_is_refused_by_name(tmp_path):
+    with pytest.raises(TypeError, match=r"^ingest\(\) missing a required argument: 'persist_dir'"):
+        ragingest.ingest([tmp_path], collection="kb-docs")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['chunk_sise'\]"):
+        ragingest.ingest([tmp_path], persist_dir=tmp_path, collection="kb", chunk_sise=1)  # type: ignore[call-arg]
+
+
 def test_unknown_source_kinds_are_refused(tmp_path):
     with pytest.raises(TypeError, match="cannot ingest int 7"):
         ragingest.ingest([7], persist_dir=tmp_path, collection="kb-docs")
