@@ -1,7 +1,8 @@
 """ragingest: documents → heading-first chunks → sentence-transformers → Chroma.
 
-Two calls for a LangChain app, both plain functions that import the pipeline on first use (so
-``import ragingest`` and ``ragingest --help`` stay fast)::
+Two calls for a LangChain app, both plain functions, imported with what they need on first
+use (so ``import ragingest`` and ``ragingest --help`` stay fast; ``ingest`` is
+``ragingest.pipeline.api.ingest``)::
 
     import ragingest
     report = ragingest.ingest(["docs/", PyPDFLoader("report.pdf")],
@@ -33,34 +34,9 @@ from ragingest.defaults import (
 from ragingest.version import __version__
 
 if TYPE_CHECKING:
-    from typing import Unpack
-
-    from ragingest.loaders.sources import Sources
-    from ragingest.pipeline.api import IngestSettings
-    from ragingest.pipeline.options import IngestOptions
-    from ragingest.pipeline.report import RunReport
+    from ragingest.pipeline.api import ingest
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
     from ragingest.vectorstore.access import ALL, AllPrincipals, Principals
-
-
-def ingest(
-    sources: Sources,
-    *,
-    persist_dir: str | Path,
-    collection: str,
-    options: IngestOptions | None = None,
-    **settings: Unpack[IngestSettings],
-) -> RunReport:
-    """One run over ``sources`` into ``collection``; the ``RunReport``.
-
-    ``sources``: paths (files or folders), LangChain ``BaseLoader``s and iterables of
-    ``Document``s, in any mix; each is re-indexed by ``metadata["source"]`` (unchanged: not
-    embedded again; gone: its chunks deleted). ``settings``: the fields of ``IngestOptions``
-    and ``SplitSettings`` by name (``IngestSettings``), or a whole ``options``. An unknown
-    name raises ``TypeError`` listing the known ones (``ragingest.pipeline.api``)."""
-    from ragingest.pipeline.api import make_options, run
-
-    return run(sources, make_options(persist_dir, collection, options, **settings))
 
 
 def retriever(
@@ -136,7 +112,12 @@ __all__ = ["ALL", "Principals", "__version__", "ingest", "retriever"]
 
 
 def __getattr__(name: str) -> object:
-    """``ALL`` and ``Principals`` (who is reading), imported on first use."""
+    """``ingest`` (``pipeline.api``: its signature is built from the options' dataclasses),
+    ``ALL`` and ``Principals`` (who is reading), imported on first use."""
+    if name == "ingest":
+        from ragingest.pipeline.api import ingest
+
+        return ingest
     if name in ("ALL", "Principals"):
         from ragingest.vectorstore import access
 

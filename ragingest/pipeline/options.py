@@ -1,4 +1,7 @@
-"""``IngestOptions``: everything one run is told (the CLI builds it; so can any caller)."""
+"""``IngestOptions``: everything one run is told (the CLI builds it; so can any caller):
+where the store is, and the ``RunSettings``. Each field is declared once, here (and the split
+settings in ``splitters.factory.SplitSettings``): ``ragingest.ingest`` takes them by name
+(``pipeline.api.IngestArguments``)."""
 
 from __future__ import annotations
 
@@ -22,10 +25,10 @@ from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
 
 
-@dataclass
-class IngestOptions:
-    persist_dir: Path
-    collection: str
+@dataclass(kw_only=True)
+class RunSettings:
+    """Every setting of a run but the store's place, keyword-only; defaults are a run's."""
+
     model: str | None = None  # None: the collection's model, or the default for a new one
     split: SplitSettings = field(default_factory=SplitSettings)
     include: Sequence[str] = ()
@@ -71,3 +74,11 @@ class IngestOptions:
                 f"access_policy must be an AccessPolicy (AccessPolicy.from_config(FILE) reads "
                 f"one from the operator's config), got {self.access_policy!r:.80}"
             )
+
+
+@dataclass
+class IngestOptions(RunSettings):
+    """One run: the store's folder and collection (positional), the ``RunSettings`` by name."""
+
+    persist_dir: Path
+    collection: str

@@ -11,6 +11,7 @@ recursive splitter cuts every content type the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -32,20 +33,22 @@ if TYPE_CHECKING:  # the model layer is imported on first use: ``ragingest --hel
     from ragingest.splitters.semantic import Embed
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SplitSettings:
-    """Everything that decides chunk boundaries; ``recorded()`` is kept in the collection."""
+    """Everything that decides chunk boundaries; ``recorded()`` is kept in the collection.
+    These fields are also keyword arguments of ``ragingest.ingest`` (``pipeline.api``)."""
 
     chunk_size: int | None = None  # None: CHUNK_SIZE, capped at the model's limit
     chunk_overlap: int | None = None  # None: the strategy's default
     min_chunk_size: int = MIN_CHUNK_SIZE
     unit: str = UNIT
     context_prefix: bool = True
-    split_levels: tuple[int, ...] = SPLIT_LEVELS
+    split_levels: Sequence[int] = SPLIT_LEVELS  # any sequence in; kept as a tuple
     strategy: str = STRATEGY
     parent_chunk_size: int | None = None  # None: the heading-first default
 
     def __post_init__(self) -> None:
+        self.split_levels = tuple(self.split_levels)
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
         if self.unit not in UNITS:
@@ -64,9 +67,7 @@ class SplitSettings:
 
     @classmethod
     def from_recorded(cls, data: dict[str, Any]) -> SplitSettings:
-        values = dict(data)
-        values["split_levels"] = tuple(values.get("split_levels", SPLIT_LEVELS))
-        return cls(**values)
+        return cls(**data)
 
 
 def check_sizes(settings: SplitSettings, max_embed_tokens: int | None = None) -> None:
