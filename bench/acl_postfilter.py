@@ -67,6 +67,7 @@ class FilteredReads:
     gate = property(lambda self: self.inner.gate)
     parent_store = property(lambda self: self.inner.parent_store)
     remote = property(lambda self: self.inner.remote)
+    chunks_with_dense = property(lambda self: self.inner.chunks_with_dense)
 
     def embed_query(self, text: str) -> list[float]:
         return self.inner.embed_query(text)  # type: ignore[no-any-return]

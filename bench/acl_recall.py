@@ -73,30 +73,38 @@ def main(argv: list[str] | None = None) -> int:
         callers = serve_access.callers(False)
         ways = {"chroma": store, "post": FilteredReads(store, "post"),
                 "cached": FilteredReads(store, "cached")}  # fmt: skip
-        factors = (3, 4)  # guarded.POOL_FACTOR tried: the product's read, pool ~ f * 20 / share
+        factors = (1, 2, 3, 4)  # guarded.POOL_FACTOR tried (pool ~ f * 20 / share)
         names = ["unfiltered", *ways, *(f"guarded x{f}" for f in factors)]
         recall: dict[str, list[float]] = {name: [] for name in names}
+        top4: dict[str, list[float]] = {name: [] for name in names}  # recall@4: the passages
         for question in questions()[: args.queries]:
             caller = callers[zlib.crc32(question.encode()) % len(callers)]
             names = {*caller, "*"}
             vector = np.asarray(store.embed_query(question), dtype=np.float32)
             scores = matrix @ (vector / np.linalg.norm(vector))
-            everyone = {f"c{n:07d}" for n in np.argsort(-scores)[:20]}
-            found = {i for i, _ in store.nearest(vector.tolist(), 20)}
-            recall["unfiltered"].append(len(found & everyone) / 20)  # HNSW's own accuracy
+            everyone = [f"c{n:07d}" for n in np.argsort(-scores)[:20]]
+            ranked = [i for i, _ in store.nearest(vector.tolist(), 20)]
+            recall["unfiltered"].append(len(set(ranked) & set(everyone)) / 20)  # HNSW's own
+            top4["unfiltered"].append(len(set(ranked[:4]) & set(everyone[:4])) / 4)
             scores[[not (r & names) for r in allowed]] = -9.0
-            exact = {f"c{n:07d}" for n in np.argsort(-scores)[:20]}
+            exact_order = [f"c{n:07d}" for n in np.argsort(-scores)[:20]]
+            exact = set(exact_order)
             where = access_filter(Principals(caller), policy=True)
             for name, way in ways.items():
-                found = {i for i, _ in way.nearest(vector.tolist(), 20, where)}
-                recall[name].append(len(found & exact) / 20)
+                ranked = [i for i, _ in way.nearest(vector.tolist(), 20, where)]
+                recall[name].append(len(set(ranked) & exact) / 20)
+                top4[name].append(len(set(ranked[:4]) & set(exact_order[:4])) / 4)
             for factor in factors:
                 guarded.POOL_FACTOR = factor
                 reads = guarded.GuardedSource(UnderPolicy(store), Principals(caller))
-                found = {i for i, _ in reads.nearest(vector.tolist(), 20)}
-                recall[f"guarded x{factor}"].append(len(found & exact) / 20)
+                ranked = [i for i, _ in reads.nearest(vector.tolist(), 20)]
+                recall[f"guarded x{factor}"].append(len(set(ranked) & exact) / 20)
+                top4[f"guarded x{factor}"].append(len(set(ranked[:4]) & set(exact_order[:4])) / 4)
         for name, values in recall.items():
-            print(f"{name:8s} recall@20 {np.mean(values):.3f} (min {min(values):.2f})")
+            print(
+                f"{name:10s} recall@20 {np.mean(values):.3f} (min {min(values):.2f}), "
+                f"recall@4 {np.mean(top4[name]):.3f} (min {min(top4[name]):.2f})"
+            )
     return 0
 
 

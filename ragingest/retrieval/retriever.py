@@ -96,7 +96,7 @@ class ChunkRetriever(SyncRetriever):
     fusion: Fusion = FUSION
     dense_weight: float = DENSE_WEIGHT
     rrf_k: int = RRF_K
-    _remote: bool | None = PrivateAttr(default=None)  # the store's Chroma is a server
+    _with_chunks: bool | None = PrivateAttr(default=None)  # store.chunks_with_dense
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
@@ -118,7 +118,7 @@ class ChunkRetriever(SyncRetriever):
                 admission.EMBEDDING_GATE.acquire()  # that a writer waits for
             try:
                 with reading(self.store):  # a write group is seen whole or not at all
-                    documents = self._remote_store()
+                    documents = self._chunks_with_dense()
                     if vector is None:
                         try:
                             vector, first = self._embed_and_search(query, n, where, documents)
@@ -187,15 +187,15 @@ class ChunkRetriever(SyncRetriever):
             documents=documents,
         )
 
-    def _remote_store(self) -> bool:
-        """Whether the store's Chroma is a server. There each call is a round trip: the
-        ranking brings the chunks (the dense search's with it, the lexical hits' with their
-        check beside the embedding), so no call follows the dense search; an embedded store
-        spends more on converting chunks than on a call, so it ranks ids and fetches the
-        prefix ``_choose`` reads."""
-        if self._remote is None:
-            self._remote = self.store.remote
-        return self._remote
+    def _chunks_with_dense(self) -> bool:
+        """Whether the ranking brings the chunks (``store.chunks_with_dense``: a Chroma
+        server, where each call is a round trip: the dense search's come with it, the lexical
+        hits' with their check beside the embedding, so no call follows the dense search); an
+        embedded store spends more on converting chunks than on a call, and a guarded read
+        goes ids first, so those rank ids and fetch the prefix ``_choose`` reads."""
+        if self._with_chunks is None:
+            self._with_chunks = self.store.chunks_with_dense
+        return self._with_chunks
 
     def _choose(self, hits: list[ChunkHit], k: int) -> list[Span] | None:
         """``select`` over the ranked hits, parent-expanded, fetching chunks and parents for

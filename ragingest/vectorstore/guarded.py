@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
 FIRST_PAGE = 16  # ids of the lexical index checked at a time, doubled while too few pass
 POOL_MIN = 200  # dense hits read unfiltered at least (the collection's HNSW search_ef)
-POOL_FACTOR = 4  # the unfiltered pool holds about this many times n readable chunks
+POOL_FACTOR = 3  # pool ~ 3 n readable: dense recall then an unfiltered read's (bench/README.md)
 POOL_CAP = 2000  # past it the store's own filter is cheaper (it admits little)
 
 
@@ -168,6 +168,13 @@ class GuardedSource:
     @property
     def remote(self) -> bool:
         return self.inner.remote
+
+    @property
+    def chunks_with_dense(self) -> bool:
+        """The inner store's, but never through kept id sets: those read ids first anyway, so
+        the ranking's one fetch of the prefix it reads is the cheaper call."""
+        kept_sets = self.names is not None and self.inner.gate is not None
+        return self.inner.chunks_with_dense and not kept_sets
 
     def access_policy(self) -> bool:
         return self.policy

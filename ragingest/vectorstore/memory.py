@@ -31,6 +31,7 @@ class MemoryStore:
 
     gate: ReadGate | None = None
     remote: bool = False
+    chunks_with_dense: bool = False
     policy: bool = False  # written under an access policy (Chroma: the collection's marker)
 
     def __init__(self, embeddings: Embeddings, lexical: LexicalIndex | None = None) -> None:

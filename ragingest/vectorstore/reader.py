@@ -139,6 +139,11 @@ class ChromaReads:
         """Whether the client talks to a Chroma server (each call a round trip)."""
         return is_remote(self.chroma_client)
 
+    @property
+    def chunks_with_dense(self) -> bool:
+        """On a server: the chunks come in the dense search's call instead of one more."""
+        return self.remote
+
     def embed_query(self, text: str) -> list[float]:
         """The query's vector, by the collection's model."""
         if self.embeddings is None:

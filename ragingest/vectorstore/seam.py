@@ -15,7 +15,8 @@ exact in memory; ``tests/vectorstore/test_store_contract.py`` holds each to it):
   under an access policy (``access``: its reads are wrapped by ``guarded.GuardedSource``),
   ``count`` the number of chunks, ``lexical`` the BM25 index (or None), ``gate`` the read gate
   (or None), ``parent_store`` the parent sections (or None), ``remote`` whether each call is a
-  network round trip.
+  network round trip, ``chunks_with_dense`` whether a ranking should have the dense search
+  bring its chunks (a server, where that saves a round trip; not where reads go ids first).
 
 A ``ChunkSink`` is the write side the pipeline's writer uses: ``add_documents`` (ids from the
 documents or their content hash, ``vectors`` precomputed where given, ``parent_texts`` to the
@@ -192,6 +193,9 @@ class ChunkSource(Protocol):
 
     @property
     def remote(self) -> bool: ...
+
+    @property
+    def chunks_with_dense(self) -> bool: ...
 
     def embed_query(self, text: str) -> list[float]: ...
 

@@ -200,7 +200,7 @@ def test_retriever_answers_as_with_the_chunks_fetched_up_front(
         for where in WHERES
     ]
     for chunks in retrievers:  # as against a Chroma server: the ranking brings the chunks
-        chunks._remote = remote
+        chunks._with_chunks = remote
     bare = [[_spans(r.passages(q)) for q in [*QUERIES, "alpha beta gamma"]] for r in retrievers]
     real = retriever_module.rank_chunks
     asked: list[bool] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragingest.vectorstore.access import Principals, access_filter
+from ragingest.vectorstore.access import ALL, Principals, access_filter
 from ragingest.vectorstore.guarded import GuardedSource
 from ragingest.vectorstore.seam import matches
 from ragingest.vectorstore.store import open_store
@@ -29,8 +29,10 @@ def test_a_server_admits_only_what_the_principals_may_read(tmp_path):
             admit = access_filter(who, True)
             want = {str(d.id) for d in docs if matches(admit, d.metadata)}
             store = open_store(tmp_path / "db", "kb", embeddings, create=False, server=server)
-            assert store.remote
+            assert store.remote and store.chunks_with_dense
             guard = GuardedSource(store, who)
+            assert not guard.chunks_with_dense  # kept id sets: ids first, then the prefix
+            assert GuardedSource(store, ALL).chunks_with_dense  # no filter: as the store
             vector = guard.embed_query("alpha beta gamma")
             assert {i for i, _ in guard.nearest(vector, 12)} == want
             assert set(guard.chunk_ids()) == want and guard.count() == len(want)
