@@ -24,8 +24,12 @@ import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragingest.vectorstore.records_location import is_shared
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
 GATE_FILE = "ragingest_gate.lock"
 COUNTER_BYTES = 20  # the generation, in decimal, at the start of the lock file
@@ -128,24 +132,25 @@ class ReadGate:
             finally:
                 self._bump(connection)  # committed with the lock's release
 
-    def _advisory_generation(self, connection: object) -> int:
+    def _advisory_generation(self, connection: Connection | None) -> int:
+        """The generation row, read on ``connection`` (inside its transaction, in a savepoint:
+        a missing table, nothing written since it came in, reads 0 and keeps the transaction
+        and its lock) or on a connection of its own."""
         from sqlalchemy import select
         from sqlalchemy.exc import ProgrammingError
 
-        from ragingest.vectorstore.records import GENERATION, has_table, records_engine
+        from ragingest.vectorstore.records import GENERATION, records_engine
 
-        engine = records_engine(self.persist_dir, self.records_url)
-        if not has_table(engine, GENERATION):  # nothing was written since it came in
-            return 0
         query = select(GENERATION.c.generation).where(GENERATION.c.gate_key == self.key)
-        try:
+        with contextlib.ExitStack() as stack:
             if connection is None:
-                with engine.connect() as own:
-                    value = own.execute(query).scalar()
-            else:
-                value = connection.execute(query).scalar()  # type: ignore[attr-defined]
-        except ProgrammingError:
-            return 0
+                engine = records_engine(self.persist_dir, self.records_url)
+                connection = stack.enter_context(engine.connect())
+            try:
+                with connection.begin_nested():
+                    value = connection.execute(query).scalar()
+            except ProgrammingError:
+                return 0
         return int(value or 0)
 
     def _bump(self, target: object) -> None:

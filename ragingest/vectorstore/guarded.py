@@ -197,7 +197,12 @@ class GuardedSource:
     ) -> list[tuple[str, float]]:
         if self.access is None:
             return self.inner.nearest(vector, n, where)
-        ids = self.readable()
+        return self._nearest(vector, n, where, self.readable())
+
+    def _nearest(
+        self, vector: Sequence[float], n: int, where: Filter | None, ids: ReadableIds | None
+    ) -> list[tuple[str, float]]:
+        """``nearest`` under the access filter, with the caller's kept ids (or None)."""
         pool = max(POOL_MIN, POOL_FACTOR * n) if ids is None else self.pool(n, ids)
         if pool is not None:
             found = self.inner.nearest(vector, pool, where)
@@ -212,9 +217,10 @@ class GuardedSource:
     ) -> list[tuple[StoredChunk, float]]:
         if self.access is None:
             return self.inner.nearest_chunks(vector, n, where)
-        if self.readable() is not None:  # ids first: n chunks sent instead of the pool
-            nearest = self.nearest(vector, n, where)
-            by_id = {c.id: c for c in self.chunks([i for i, _ in nearest], where)}
+        readable = self.readable()
+        if readable is not None:  # ids first: n chunks sent instead of the pool
+            nearest = self._nearest(vector, n, where, readable)
+            by_id = {c.id: c for c in self._chunks([i for i, _ in nearest], where, readable)}
             if len(by_id) == len(nearest):  # (a chunk without text is left out, as inner's)
                 return [(by_id[i], d) for i, d in nearest if by_id[i].text is not None]
             return self.inner.nearest_chunks(vector, n, both(where, self.access))
@@ -230,8 +236,16 @@ class GuardedSource:
     ) -> list[StoredChunk]:
         if self.access is None or ids is None:
             return self.inner.chunks(ids, both(where, self.access))
-        ids = self._kept(ids)
-        if not ids:
+        return self._chunks(ids, where, self.readable())
+
+    def _chunks(
+        self, ids: Sequence[str], where: Filter | None, readable: ReadableIds | None
+    ) -> list[StoredChunk]:
+        """``chunks`` by ids under the access filter: the kept ids first (where there are
+        some), then each chunk's own ``access``."""
+        if readable is not None:
+            ids = [i for i in ids if i in readable]
+        if not ids or self.access is None:
             return []
         return [c for c in self.inner.chunks(ids, where) if matches(self.access, c.metadata)]
 
@@ -250,16 +264,11 @@ class GuardedSource:
     def vectors(
         self, ids: Sequence[str], where: Filter | None = None
     ) -> dict[str, list[float]]:
-        if self.access is None or self.readable() is None:
+        readable = self.readable() if self.access is not None else None
+        if readable is None:
             return self.inner.vectors(ids, both(where, self.access))
-        kept = self._kept(ids)
+        kept = [i for i in ids if i in readable]
         return self.inner.vectors(kept, where) if kept else {}
-
-    def _kept(self, ids: Sequence[str]) -> list[str]:
-        """``ids`` less those the kept sets say the caller may not read (all of them where
-        there are no sets)."""
-        readable = self.readable()
-        return list(ids) if readable is None else [i for i in ids if i in readable]
 
 
 def guarded(source: ChunkSource, principals: Access) -> GuardedSource:
