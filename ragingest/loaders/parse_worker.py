@@ -47,11 +47,14 @@ def serve(connection: Connection, memory_bytes: int | None, parent: int) -> None
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    path = connection.recv()
-    sys.path[:] = [*path, *(p for p in sys.path if p not in path)]
-    import ragingest.loaders  # noqa: F401  (the imports happen before the first file's clock)
+    try:
+        path = connection.recv()
+        sys.path[:] = [*path, *(p for p in sys.path if p not in path)]
+        import ragingest.loaders  # noqa: F401  (the imports happen before the first file's clock)
 
-    connection.send(("ready", None))
+        connection.send(("ready", None))
+    except (EOFError, OSError):  # the pool closed before asking for anything: nothing to do
+        return
     while True:
         try:
             function, args = connection.recv()
@@ -71,6 +74,8 @@ def serve(connection: Connection, memory_bytes: int | None, parent: int) -> None
             answer = ("error", f"{type(exc).__name__}: {exc}")
         try:
             connection.send(answer)
+        except OSError:  # the pool is gone (closed or stopped): nobody reads the answer
+            return
         except Exception as exc:  # an unpicklable result
             connection.send(("error", f"the result could not be sent back: {exc}"))
 

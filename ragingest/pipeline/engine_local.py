@@ -63,7 +63,8 @@ class LocalEngine:
         on exit."""
         o = self.options
         parsers = ParserPool(o.file_timeout, o.file_memory_mb)
-        if tasks:  # the worker starts now, in parallel; nothing to parse, no worker
+        # the worker starts now, in parallel, when a file is to be parsed (documents need none)
+        if any(task.documents is None for task in tasks):
             parsers.start()
         self.splitting.parsers = parsers
         try:

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
 
 from ragingest.errors import FileTimeoutError
-from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.bounded import WORKER_MODULE, ParserPool
 
 pytestmark = pytest.mark.slow
 
@@ -80,3 +82,22 @@ def test_a_worker_ends_when_its_parent_is_killed_mid_parse(tmp_path):
     while not gone(worker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert gone(worker)
+
+
+def test_a_worker_the_pool_closed_before_it_was_ready_exits_quietly():
+    """A run with nothing to parse closes the pool while the worker still imports: the worker
+    then finds the connection closed when it says it is ready, and ends without a traceback."""
+    ours, theirs = socket.socketpair()
+    worker = subprocess.Popen(
+        [sys.executable, "-m", WORKER_MODULE, str(theirs.fileno()), "0", str(os.getpid())],
+        pass_fds=(theirs.fileno(),),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    theirs.close()
+    connection = Connection(ours.detach())
+    connection.send(list(sys.path))
+    connection.close()  # before the worker's imports are done
+    _, stderr = worker.communicate(timeout=120)
+    assert (worker.returncode, stderr) == (0, "")
