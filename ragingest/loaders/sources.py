@@ -33,6 +33,7 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
@@ -106,13 +107,18 @@ class DocumentSource:
         With a bounded ``parsers`` pool a loader runs in its worker process, under the
         ``--file-timeout``/``--file-memory-mb`` bounds of a file (normalizing and hashing
         too: a YAML alias bomb in front matter expands there, not here): past one, the
-        ``SourceError``'s kind is ``timeout`` or ``memory``. Given documents, and a loader
-        that can't be sent to another process (it doesn't pickle), run here, unbounded."""
-        if parsers is None or not parsers.bounded or self.given or not _sendable(self.load):
+        ``SourceError``'s kind is ``timeout`` or ``memory``. A loader class the calling script
+        defines (its ``__main__``, which the worker never imports) is sent by value. Given
+        documents, and a loader that can't be sent to another process (it doesn't pickle), run
+        here, unbounded."""
+        if parsers is None or not parsers.bounded or self.given:
+            return source_tasks(self.name, self.load, self.given, cleaning, self.ours)
+        sent = _sendable(self.load)
+        if sent is None:
             return source_tasks(self.name, self.load, self.given, cleaning, self.ours)
         try:
             return parsers.call(
-                self.name, source_tasks, self.name, self.load, self.given, cleaning, self.ours
+                self.name, sent_source_tasks, self.name, sent, self.given, cleaning, self.ours
             )
         except SourceError:
             raise
@@ -120,18 +126,33 @@ class DocumentSource:
             raise SourceError(self.name, exc.reason, exc.kind) from exc
 
 
-def _sendable(load: Callable[[], Iterable[Document]]) -> bool:
-    """Whether ``load`` (a loader's bound ``lazy_load``) pickles, so the worker can run it."""
+def _sendable(load: Callable[[], Iterable[Document]]) -> bytes | None:
+    """``load`` (a loader's bound ``lazy_load``) pickled for the worker, None when it does not
+    pickle. cloudpickle, not pickle: what the worker can import goes by reference as with
+    pickle, and what the calling script defines (``__main__``: the worker's is
+    ``parse_worker``) goes by value, so a loader class written in a plain script runs bounded."""
+    import cloudpickle  # only when a loader runs in the worker
+
     try:
-        pickle.dumps(load)
+        return cast(bytes, cloudpickle.dumps(load))
     except Exception:
         log.warning(
             "%s can't be sent to the parser process (it does not pickle): it loads in this "
             "process, without the --file-timeout/--file-memory-mb bounds",
             getattr(getattr(load, "__self__", None), "__class__", type(load)).__name__,
         )
-        return False
-    return True
+        return None
+
+
+def sent_source_tasks(
+    name: str,
+    sent: bytes,
+    given: bool = False,
+    cleaning: CleaningRules | None = None,
+    ours: bool = False,
+) -> list[SourceTask]:
+    """``source_tasks`` of a ``load`` pickled by ``_sendable`` (the worker's entry point)."""
+    return source_tasks(name, pickle.loads(sent), given, cleaning, ours)
 
 
 def source_tasks(

@@ -5,6 +5,7 @@ and ``report.raise_for_failures()`` raise). Real parsers, real model, real Chrom
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -94,3 +95,46 @@ def test_failures_are_loud(tmp_path, caplog):
     (docs / "broken.pdf").unlink()
     clean = ragingest.ingest([docs], persist_dir=persist, collection="loud", strict=True)
     clean.raise_for_failures()  # nothing failed: nothing raised
+
+
+SCRIPT_LOADERS = """
+import json
+import time
+
+from langchain_core.document_loaders import BaseLoader
+from langchain_core.documents import Document
+
+import ragingest
+
+GREETING = "Абонемент продлевают на год."
+
+
+class Flaky(BaseLoader):
+    def lazy_load(self):
+        yield Document(page_content="# Заметка\\n\\n" + GREETING, metadata={"source": "flaky"})
+
+
+class Stuck(BaseLoader):
+    def lazy_load(self):
+        time.sleep(600)
+        yield Document(page_content="never", metadata={"source": "stuck"})
+
+
+report = ragingest.ingest(
+    [Flaky(), Stuck()], persist_dir="db", collection="script-loaders", file_timeout=5
+)
+print(json.dumps([[f.path, f.status, f.kind] for f in report.files]))
+"""
+
+
+def test_a_loader_class_the_script_defines_runs_in_the_parser_process_under_its_bounds(
+    tmp_path,
+):
+    """The worker never imports the script, so its classes go by value: the loader works,
+    and one that hangs is still stopped at ``file_timeout`` (it ran in the worker)."""
+    done = run_script(tmp_path, SCRIPT_LOADERS)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "Can't get attribute" not in output and "Traceback" not in output, output
+    files = json.loads(done.stdout.strip().splitlines()[-1])
+    assert sorted(files) == [["Stuck", "failed", "timeout"], ["doc:flaky", "ok", ""]]

@@ -7,6 +7,7 @@ that expanded to 2.67 GB in the main process)."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,7 +109,7 @@ def test_without_bounds_a_loader_runs_here_as_before():
 
 def test_a_loader_that_does_not_pickle_runs_here_unbounded(caplog):
     local = GoodLoader()
-    local.unpicklable = lambda: None  # type: ignore[attr-defined]
+    local.unpicklable = threading.Lock()  # type: ignore[attr-defined]  (not even by value)
     plan = plan_sources([source(local)], {}, None, 30, None)
     assert not plan.failed and [item.source for item in plan.items] == ["doc:good.txt"]
     assert "does not pickle" in caplog.text
