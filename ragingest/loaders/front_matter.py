@@ -6,12 +6,14 @@ Contract:
 - ``front_matter_end(text)``: the offset just after a leading ``---`` … ``---`` block of the
   normalized text (``\\n`` line ends, no BOM), 0 when there is none.
 - ``read_front_matter(text)``: ``(fields, body)``; ``fields`` is the block parsed as YAML
-  (``yaml.safe_load``), keys as written; a block that is not a YAML mapping falls back to its
-  ``key: value`` lines as strings (and ``fields`` says so under ``PARSE_NOTE``).
+  (``yaml.safe_load``), keys as written; a block that is not a YAML mapping (or nests too deep
+  to parse) falls back to its ``key: value`` lines as strings (and ``fields`` says so under
+  ``PARSE_NOTE``).
 - ``front_matter_metadata(fields)``: ``(metadata, special)``. Values keep their YAML type as far
   as Chroma stores it: str/int/float/bool as they are, dates as ISO 8601 strings, a list of
   scalars as a list (one type: numbers and booleans of a mixed list become strings), a mapping
-  or a list of mappings as compact JSON (bounded: ``MAX_NESTED_CHARS``); ``null`` and empty
+  or a list of mappings as compact JSON (bounded: ``MAX_NESTED_CHARS``; the same text on every
+  run: a ``!!set`` sorted, timestamps in ISO 8601), a set as a sorted list; ``null`` and empty
   lists are left out (Chroma refuses them). A key ragingest computes (``OURS``: the document
   keys and every key the splitter or ingest fills, ``schema.SCHEMA``) or an underscore key is
   never overwritten: it is kept as ``FRONT_MATTER_PREFIX + key`` (``fm_source``); keys a loader
@@ -22,6 +24,7 @@ Contract:
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import re
@@ -65,6 +68,8 @@ def _parsed(block: str) -> dict[str, object]:
             loaded = yaml.safe_load(block)
         except yaml.YAMLError as exc:
             reason = f"front matter is not valid YAML ({str(exc).splitlines()[0]})"
+        except RecursionError:  # PyYAML's parser recurses once per level
+            reason = "front matter nested too deep"
         else:
             if loaded is None:
                 return {}
@@ -116,6 +121,8 @@ def storable(value: object) -> MetadataValue | None:
     """``value`` as Chroma stores it (module docstring); ``None`` when it cannot be stored."""
     if value is None:
         return None
+    if isinstance(value, set | frozenset):  # YAML's !!set: a list in one order, any hash seed
+        value = _canonical(value, {})
     if isinstance(value, list):
         items = [_scalar(v) for v in value if v is not None]
         if not items:
@@ -137,17 +144,53 @@ def _scalar(value: object) -> Scalar | None:
 
 
 def _json(value: object) -> str:
-    """Compact JSON of ``value``, cut at ``MAX_NESTED_CHARS``: encoded lazily, so YAML aliases
-    nesting one list in another many times over are never expanded whole."""
+    """Compact JSON of ``value`` (``_canonical``), cut at ``MAX_NESTED_CHARS``: encoded lazily,
+    so YAML aliases nesting one list in another many times over are never expanded whole."""
     encoder = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"))
     parts: list[str] = []
     size = 0
     try:
-        for part in encoder.iterencode(value):
+        for part in encoder.iterencode(_canonical(value, {})):
             parts.append(part)
             size += len(part)
             if size >= MAX_NESTED_CHARS:
                 break
-    except (ValueError, TypeError):  # an alias that refers to itself, a key JSON refuses
+    except (ValueError, TypeError, RecursionError):  # an alias that refers to itself; too deep
         parts.append("…")
     return "".join(parts)[:MAX_NESTED_CHARS]
+
+
+def _canonical(value: object, done: dict[int, object]) -> object:
+    """``value`` (what ``yaml.safe_load`` makes) as JSON types, the same on every run: a set
+    as a list in sorted order (a set's own order follows the hash seed, and the chunk ids
+    hash the metadata), a timestamp in ISO 8601, bytes in base64, a mapping's keys as strings
+    (in the order written). ``done`` maps each container already converted (by ``id``) to its
+    copy: an alias is converted once and shared, never expanded."""
+    if isinstance(value, str | bool | int | float) or value is None:
+        return value
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if id(value) in done:
+        return done[id(value)]
+    if isinstance(value, dict):
+        mapping: dict[str, object] = {}
+        done[id(value)] = mapping
+        for key, item in value.items():
+            mapping.setdefault(_key(_canonical(key, done)), _canonical(item, done))
+        return mapping
+    if isinstance(value, list | tuple | set | frozenset):
+        items: list[object] = []
+        done[id(value)] = items
+        converted = [_canonical(item, done) for item in value]
+        if isinstance(value, set | frozenset):
+            converted.sort(key=lambda v: (type(v).__name__, _key(v)))
+        items.extend(converted)
+        return items
+    return str(value)
+
+
+def _key(value: object) -> str:
+    """A mapping key as JSON writes it (``null``, ``true``, ``1``), any other value as a string."""
+    return value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
