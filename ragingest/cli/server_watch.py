@@ -1,6 +1,7 @@
 """A Chroma server that stops answering (frozen, SIGSTOP, a hung proxy) ends a command in one
 line (exit 8) instead of hanging it: chromadb's HTTP client waits without a time limit and
-has no setting for one.
+has no setting for one (a read through ``ChromaServer.client()`` ends by itself,
+``vectorstore.chroma.answering``; this watch ends writes and anything else the command does).
 
 Contract of ``watched(server)``: around a command that talks to ``server`` (None: nothing is
 watched), a thread sends the server's heartbeat every ``CHECK_EVERY`` seconds with a
@@ -15,42 +16,15 @@ Only the main thread of the process is watched (signals reach only it).
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import threading
 from collections.abc import Iterator
 
 from ragingest.errors import ServerUnreachableError
-from ragingest.vectorstore.server import ChromaServer
+from ragingest.vectorstore.server import ChromaServer, server_timeout
 
-SERVER_TIMEOUT = 20.0  # seconds a heartbeat may go unanswered before the command ends
-TIMEOUT_ENV = "RAGINGEST_CHROMA_TIMEOUT"
 CHECK_EVERY = 2.0  # seconds between heartbeats
 _SIGNAL = signal.SIGUSR1
-
-
-def server_timeout() -> float:
-    """``$RAGINGEST_CHROMA_TIMEOUT`` seconds (a positive number), else ``SERVER_TIMEOUT``."""
-    value = os.environ.get(TIMEOUT_ENV, "")
-    try:
-        seconds = float(value)
-    except ValueError:
-        return SERVER_TIMEOUT
-    return seconds if seconds > 0 else SERVER_TIMEOUT
-
-
-def silent(server: ChromaServer, timeout: float) -> bool:
-    """Whether the server's heartbeat goes unanswered for ``timeout`` seconds (a refused or
-    failed connection is not silence: the command's own call reports it)."""
-    import httpx
-
-    try:
-        httpx.get(f"{server}/api/v2/heartbeat", headers=server.headers(), timeout=timeout)
-    except httpx.TimeoutException:
-        return True
-    except httpx.HTTPError:
-        return False
-    return False
 
 
 @contextlib.contextmanager
@@ -60,10 +34,7 @@ def watched(server: ChromaServer | None, timeout: float | None = None) -> Iterat
         yield
         return
     seconds = server_timeout() if timeout is None else timeout
-    message = (
-        f"Chroma server {server} stopped answering (no reply in {seconds:g} s; "
-        f"${TIMEOUT_ENV} sets the limit): check it is running and not stopped or overloaded"
-    )
+    message = server.silence_message(seconds)
     done = threading.Event()
     silence = threading.Event()
     main = threading.main_thread().ident
@@ -74,7 +45,7 @@ def watched(server: ChromaServer | None, timeout: float | None = None) -> Iterat
 
     def watch() -> None:
         while not done.wait(CHECK_EVERY):
-            if silent(server, seconds) and not done.is_set():
+            if server.silent(seconds) and not done.is_set():
                 silence.set()
                 assert main is not None
                 signal.pthread_kill(main, _SIGNAL)

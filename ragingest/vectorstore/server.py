@@ -32,6 +32,18 @@ if TYPE_CHECKING:
     import argparse
 
 TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
+SERVER_TIMEOUT = 20.0  # seconds a server may go without answering before a read gives up
+TIMEOUT_ENV = "RAGINGEST_CHROMA_TIMEOUT"
+
+
+def server_timeout() -> float:
+    """``$RAGINGEST_CHROMA_TIMEOUT`` seconds (a positive number), else ``SERVER_TIMEOUT``."""
+    value = os.environ.get(TIMEOUT_ENV, "")
+    try:
+        seconds = float(value)
+    except ValueError:
+        return SERVER_TIMEOUT
+    return seconds if seconds > 0 else SERVER_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -42,6 +54,9 @@ class ChromaServer:
     token: str | None = None
     header: str = TOKEN_HEADER  # or e.g. X-Chroma-Token, whatever the proxy checks
     ssl: bool = False
+    # seconds it may go without answering before a read raises ``ServerUnreachableError``
+    # (``chroma.answering``); None: ``server_timeout()``
+    timeout: float | None = None
 
     def headers(self) -> dict[str, str]:
         """The HTTP headers carrying the token (``Bearer`` for Authorization), none without a
@@ -53,13 +68,38 @@ class ChromaServer:
         return {self.header: value}
 
     def client(self) -> Any:
-        """A Chroma ``HttpClient`` for this server (telemetry off)."""
+        """A Chroma ``HttpClient`` for this server (telemetry off), its reads ending with
+        ``ServerUnreachableError`` once the server stops answering (``chroma.answering``)."""
+        from ragingest.vectorstore.chroma.answering import AnsweringClient, answered
         from ragingest.vectorstore.chroma.clients import http_client
 
         try:
-            return http_client(self.host, self.port, self.ssl, self.headers() or None)
+            client = http_client(self.host, self.port, self.ssl, self.headers() or None)
         except ValueError as exc:  # chromadb's "Could not connect to a Chroma server"
             raise self.unreachable(exc) from exc
+        seconds = self.timeout or server_timeout()
+        message = self.silence_message(seconds)
+        return AnsweringClient(client, lambda call: answered(call, self.silent, seconds, message))
+
+    def silence_message(self, seconds: float) -> str:
+        """The error message for a server that stopped answering for ``seconds``."""
+        return (
+            f"Chroma server {self} stopped answering (no reply in {seconds:g} s; "
+            f"${TIMEOUT_ENV} sets the limit): check it is running and not stopped or overloaded"
+        )
+
+    def silent(self, timeout: float) -> bool:
+        """Whether the server's heartbeat goes unanswered for ``timeout`` seconds (a refused or
+        failed connection is not silence: the caller's own call reports it)."""
+        import httpx
+
+        try:
+            httpx.get(f"{self}/api/v2/heartbeat", headers=self.headers(), timeout=timeout)
+        except httpx.TimeoutException:
+            return True
+        except httpx.HTTPError:
+            return False
+        return False
 
     def unreachable(self, exc: BaseException) -> ServerUnreachableError:
         """The error for a server that did not take the connection: 'token refused' when it

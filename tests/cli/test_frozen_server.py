@@ -11,7 +11,7 @@ import time
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.cli.server_watch import TIMEOUT_ENV
+from ragingest.vectorstore.server import TIMEOUT_ENV
 from tests.chroma import chroma_server
 
 pytestmark = pytest.mark.slow
@@ -50,3 +50,43 @@ def test_a_frozen_server_ends_query_and_ingest_in_one_line(tmp_path, capsys, mon
         capsys.readouterr()
         assert main(["query", "больничный", *store, "-k", "1"]) == 0
         assert "Больничный" in capsys.readouterr().out
+
+
+def test_a_frozen_server_ends_a_python_api_read_with_a_catchable_error(tmp_path, monkeypatch):
+    """No CLI around it (an app's own thread): the retriever's read raises
+    ``ServerUnreachableError`` once the server leaves its heartbeat unanswered too."""
+    import threading
+
+    import ragingest
+    from ragingest.errors import ServerUnreachableError
+
+    monkeypatch.setenv(TIMEOUT_ENV, "2")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Отпуск\n\nОтпуск оформляют за две недели.\n", "utf-8")
+    with chroma_server(tmp_path) as server:
+        argv = ["ingest", str(docs), "--persist-dir", str(tmp_path / "db"), "--collection", "kb"]
+        argv += ["--chroma-host", server.host, "--chroma-port", str(server.port), "--no-progress"]
+        assert main(argv) == 0
+        remote = {"chroma_host": server.host, "chroma_port": server.port}
+        found = ragingest.retriever(tmp_path / "db", "kb", k=1, **remote)
+        assert "Отпуск" in found.invoke("отпуск")[0].page_content
+        outcome: list[BaseException | str] = []
+
+        def read() -> None:
+            try:
+                outcome.append(str(found.invoke("отпуск")))
+            except BaseException as exc:
+                outcome.append(exc)
+
+        pid = _server_pid(tmp_path)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            reader.join(60)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert len(outcome) == 1 and isinstance(outcome[0], ServerUnreachableError), outcome
+        assert "stopped answering (no reply in 2 s" in str(outcome[0])
+        assert "Отпуск" in found.invoke("отпуск")[0].page_content  # and reads again after
