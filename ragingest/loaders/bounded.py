@@ -55,7 +55,7 @@ from langchain_core.documents import Document
 from ragingest.defaults import FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
 from ragingest.loaders.process_tree import kill_group, resident_bytes, tree_resident_bytes
-from ragingest.loaders.progress import report
+from ragingest.loaders.progress import report, timeout_reason
 
 if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
     from ragingest.loaders.cleaning import CleaningRules
@@ -191,15 +191,15 @@ class ParserPool:
             self._waiting = False
         return connection
 
-    def _wait(self, path: object, connection: Connection, deadline: float) -> None:
+    def _wait(
+        self, path: object, connection: Connection, deadline: float, progress: list[str]
+    ) -> None:
         """Until a message is in; past a bound the worker is killed and the error raised."""
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._restart()
-                raise FileTimeoutError(
-                    path, f"parsing took longer than {self.timeout:g} s (--file-timeout): stopped"
-                )
+                raise FileTimeoutError(path, timeout_reason(self.timeout or 0, progress))
             if connection.poll(min(left, _MEMORY_POLL) if self._watch else left):
                 return
             used = tree_resident_bytes(self._process.pid) if self._process is not None else None
@@ -226,13 +226,15 @@ class ParserPool:
         connection = self._ready(path)
         connection.send((function, args))
         deadline = time.monotonic() + (self.timeout or math.inf)
+        progress: list[str] = []  # the first and the latest of this file's reports
         try:
             while True:
-                self._wait(path, connection, deadline)
+                self._wait(path, connection, deadline, progress)
                 answer = connection.recv()
                 if answer[0] != "progress":
                     break
                 report(answer[1])  # the worker's progress, shown here
+                progress[min(len(progress), 1) :] = [answer[1]]  # the first stays
             self._served += 1
         except EOFError:
             if self._process is not None:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from ragingest.defaults import OCR_LANG, OCR_MAX_PAGES, OCR_MODE, OCR_MODES
 from ragingest.errors import ParseError
 from ragingest.loaders.ocr_types import OcrLine, OcrPage
-from ragingest.loaders.progress import report
+from ragingest.loaders.progress import OCR_PAGE, report
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -99,16 +99,22 @@ def require_tesseract(path: Path, settings: OcrSettings) -> str:
     return command
 
 
+def check_page_count(path: Path, pages: int, settings: OcrSettings) -> None:
+    """``ParseError`` naming ``path`` when ``pages`` to OCR are over ``--ocr-max-pages`` (asked
+    before any page is rendered)."""
+    if pages > settings.max_pages:
+        raise ParseError(
+            path,
+            f"{pages} pages need OCR, over the limit of {settings.max_pages} "
+            "(raise it with --ocr-max-pages)",
+        )
+
+
 def ocr_pages(path: Path, images: Sequence[bytes], settings: OcrSettings) -> list[OcrPage]:
     """Each image (PNG/JPEG/... bytes of one page) read by Tesseract, pages in parallel."""
     from ragingest.loaders.ocr_cache import cached, store
 
-    if len(images) > settings.max_pages:
-        raise ParseError(
-            path,
-            f"{len(images)} pages need OCR, over the limit of {settings.max_pages} "
-            "(raise it with --ocr-max-pages)",
-        )
+    check_page_count(path, len(images), settings)
     key = settings.key()
     pages: list[OcrPage | None] = [cached(image, key) for image in images]
     missing = [i for i, page in enumerate(pages) if page is None]
@@ -120,7 +126,7 @@ def ocr_pages(path: Path, images: Sequence[bytes], settings: OcrSettings) -> lis
         def one(index: int) -> None:
             page = pages[index] = _read_upright(path, command, images[index], settings)
             store(images[index], key, page)
-            report(f"OCR page {next(done)}/{len(images)}: {path.name}")
+            report(OCR_PAGE.format(done=next(done), total=len(images), name=path.name))
 
         jobs = min(settings.jobs or os.cpu_count() or 1, len(missing))
         if jobs == 1:

@@ -37,7 +37,8 @@ from ragingest.loaders.blocks import (
 )
 from ragingest.loaders.cleaning import clean_blocks
 from ragingest.loaders.notes import add_note
-from ragingest.loaders.ocr import ocr_pages
+from ragingest.loaders.ocr import check_page_count, ocr_pages
+from ragingest.loaders.page_images import large_page_notes, large_pages
 from ragingest.loaders.pdf_lines import Line, OutlineEntry, page_lines, read_outline
 from ragingest.loaders.rich import Parsed, RichLoader
 from ragingest.loaders.scan import (
@@ -112,8 +113,12 @@ class PdfLoader(RichLoader):
         self._notes += notes
         if not wanted:
             return by_page
-        images = render_pdf_pages(data, wanted, settings.dpi)
-        for number, page in zip(wanted, ocr_pages(self.path, images, settings), strict=True):
+        check_page_count(self.path, len(wanted), settings)  # before rendering them all
+        with large_pages(self.path):
+            images = render_pdf_pages(data, wanted, settings.dpi)
+            self._notes += large_page_notes(wanted, images)
+            read_pages = ocr_pages(self.path, images, settings)
+        for number, page in zip(wanted, read_pages, strict=True):
             read: list[Line] = list(scan_lines(page, number, settings.dpi))
             if not read and by_page[number - 1]:  # OCR saw nothing: keep the layer, say so
                 self._notes.append(f"page {number}: OCR found no text either; its layer is kept")
@@ -134,6 +139,13 @@ class PdfLoader(RichLoader):
             metadata["ocr_confidence"] = confidence
         kept, counts = clean_blocks(lines, self.cleaning, pages)
         kept_lines = [line for line in kept if isinstance(line, Line)]
+        textless = sorted(set(range(1, pages + 1)) - {line.page for line in kept_lines})
+        if textless and self.cleaning.ocr.mode == "never":  # else a scan reads as if empty
+            shown = ", ".join(map(str, textless[:10])) + (", …" if len(textless) > 10 else "")
+            self._notes.append(
+                f"{len(textless)} of {pages} pages have no text (page {shown}): scanned? --ocr "
+                "never is set, so none was read by OCR (--ocr auto reads pages without text)"
+            )
         title = _title_line(kept_lines, metadata.get("title", ""))
         if title is not None:
             metadata["title"] = title.text

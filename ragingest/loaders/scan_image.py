@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ragingest.errors import ParseError
 from ragingest.loaders.ocr import ocr_pages
+from ragingest.loaders.page_images import large_page_notes, large_pages
 from ragingest.loaders.pdf import PdfLoader
 from ragingest.loaders.pdf_lines import Line
 from ragingest.loaders.rich import Parsed
@@ -31,9 +32,12 @@ class ImageLoader(PdfLoader):
         self._rotations: dict[int, int] = {}
         if settings.mode == "never":
             raise ParseError(self.path, "an image is read only by OCR, and --ocr never is set")
-        frames = image_frames(data)
+        with large_pages(self.path):
+            frames = image_frames(data)
+            self._notes += large_page_notes(range(1, len(frames) + 1), frames)
+            read_pages = ocr_pages(self.path, frames, settings)
         lines: list[Line] = []
-        for number, page in enumerate(ocr_pages(self.path, frames, settings), 1):
+        for number, page in enumerate(read_pages, 1):
             lines.extend(scan_lines(page, number, _ASSUMED_DPI))
             self._rotations[number] = page.rotation
         if not lines:
