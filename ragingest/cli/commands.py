@@ -213,8 +213,11 @@ def query_command(args: argparse.Namespace) -> int:
         meta = hit["metadata"]
         ranks = "  (vectors #{}, words #{})".format(*(hit.get(r) or "-" for r in RANKS))
         ranks = ranks if args.hybrid else ""
+        first, last = meta.get("page_start"), meta.get("page_end")
+        pages = f"  p. {first}" if first is not None and last in (None, first) else ""
+        pages = pages or (f"  pp. {first}-{last}" if first is not None else "")
         print(
-            f"{rank}. score {hit['score']:.3f}{ranks}  {safe(str(meta.get('source')))}  "
+            f"{rank}. score {hit['score']:.3f}{ranks}  {safe(str(meta.get('source')))}{pages}  "
             f"[{safe(str(meta.get('section_path') or '-'))}]"
         )
         print("   " + safe(hit["text"][:300]).replace("\n", "\n   "))

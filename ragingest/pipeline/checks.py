@@ -63,8 +63,9 @@ def note_root_configs(paths: Sequence[str | Path], report: RunReport) -> None:
 
 
 FAILED_BEFORE = (
-    "failed before with the same content and was not tried again (see the run that failed "
-    "it); --retry-failed tries it now, and it is tried when it changes"
+    "failed before with the same content and was not tried again (the reason is under "
+    '"failures" in the run log line of the run that failed it); --retry-failed tries it now, '
+    "and it is tried when it changes"
 )
 
 

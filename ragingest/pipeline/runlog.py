@@ -6,7 +6,10 @@ Each line: ``started``, ``finished`` (ISO 8601, UTC), ``seconds``, ``collection`
 "refused" | "error"), ``error``, ``files_seen``, ``files_changed`` (parsed: new or modified),
 ``files_unchanged``, ``files_failed``, ``files_deleted`` (gone from the roots), ``chunks_added``,
 ``chunks_skipped``, ``chunks_deleted``, ``chunks_updated``, ``embeddings_computed``,
-``embeddings_cached``, ``rebuilt``, ``pid``. A run killed with ``kill -9`` writes no line.
+``embeddings_cached``, ``rebuilt``, ``pid``, and ``failures``: ``{"source", "kind",
+"error"}`` of each file that failed in this run (at most ``MAX_FAILURES``; a file not tried
+again because it failed before is in the line of the run that failed it). A run killed with
+``kill -9`` writes no line.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragingest.pipeline.checks import FAILED_BEFORE
+
 if TYPE_CHECKING:
     from ragingest.pipeline.options import IngestOptions
     from ragingest.pipeline.report import RunReport
@@ -26,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUN_LOG = "ragingest_runs.jsonl"
+MAX_FAILURES = 100  # failed files listed in one line (``files_failed`` counts them all)
 
 
 def run_log_path(persist_dir: str | Path, override: str | Path | None = None) -> Path:
@@ -92,6 +98,13 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
+def failures(report: RunReport) -> list[dict[str, str]]:
+    """The files that failed in the run of ``report`` (not those only failed before)."""
+    failed = (f for f in report.files if f.status == "failed" and f.error != FAILED_BEFORE)
+    listed = [{"source": f.path, "kind": f.kind, "error": f.error} for f in failed]
+    return listed[:MAX_FAILURES]
+
+
 def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
     """Append the line of the run ``report`` describes (begun at ``started``) to the run log
     of ``options``; a log that cannot be written is a warning, never a failed run."""
@@ -119,6 +132,7 @@ def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
         "embeddings_cached": report.embeddings_cached,
         "rebuilt": report.rebuilt,
         "pid": os.getpid(),
+        "failures": failures(report),
     }
     try:
         target = run_log_path(options.persist_dir, options.run_log)
