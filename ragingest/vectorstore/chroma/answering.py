@@ -46,7 +46,7 @@ def answered(call: Callable[[], T], silent: Silent, timeout: float, message: str
             raise ServerUnreachableError(message)
     if "error" in box:
         raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
+    return box["value"]
 
 
 class _Reads:
