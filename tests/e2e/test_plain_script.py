@@ -138,3 +138,19 @@ def test_a_loader_class_the_script_defines_runs_in_the_parser_process_under_its_
     assert "Can't get attribute" not in output and "Traceback" not in output, output
     files = json.loads(done.stdout.strip().splitlines()[-1])
     assert sorted(files) == [["Stuck", "failed", "timeout"], ["doc:flaky", "ok", ""]]
+
+
+
+def test_given_documents_alone_start_no_parser_worker(tmp_path, monkeypatch, capfd):
+    """Nothing to parse, no parser worker: none is left to complain on stderr (a
+    ``BrokenPipeError`` traceback from a worker the run closed before it was ready)."""
+    from langchain_core.documents import Document
+
+    from ragingest.loaders.bounded import ParserPool
+
+    started: list[ParserPool] = []
+    monkeypatch.setattr(ParserPool, "start", lambda pool: started.append(pool))
+    faq = [Document(page_content="Абонемент продлевают на год.", metadata={"source": "faq/a"})]
+    report = ragingest.ingest(faq, persist_dir=tmp_path / "db", collection="given")
+    assert report.exit_code == 0 and started == []
+    assert "Traceback" not in capfd.readouterr().err
