@@ -19,9 +19,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
@@ -31,6 +31,7 @@ from ragingest.errors import ServerUnreachableError
 if TYPE_CHECKING:
     import argparse
 
+T = TypeVar("T")
 TOKEN_ENV = "RAGINGEST_CHROMA_TOKEN"  # the token, kept out of the process list
 SERVER_TIMEOUT = 20.0  # seconds a server may go without answering before a read gives up
 TIMEOUT_ENV = "RAGINGEST_CHROMA_TIMEOUT"
@@ -73,13 +74,18 @@ class ChromaServer:
         from ragingest.vectorstore.chroma.answering import AnsweringClient, answered
         from ragingest.vectorstore.chroma.clients import http_client
 
-        try:
-            client = http_client(self.host, self.port, self.ssl, self.headers() or None)
-        except ValueError as exc:  # chromadb's "Could not connect to a Chroma server"
-            raise self.unreachable(exc) from exc
         seconds = self.timeout or server_timeout()
         message = self.silence_message(seconds)
-        return AnsweringClient(client, lambda call: answered(call, self.silent, seconds, message))
+
+        def wait(call: Callable[[], T]) -> T:
+            return answered(call, self.silent, seconds, message)
+
+        headers = self.headers() or None
+        try:  # chromadb asks the server for its tenant as it builds the client: a read too
+            client = wait(lambda: http_client(self.host, self.port, self.ssl, headers))
+        except ValueError as exc:  # chromadb's "Could not connect to a Chroma server"
+            raise self.unreachable(exc) from exc
+        return AnsweringClient(client, wait)
 
     def silence_message(self, seconds: float) -> str:
         """The error message for a server that stopped answering for ``seconds``."""
