@@ -117,9 +117,14 @@ SCHEMA: dict[str, Field] = {
     "sheet": Field(str, "loader", "catalogue card: its sheet (multi-sheet XLSX)", False),
     # scans: filled where OCR read some of the document's pages, absent elsewhere
     "ocr": Field(bool, "loader", "some of the document's text was read by OCR", False),
-    "ocr_confidence": Field(float, "loader", "mean OCR word confidence, 0-100", False),
+    "ocr_confidence": Field(float, "splitter", "mean confidence (0-100) of the chunk's OCR'd "
+                            "words (Tesseract's, of the lines its span overlaps)", False),
     "page_boxes": Field(str, "splitter", "JSON [[page, x0, y0, x1, y1], ...]: where the "
-                        "chunk's OCR'd lines are, per page, 0-1 from the top left", False),
+                        "chunk's OCR'd lines are, per page, 0-1 from the top left of the page "
+                        "as displayed (a PDF viewer's view, /Rotate applied)", False),
+    "page_rotations": Field(str, "splitter", "JSON [[page, degrees], ...], a pair per page of "
+                            "page_boxes: how far OCR turned the displayed page clockwise to read "
+                            "it upright (0, 90, 180, 270)", False),
     # permissions: on every chunk (and parent section) of a collection with an access policy
     "access": Field(list, "ingest", "principals that may read the document (ACCESS_KEY)", False),
 }
@@ -144,7 +149,8 @@ PAGE_MAP_HINT = "_page_map"  # sorted [(offset, page), ...] of a paged format �
 TITLE_FROM_NAME_HINT = "_title_from_name"  # the title is only the file name: no breadcrumb
 CLEANING_HINT = "_cleaning"  # what the loader's cleaning removed (counts for the run report)
 SOURCE_MAP_HINT = "_source_map"  # text formats: loaders.source_map.SourceMap → source offsets
-# OCR'd lines: [(start, end, page, x0, y0, x1, y1), ...] in the text → page_boxes
+# OCR'd lines: [(start, end, page, x0, y0, x1, y1, confidence, words), ...] in the text (box
+# on the page as displayed, mean confidence of its words) → page_boxes, ocr_confidence
 BOX_MAP_HINT = "_box_map"
 SCAN_PAGES_HINT = "_scan_pages"  # the OCR'd pages: {page: degrees turned to read it upright}
 NOTES_HINT = "_notes"  # list[str]: what the loader changed or lost (loaders.notes, run report)

@@ -227,14 +227,15 @@ def query_command(args: argparse.Namespace) -> int:
 
 
 def _scan_pictures(path: Path, document: dict[str, Any]) -> dict[int, bytes]:
-    """The OCR'd pages of ``document`` (inspect's description) as upright PNG images."""
+    """The OCR'd pages of ``document`` (inspect's description) as PNG images, as displayed
+    (the frame of their boxes)."""
     from ragingest.loaders.base import read_bytes
     from ragingest.loaders.scan import page_pictures
 
-    turns = {int(page): int(turn) for page, turn in (document.get("scan_pages") or {}).items()}
-    if not turns:
+    pages = [int(page) for page in document.get("scan_pages") or {}]
+    if not pages:
         return {}
-    return page_pictures(read_bytes(path), path.suffix.lower() == ".pdf", turns)
+    return page_pictures(read_bytes(path), path.suffix.lower() == ".pdf", pages)
 
 
 def inspect_command(args: argparse.Namespace) -> int:

@@ -101,7 +101,7 @@ def inspect_document(
                 "content_type": records[0].metadata["content_type"] if records else "",
                 "offsets": "source" if mapped else "normalized",
                 "normalized": document.page_content,
-                # scans: where each OCR'd line is, and each page's turn (inspect --html)
+                # scans: where each OCR'd line is, and each page's turn to read it upright
                 "box_map": document.metadata.get(BOX_MAP_HINT) or [],
                 "scan_pages": document.metadata.get(SCAN_PAGES_HINT) or {},
             }
@@ -154,9 +154,10 @@ def render_text(result: dict) -> str:
                 f"\n══ document {current}: {doc['length']} characters, {doc['content_type']}"
             )
         meta = row["metadata"]
+        ocr = f" │ OCR {meta['ocr_confidence']}" if "ocr_confidence" in meta else ""
         lines.append(
             f"\n── chunk {row['index']} [{row['start_index']}, {row['end_index']}) "
-            f"{row['tokens']} {meta.get('strategy')} │ {meta.get('section_path') or '-'}"
+            f"{row['tokens']} {meta.get('strategy')} │ {meta.get('section_path') or '-'}{ocr}"
         )
         lines.append(row["embed_text"])
     for item in result["contains"]:

@@ -9,9 +9,10 @@ returns one self-contained HTML page (no scripts, no external files):
 - for each sentence, the chunks that hold it whole, or "—" and the chunks it is cut across;
 - the document itself with every chunk's span coloured, shared (overlap) text hatched, chunk
   starts marked ``⟦n`` and ends ``n⟧``, and the sentences outlined with their letter;
-- for a scan (``pictures``: the OCR'd pages as PNG), each page image with every chunk's region
-  outlined in its colour (its ``page_boxes``) and the sentences' lines filled red with their
-  letter (the document's box map, ``schema.BOX_MAP_HINT``).
+- for a scan (``pictures``: the OCR'd pages as PNG, as displayed: the boxes' frame), each page
+  image with every chunk's region outlined in its colour (its ``page_boxes``) and the
+  sentences' lines filled red with their letter (the document's box map,
+  ``schema.BOX_MAP_HINT``).
 
 Coordinates are code points of the text chunk offsets index: the file as decoded for text
 formats, the loader's normalized Markdown for converted ones.
@@ -210,9 +211,8 @@ def _scans(
         for letter, s, e in marks:
             for start, end, page, *box in box_map:
                 if page == number and start < e and s < end:
-                    parts.append(
-                        f'<div class="lit" title="{letter}" style="{_box_style(box)}"></div>'
-                    )
+                    style = _box_style(box[:4])  # then the line's confidence and words
+                    parts.append(f'<div class="lit" title="{letter}" style="{style}"></div>')
         parts.append(f'<div class="page">page {number}</div>')
         pages.append(f'<div class="scan" id="page-{number}">{"".join(parts)}</div>')
     return f'<div class="scans" id="scans">{"".join(pages)}</div>' if pages else ""

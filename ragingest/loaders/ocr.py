@@ -8,11 +8,11 @@ one thread (``OMP_THREAD_LIMIT=1``); pages run in parallel across the cores inst
 
 Contract: ``ocr_pages(path, images, settings)`` returns one ``OcrPage`` per image, in order:
 its size in pixels, the rotation applied to make it upright (0/90/180/270, from Tesseract's
-orientation detection, ``--psm 0``, run when the first reading looks wrong) and its text lines
-in reading order, each with its box in the upright image and the confidence of its words. A
-missing ``tesseract`` or language model raises ``ParseError`` naming the file and the one
-install command. Results are cached by the image's bytes and the settings (``ocr_cache``).
-Each page read reports ``OCR page i/n: name`` (``loaders.progress``).
+orientation detection, ``--psm 0``, run when the first reading looks wrong or runs down the
+page) and its text lines in reading order, each with its box in the upright image and the
+confidence of its words. A missing ``tesseract`` or language model raises ``ParseError`` naming
+the file and the one install command. Results are cached by the image's bytes and the settings
+(``ocr_cache``). Each page read reports ``OCR page i/n: name`` (``loaders.progress``).
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ DEFAULT_OCR_DPI = 300  # PDF pages are rendered at this resolution for OCR
 INSTALL = "sudo apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
 # a first reading below this mean confidence (or with almost no words) is checked for rotation
 _CHECK_ROTATION_BELOW = 75.0
+# a page read sideways is read again turned upright unless that reads this much worse
+_SIDEWAYS_SHARE = 0.9
 _BOLD_STROKE = 1.35  # a line with strokes this much wider than the page's median is bold
 _TESSERACT_SECONDS = 600  # one page; the worker's file timeout is the real bound
 
@@ -146,16 +148,27 @@ def _read_upright(path: Path, command: str, image: bytes, settings: OcrSettings)
     page = _read(path, command, picture, settings, 0)
     confidences = page.confidences()
     mean = sum(confidences) / len(confidences) if confidences else 0.0
-    if mean >= _CHECK_ROTATION_BELOW and len(confidences) >= 3:
+    sideways = _sideways(page)
+    if mean >= _CHECK_ROTATION_BELOW and len(confidences) >= 3 and not sideways:
         return page
     rotation = _orientation(command, picture)
     if not rotation:
         return page
     turned = _read(path, command, picture.rotate(-rotation, expand=True), settings, rotation)
     turned_conf = turned.confidences()
-    if sum(turned_conf) > sum(confidences):  # more words read, and read surer
+    # more words read, and read surer; or as well as sideways (lines across the page are what
+    # the heading and paragraph rules measure)
+    if sum(turned_conf) > sum(confidences) * (_SIDEWAYS_SHARE if sideways else 1.0):
         return turned
     return page
+
+
+def _sideways(page: OcrPage) -> bool:
+    """Whether Tesseract read most lines of ``page`` running down it, not across (a page
+    turned by 90°: it reads them, so their confidence alone does not tell)."""
+    long = [line.box for line in page.lines if len(line.text) >= 4]
+    tall = [box for box in long if box[3] - box[1] > box[2] - box[0]]
+    return len(tall) * 2 > len(long)
 
 
 def _orientation(command: str, picture: Image.Image) -> int:

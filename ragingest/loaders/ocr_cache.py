@@ -18,7 +18,7 @@ from typing import Any
 
 from ragingest.loaders.ocr_types import OcrLine, OcrPage
 
-_VERSION = 3
+_VERSION = 4  # 4: a page Tesseract read sideways is read again turned upright
 
 
 def cache_dir() -> Path:

@@ -11,8 +11,9 @@ PDF is opened with the empty password or refused with a clear reason; a truncate
 non-PDF file raises ``ParseError``. A page without a text layer, or whose text layer is
 garbage, is read by OCR (``loaders.ocr``, ``loaders.scan``; ``--ocr never`` turns it off, then
 a PDF with no text at all raises ``ParseError``): its lines go through the same headings,
-paragraphs and cleaning, and the document gets ``ocr``, ``ocr_confidence`` and the box map that
-gives each chunk its ``page_boxes``.
+paragraphs and cleaning (a line OCR is not sure of is no title or heading:
+``scan.sure_heading``), and the document gets ``ocr``, the box map that gives each chunk its
+``page_boxes`` and ``ocr_confidence``, and the pages OCR turned (``page_rotations``).
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ from ragingest.loaders.page_images import large_page_notes, large_pages
 from ragingest.loaders.pdf_lines import Line, OutlineEntry, page_lines, read_outline
 from ragingest.loaders.rich import Parsed, RichLoader
 from ragingest.loaders.scan import (
+    ScanLine,
     box_map,
     join_heading_lines,
-    mean_confidence,
     pages_to_ocr,
     render_pdf_pages,
     scan_lines,
+    sure_heading,
     unify_sizes,
 )
 from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT
@@ -133,10 +135,8 @@ class PdfLoader(RichLoader):
         """Clean the lines, find the title and headings, and note what OCR read."""
         unify_sizes(lines)
         lines = join_heading_lines(lines)
-        confidence = mean_confidence(lines)
-        if confidence is not None:
+        if any(isinstance(line, ScanLine) for line in lines):
             metadata["ocr"] = True
-            metadata["ocr_confidence"] = confidence
         kept, counts = clean_blocks(lines, self.cleaning, pages)
         kept_lines = [line for line in kept if isinstance(line, Line)]
         textless = sorted(set(range(1, pages + 1)) - {line.page for line in kept_lines})
@@ -194,17 +194,23 @@ def _body_size(lines: list[Line]) -> float:
 
 def _title_line(lines: list[Line], meta_title: str) -> Line | None:
     """The document title on the first page: the line equal to the PDF's Title, else the
-    single largest line of page 1 when it is clearly larger than the body text."""
+    single largest line of page 1 when it is clearly larger than the body text (of the lines
+    that may be headings: ``sure_heading``)."""
     first = [line for line in lines if line.page == lines[0].page] if lines else []
     if meta_title:
         for line in first:
             if _norm(line.text) == _norm(meta_title):
                 return line
     body = _body_size(lines)
+    first = [line for line in first if sure_heading(line)]
     if not first:
         return None
     largest = max(first, key=lambda line: line.size)
-    others = [line for line in lines if line.size >= largest.size and line is not largest]
+    others = [
+        line
+        for line in lines
+        if line.size >= largest.size and line is not largest and sure_heading(line)
+    ]
     if largest.size >= body * 1.4 and not others and len(largest.text) <= 200:
         return largest
     return None
@@ -251,12 +257,17 @@ def _find_heading(lines: list[Line], entry: OutlineEntry, start: int) -> int | N
 
 def _with_font_sizes(lines: list[Line], title: Line | None) -> list[Block]:
     """Headings from font statistics: lines clearly larger than the body text, ranked by
-    size; bold body-size lines that stand alone come one level below."""
+    size; bold body-size lines that stand alone come one level below (of the lines that may
+    be headings: ``sure_heading``)."""
     body = _body_size(lines)
+    sure = {id(line) for line in lines if sure_heading(line)}
     candidates = [
         line
         for line in lines
-        if line is not title and line.size >= body * 1.12 and len(line.text) <= 150
+        if line is not title
+        and line.size >= body * 1.12
+        and len(line.text) <= 150
+        and id(line) in sure
     ]
     sizes = sorted({line.size for line in candidates}, reverse=True)
     base = 2 if title is not None else 1
@@ -270,6 +281,7 @@ def _with_font_sizes(lines: list[Line], title: Line | None) -> list[Block]:
             return levels[line.size]
         if (
             line.bold
+            and id(line) in sure
             and abs(line.size - body) < 0.6
             and len(line.text) <= 100
             and not SENTENCE_END.search(line.text)

@@ -1,11 +1,18 @@
 """Scanned pages → the PDF loader's text lines, and where each line sits on its page.
 
 What OCR read (``loaders.ocr``) becomes ``ScanLine``s, the PDF loader's ``Line`` plus the
-line's box on its page (normalized 0-1, origin top left, in the upright page) and its words'
-confidences, so a scan goes through the same heading detection (line heights), paragraph
-joining (hyphenation, line pitch) and cleaning (running headers, page numbers) as a digital
-PDF. ``box_map`` then finds each line in the rendered Markdown: ``[(start, end, page, x0, y0,
-x1, y1), ...]``, the split stage's ``schema.BOX_MAP_HINT`` (a chunk's ``page_boxes``).
+line's box on its page and its words' confidences, so a scan goes through the same heading
+detection (line heights; a line OCR is not sure of is no heading: ``sure_heading``),
+paragraph joining (hyphenation, line pitch) and cleaning (running headers, page numbers) as a
+digital PDF. ``box_map`` then finds each line in the rendered Markdown: ``[(start, end, page,
+x0, y0, x1, y1, confidence, words), ...]``, the split stage's ``schema.BOX_MAP_HINT`` (a
+chunk's ``page_boxes`` and ``ocr_confidence``).
+
+The frame of every box: the page as displayed (a PDF page as a viewer shows it, its
+``/Rotate`` applied, which is how pypdfium2 renders it; an image file as stored), normalized
+0-1 from its top left. OCR reads a page turned upright (``OcrPage.rotation``); its boxes are
+turned back into that frame here, and the turn is kept per page (``schema.SCAN_PAGES_HINT``,
+a chunk's ``page_rotations``).
 
 Which pages need OCR: a page without a text layer, or whose text layer is garbage (a broken
 ToUnicode map gives letters that form no words: ``text_quality.real_word_share``).
@@ -23,7 +30,12 @@ from typing import TYPE_CHECKING, Any
 from ragingest.loaders.blocks import PARAGRAPH, clean_inline
 from ragingest.loaders.ocr_types import OcrPage
 from ragingest.loaders.pdf_lines import Line
-from ragingest.loaders.text_quality import GARBAGE_SHARE, real_word_share
+from ragingest.loaders.text_quality import (
+    GARBAGE_SHARE,
+    ocr_text_is_clean,
+    real_word_share,
+    sure_ocr_heading,
+)
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -55,16 +67,38 @@ def pages_to_ocr(by_page: Sequence[Sequence[Line]], mode: str) -> tuple[list[int
 
 @dataclass
 class ScanLine(Line):
-    """A text line read by OCR: the ``Line`` plus its box on the page (normalized 0-1: left,
-    top, right, bottom) and the confidence of each of its words."""
+    """A text line read by OCR: the ``Line`` plus its box on the page as displayed (normalized
+    0-1: left, top, right, bottom) and the confidence of each of its words."""
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     confidences: list[float] = field(default_factory=list)
+
+
+def sure_heading(line: Line) -> bool:
+    """Whether ``line`` may be a title or heading as far as OCR goes: a line of a text layer
+    may; an OCR'd line if it passes ``text_quality.sure_ocr_heading``."""
+    return not isinstance(line, ScanLine) or sure_ocr_heading(line.text, line.confidences)
+
+
+def displayed_box(
+    box: tuple[float, float, float, float], rotation: int
+) -> tuple[float, float, float, float]:
+    """``box`` (normalized, in the page turned ``rotation`` degrees clockwise to read upright)
+    in the page as displayed, before that turn."""
+    left, top, right, bottom = box
+    turns = {
+        90: (top, 1 - right, bottom, 1 - left),
+        180: (1 - right, 1 - bottom, 1 - left, 1 - top),
+        270: (1 - bottom, left, 1 - top, right),
+    }
+    x0, y0, x1, y1 = turns.get(rotation % 360, box)
+    return (round(x0, 4), round(y0, 4), round(x1, 4), round(y1, 4))
 
 
 def scan_lines(page: OcrPage, number: int, dpi: int) -> list[ScanLine]:
     """The lines of one OCR'd page as ``ScanLine``s: ``size`` is Tesseract's estimate of the
     text size in points (the median of the line's Tesseract paragraph), ``y`` the line's top
-    in points from the page's bottom (as in a PDF)."""
+    in points from the upright page's bottom (as in a PDF), ``box`` on the page as
+    displayed."""
     to_points = 72.0 / dpi
     by_paragraph: dict[int, list[float]] = {}
     for line in page.lines:
@@ -79,12 +113,8 @@ def scan_lines(page: OcrPage, number: int, dpi: int) -> list[ScanLine]:
         median = statistics.median(by_paragraph[line.paragraph])
         size = line.size if line.size > median * _SAME_SIZE else median
         left, top, right, bottom = line.box
-        box = (
-            round(left / page.width, 4),
-            round(top / page.height, 4),
-            round(right / page.width, 4),
-            round(bottom / page.height, 4),
-        )
+        upright = (left / page.width, top / page.height, right / page.width, bottom / page.height)
+        box = displayed_box(upright, page.rotation)
         size = size or float(bottom - top)
         out.append(
             ScanLine(
@@ -129,7 +159,8 @@ def unify_sizes(lines: Sequence[Line]) -> None:
 
 def join_heading_lines(lines: Sequence[Line]) -> list[Line]:
     """``lines`` with a heading that wraps onto more lines made one line: consecutive OCR'd
-    lines of one page and about one size, larger than the body text, one line pitch apart."""
+    lines of one page and about one size, larger than the body text, one line pitch apart, the
+    first read clean (``text_quality.ocr_text_is_clean``)."""
     weights: Counter[float] = Counter()
     for line in lines:
         weights[line.size] += len(line.text)
@@ -144,6 +175,7 @@ def join_heading_lines(lines: Sequence[Line]) -> list[Line]:
             and min(previous.size, line.size) >= body * _SAME_SIZE
             and max(previous.size, line.size) <= min(previous.size, line.size) * _SAME_SIZE
             and 0 < previous.y - line.y <= line.size * 2.0
+            and ocr_text_is_clean(previous.text, previous.confidences)  # no logo above a title
         ):
             previous.text = clean_inline(f"{previous.text} {line.text}")
             previous.box = (
@@ -159,12 +191,14 @@ def join_heading_lines(lines: Sequence[Line]) -> list[Line]:
     return out
 
 
-def box_map(text: str, lines: Sequence[Line]) -> list[tuple[int, int, int, float, float, float,
-                                                          float]]:
+BoxEntry = tuple[int, int, int, float, float, float, float, float, int]
+
+
+def box_map(text: str, lines: Sequence[Line]) -> list[BoxEntry]:
     """Where each OCR'd line of ``lines`` (in text order) is in the rendered ``text``:
-    ``[(start, end, page, x0, y0, x1, y1), ...]``; a line not found (cleaned away) is left
-    out."""
-    out: list[tuple[int, int, int, float, float, float, float]] = []
+    ``[(start, end, page, x0, y0, x1, y1, confidence, words), ...]`` (the mean confidence of
+    its ``words`` words, 0-100); a line not found (cleaned away) is left out."""
+    out: list[BoxEntry] = []
     cursor = 0
     for line in lines:
         if not isinstance(line, ScanLine) or not line.text:
@@ -174,7 +208,9 @@ def box_map(text: str, lines: Sequence[Line]) -> list[tuple[int, int, int, float
         if start < 0:
             continue
         end = start + len(wanted)
-        out.append((start, end, line.page or 0, *line.box))
+        words = len(line.confidences)
+        confidence = round(sum(line.confidences) / words, 1) if words else 0.0
+        out.append((start, end, line.page or 0, *line.box, confidence, words))
         cursor = end
     return out
 
@@ -193,12 +229,6 @@ def moved_box_map(
             out.append((found, found + len(line), *rest))
             cursor = found + len(line)
     return out
-
-
-def mean_confidence(lines: Sequence[Line]) -> float | None:
-    """The mean confidence (0-100) of the OCR'd words among ``lines``; None if none."""
-    values = [c for line in lines if isinstance(line, ScanLine) for c in line.confidences]
-    return round(sum(values) / len(values), 1) if values else None
 
 
 def image_frames(data: bytes) -> list[bytes]:
@@ -224,13 +254,13 @@ def _grey(frame: Image.Image) -> Image.Image:
     return frame.convert("L")
 
 
-def page_pictures(data: bytes, pdf: bool, turns: dict[int, int], dpi: int = 100) -> dict[int,
+def page_pictures(data: bytes, pdf: bool, pages: Sequence[int], dpi: int = 100) -> dict[int,
                                                                                     bytes]:
-    """The pages of ``turns`` (page → degrees clockwise that made it upright) of a PDF or an
-    image file, rendered at ``dpi`` and turned upright, as PNG bytes (``inspect --html``)."""
+    """``pages`` (from 1) of a PDF or an image file rendered at ``dpi`` as displayed (the frame
+    of the box map), as PNG bytes (``inspect --html``)."""
     from PIL import Image
 
-    numbers = sorted(turns)
+    numbers = sorted(pages)
     if pdf:
         images = render_pdf_pages(data, numbers, dpi)
     else:
@@ -240,8 +270,6 @@ def page_pictures(data: bytes, pdf: bool, turns: dict[int, int], dpi: int = 100)
     for number, image in zip(numbers, images, strict=False):
         with Image.open(io.BytesIO(image)) as opened:
             picture = opened.convert("L")
-        if turns[number]:
-            picture = picture.rotate(-turns[number], expand=True)
         if not pdf:  # an image file: at most 1000 pixels wide on the page
             picture.thumbnail((1000, 1000 * picture.height // max(1, picture.width)))
         buffer = io.BytesIO()

@@ -1,6 +1,7 @@
 """A chunk's metadata, built from its document's metadata and the chunk (``chunk_metadata``):
 the document's storable keys, then the chunk's own (``schema.SCHEMA`` lists them all), with the
-pages and OCR boxes its span covers. Every splitter and the split stage build it here.
+pages, OCR boxes, their pages' turns and OCR confidence its span covers. Every splitter and the
+split stage build it here.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ragingest.schema import (
     ACCESS_KEY,
     BOX_MAP_HINT,
     PAGE_MAP_HINT,
+    SCAN_PAGES_HINT,
     TITLE_FROM_NAME_HINT,
     MetadataValue,
     Scalar,
@@ -46,12 +48,32 @@ def page_boxes(box_map: Iterable[Sequence[float]], start: int, end: int) -> str:
     """The ``page_boxes`` of ``[start, end)``: the union of the boxes of the OCR'd lines it
     overlaps, one box per page, as JSON ``[[page, x0, y0, x1, y1], ...]`` ('' if none)."""
     boxes: dict[int, list[float]] = {}
-    for line_start, line_end, page, *box in box_map:
+    for line_start, line_end, page, *rest in box_map:
+        box = rest[:4]
         if line_start < end and line_end > start:
             got = boxes.setdefault(int(page), list(box))
             got[:] = [min(got[0], box[0]), min(got[1], box[1]),
                       max(got[2], box[2]), max(got[3], box[3])]  # fmt: skip
     return json.dumps([[page, *box] for page, box in sorted(boxes.items())]) if boxes else ""
+
+
+def ocr_confidence(box_map: Iterable[Sequence[float]], start: int, end: int) -> float | None:
+    """The mean confidence (0-100) of the OCR'd words of the lines ``[start, end)`` overlaps
+    (each line's mean weighted by its words), to 0.1; None where it overlaps none."""
+    total = words = 0.0
+    for line_start, line_end, _page, _x0, _y0, _x1, _y1, confidence, count in box_map:
+        if line_start < end and line_end > start:
+            total += confidence * count
+            words += count
+    return round(total / words, 1) if words else None
+
+
+def page_rotations(boxes: str, turns: Mapping[object, object]) -> str:
+    """For the pages of ``boxes`` (``page_boxes``) the degrees OCR turned each (``turns``:
+    page → degrees, ``schema.SCAN_PAGES_HINT``), as JSON ``[[page, degrees], ...]``."""
+    by_page = {int(str(page)): int(str(degrees)) for page, degrees in turns.items()}
+    pages = [int(entry[0]) for entry in json.loads(boxes)]
+    return json.dumps([[page, by_page.get(page, 0)] for page in pages])
 
 
 def chunk_metadata(
@@ -102,5 +124,10 @@ def chunk_metadata(
     boxes = page_boxes(box_map or (), chunk.start_index, chunk.end_index)
     if boxes:
         metadata["page_boxes"] = boxes
+        turns = cast("Mapping[object, object]", document.get(SCAN_PAGES_HINT) or {})
+        metadata["page_rotations"] = page_rotations(boxes, turns)
+    confidence = ocr_confidence(box_map or (), chunk.start_index, chunk.end_index)
+    if confidence is not None:
+        metadata["ocr_confidence"] = confidence
     # the readers are never cut (a cut list would lose readers silently)
     return {k: v if k == ACCESS_KEY else bound_value(v) for k, v in metadata.items()}

@@ -17,7 +17,7 @@ from ragingest.loaders.cleaning import CleaningRules
 from ragingest.loaders.ocr import OcrSettings
 from ragingest.loaders.text_quality import real_word_share
 from ragingest.schema import BOX_MAP_HINT, NOTES_HINT, PAGE_MAP_HINT
-from ragingest.splitters.chunk_metadata import page_boxes
+from ragingest.splitters.chunk_metadata import ocr_confidence, page_boxes
 from tests.scans import cer, degrade, render_page, scan_pdf, tesseract
 
 pytestmark = pytest.mark.slow  # starts Tesseract processes
@@ -50,13 +50,15 @@ def load(path: Path, **ocr):
 
 
 def check_boxes(document) -> None:
-    """Every OCR'd line is where the box map says in the text; every box lies in its page."""
+    """Every OCR'd line is where the box map says in the text; every box lies in its page;
+    every line has words and their mean confidence."""
     text = document.page_content
     pages = document.metadata["pages"]
-    for start, end, page, x0, y0, x1, y1 in document.metadata[BOX_MAP_HINT]:
+    for start, end, page, x0, y0, x1, y1, confidence, words in document.metadata[BOX_MAP_HINT]:
         assert 0 <= start < end <= len(text) and text[start:end].strip() == text[start:end]
         assert 1 <= page <= pages
         assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+        assert 0 <= confidence <= 100 and words >= 1
 
 
 def test_a_scanned_image_reads_as_normalized_markdown(tmp_path):
@@ -70,7 +72,7 @@ def test_a_scanned_image_reads_as_normalized_markdown(tmp_path):
     assert len(text.split("\n\n")) == 4  # two headings, two paragraphs joined across lines
     assert cer(text.replace("#", ""), plain(MEMO)) <= 0.02
     meta = document.metadata
-    assert meta["ocr"] is True and 80 <= meta["ocr_confidence"] <= 100
+    assert meta["ocr"] is True and 80 <= ocr_confidence(meta[BOX_MAP_HINT], 0, len(text)) <= 100
     assert meta[PAGE_MAP_HINT] == [(0, 1)] and meta["pages"] == 1
     check_boxes(document)
     # a chunk over the second paragraph points at a region of page 1 below the first heading
