@@ -27,6 +27,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
+from ragingest.loaders.base import require_extra
 from ragingest.loaders.blocks import (
     HEADING,
     PARAGRAPH,
@@ -60,6 +61,7 @@ class PdfLoader(RichLoader):
     """PDF files (``pypdf``): text per page, headings from the outline or font sizes, page
     furniture cleaned."""
     suffixes: tuple[str, ...] = (".pdf",)
+    extra, needs = "pdf", ("pypdf",)
     format_name = "PDF"
 
     def _parse(self, data: bytes) -> Parsed:
@@ -112,6 +114,7 @@ class PdfLoader(RichLoader):
         self._notes += notes
         if not wanted:
             return by_page
+        require_extra(self.path, "reading scanned pages (OCR)", "ocr", ("PIL", "pypdfium2"))
         images = render_pdf_pages(data, wanted, settings.dpi)
         for number, page in zip(wanted, ocr_pages(self.path, images, settings), strict=True):
             read: list[Line] = list(scan_lines(page, number, settings.dpi))
