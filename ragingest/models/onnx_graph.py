@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 # ONNX Runtime's contrib ops (EmbedLayerNormalization, Attention, SkipLayerNormalization,
 # BiasGelu) live in this domain, version 1
 _MS = "com.microsoft"
-OPSET = 17
+OPSET = 17  # the torch export's opset
+_INPUT_NAMES = ("input_ids", "attention_mask")
 
 
 def supports(folder: Path) -> bool:
@@ -148,6 +149,3 @@ def build_bert_graph(folder: Path, target: Path) -> Path:
     # over 2 GB a graph must keep its weights outside; BERT-base-sized encoders are far below
     onnx.save_model(model, str(target))
     return target
-
-
-_INPUT_NAMES = ("input_ids", "attention_mask")
