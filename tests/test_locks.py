@@ -33,7 +33,8 @@ def test_the_runtime_lock_is_part_of_the_full_lock_with_the_same_pins():
 
 
 def test_the_runtime_lock_leaves_out_the_dev_tools_and_the_extras():
-    for name in ("pytest", "ruff", "mypy", "ray", "chonkie", "semchunk", "llama-index-core"):
+    for name in ("pytest", "ruff", "mypy", "ray", "chonkie", "semchunk", "llama-index-core",
+                 "transformers", "sentence-transformers", "matplotlib", "psycopg"):
         assert name in FULL
         assert name not in RUNTIME
 
@@ -48,8 +49,10 @@ def test_the_runtime_lock_is_what_the_script_writes_from_pyproject():
 @pytest.mark.parametrize("extras", [False, True], ids=["runtime", "with-extras"])
 def test_each_lock_pins_every_package_its_install_needs(extras):
     lock = FULL if extras else RUNTIME
-    needed = runtime_lock.closure(runtime_lock.project_dependencies(extras=extras))
+    groups = True if extras else runtime_lock.DEMO_EXTRAS  # the demo: its sample files' extras
+    needed = runtime_lock.closure(runtime_lock.project_dependencies(groups))
     # torch: its CPU wheel is installed before the lock (scripts/setup.sh); setuptools: the venv's
     unpinned = needed - set(lock) - {"torch", "setuptools"}
     assert unpinned == set()
-    assert canonicalize_name("sentence-transformers") in lock
+    # the torch backend is an extra: in the full lock, not in the demo's
+    assert (canonicalize_name("sentence-transformers") in lock) == extras

@@ -13,6 +13,7 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragingest.errors import MissingExtraError
 from ragingest.evaluate.results import COLUMNS, Evaluation
 
 if TYPE_CHECKING:
@@ -47,7 +48,10 @@ def _kind(name: str) -> str:
 
 def plots(evaluation: Evaluation) -> list[tuple[str, str]]:
     """``[(title, base64 PNG), ...]``; empty when nothing was retrieved (``--no-embed``)."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise MissingExtraError("evaluate --html (its plots)", "eval") from exc
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

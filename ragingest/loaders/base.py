@@ -16,6 +16,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,13 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.defaults import MAX_FILE_MB
-from ragingest.errors import EmptyDocumentError, FileTooLargeError, UnreadableFileError
+from ragingest.errors import (
+    EmptyDocumentError,
+    FileTooLargeError,
+    MissingExtraError,
+    MissingExtraFileError,
+    UnreadableFileError,
+)
 from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.walk import file_type_name, printable, source_of
 from ragingest.schema import TITLE_FROM_NAME_HINT, short_hash
@@ -161,6 +168,10 @@ class FileLoader(BaseLoader):
     ``FileError`` naming it. Subclasses implement ``_documents``."""
 
     suffixes: tuple[str, ...] = ()
+    # the extra of pyproject.toml that holds this format's parser, and the modules of it the
+    # loader imports (``require_extra``); none for the formats the core reads
+    extra: str | None = None
+    needs: tuple[str, ...] = ()
 
     def __init__(
         self, path: str | Path, root: str | Path | None = None, max_bytes: int = MAX_FILE_BYTES
@@ -176,7 +187,11 @@ class FileLoader(BaseLoader):
         return read_bytes(self.path, self.max_bytes, self.identity)
 
     def lazy_load(self) -> Iterator[Document]:
-        """The file's non-empty documents; ``EmptyDocumentError`` when it has none."""
+        """The file's non-empty documents; ``EmptyDocumentError`` when it has none, and
+        ``MissingExtraFileError`` when its format's extra is not installed."""
+        if self.extra is not None:
+            require_extra(self.path, f"reading {self.path.suffix.lower()} files", self.extra,
+                          self.needs)  # fmt: skip
         produced = False
         for document in self._documents():
             if document.page_content.strip():
@@ -187,3 +202,17 @@ class FileLoader(BaseLoader):
 
     def _documents(self) -> Iterator[Document]:
         raise NotImplementedError
+
+
+def require_extra(path: Path, feature: str, extra: str, modules: tuple[str, ...]) -> None:
+    """``MissingExtraFileError`` naming ``path`` and the ``pip install 'ragingest[extra]'``
+    line when one of ``modules`` (what ``feature`` imports) is not installed. Looked up, not
+    imported: the parser's own import comes when it runs."""
+    for module in modules:
+        try:
+            found = find_spec(module) is not None
+        except (ImportError, ValueError):  # a parent package missing, or blocked
+            found = False
+        if not found:
+            reason = str(MissingExtraError(feature, extra))
+            raise MissingExtraFileError(path, f"{reason} ({module} is not installed)")

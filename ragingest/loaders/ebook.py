@@ -9,6 +9,7 @@ from ragingest.loaders.partition import PartitionedArchiveLoader
 class EpubLoader(PartitionedArchiveLoader):
     """EPUB books (unstructured's partitioner): chapters in reading order."""
     suffixes = (".epub",)
+    extra, needs = "office", ("unstructured", "pypandoc")
     format_name = "EPUB"
     kind = "epub"
     text_member = r".*\.x?html?$"

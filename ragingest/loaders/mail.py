@@ -23,7 +23,7 @@ from pathlib import Path
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
-from ragingest.loaders.base import FileLoader, file_metadata
+from ragingest.loaders.base import FileLoader, file_metadata, require_extra
 from ragingest.loaders.blocks import clean_inline, clean_multiline, render
 from ragingest.loaders.cleaning import CleaningRules, new_counts
 from ragingest.loaders.notes import add_note
@@ -94,7 +94,7 @@ def strip_reply(body: str, rules: CleaningRules, counts: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
-def _body(message: EmailMessage, notes: list[str]) -> str:
+def _body(message: EmailMessage, notes: list[str], path: Path) -> str:
     """The plain-text body; the HTML one (as Markdown) when there is no plain text. Bytes
     that don't decode with the declared charset are decoded with the detected one (a note
     says so) instead of turning into U+FFFD."""
@@ -103,6 +103,7 @@ def _body(message: EmailMessage, notes: list[str]) -> str:
         return ""
     content = _part_text(part, notes)
     if part.get_content_subtype() == "html":
+        require_extra(path, "reading an e-mail's HTML body", "mail", ("unstructured", "bs4"))
         from ragingest.loaders.partition import element_blocks, partition
 
         text, _ = render(element_blocks(partition("html", text=content)))
@@ -159,7 +160,7 @@ def message_document(
     counts = new_counts()
     notes: list[str] = []
     subject = clean_inline(str(message.get("Subject", "") or ""))
-    body = _body(message, notes).replace("\r\n", "\n")
+    body = _body(message, notes, loader.path).replace("\r\n", "\n")
     body = clean_multiline(strip_reply(body, rules, counts))
     title = subject or "(без темы)"
     text = f"# {title}\n\n{body}\n" if body else ""

@@ -56,6 +56,7 @@ def _core_metadata(props: object) -> dict[str, str]:
 class DocxLoader(RichLoader):
     """DOCX files (``python-docx``): headings, paragraphs, lists and tables in document order."""
     suffixes = (".docx",)
+    extra, needs = "office", ("docx", "lxml")
     format_name = "DOCX"
     archive = True
 
@@ -191,6 +192,7 @@ class PptxLoader(RichLoader):
     paragraphs or bullet lists, tables whole, footers and slide numbers dropped."""
 
     suffixes = (".pptx",)
+    extra, needs = "office", ("pptx", "lxml")
     format_name = "PPTX"
     archive = True
 
@@ -250,6 +252,7 @@ def _runs_text(paragraph: _Paragraph) -> str:
 class OdtLoader(PartitionedArchiveLoader):
     """ODT files (unstructured's partitioner)."""
     suffixes = (".odt",)
+    extra, needs = "office", ("unstructured", "pypandoc")
     format_name = "ODT"
     kind = "odt"
     text_member = r"content\.xml$"
@@ -258,6 +261,7 @@ class OdtLoader(PartitionedArchiveLoader):
 class RtfLoader(RichLoader):
     """RTF files (unstructured's partitioner, through pandoc)."""
     suffixes = (".rtf",)
+    extra, needs = "office", ("unstructured", "pypandoc")
     format_name = "RTF"
 
     def _parse(self, data: bytes) -> Parsed:

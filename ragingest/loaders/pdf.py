@@ -28,6 +28,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.errors import ParseError
+from ragingest.loaders.base import require_extra
 from ragingest.loaders.blocks import (
     HEADING,
     PARAGRAPH,
@@ -63,6 +64,7 @@ class PdfLoader(RichLoader):
     """PDF files (``pypdf``): text per page, headings from the outline or font sizes, page
     furniture cleaned."""
     suffixes: tuple[str, ...] = (".pdf",)
+    extra, needs = "pdf", ("pypdf",)
     format_name = "PDF"
 
     def _parse(self, data: bytes) -> Parsed:
@@ -115,6 +117,7 @@ class PdfLoader(RichLoader):
         self._notes += notes
         if not wanted:
             return by_page
+        require_extra(self.path, "reading scanned pages (OCR)", "ocr", ("PIL", "pypdfium2"))
         check_page_count(self.path, len(wanted), settings)  # before rendering them all
         with large_pages(self.path):
             images = render_pdf_pages(data, wanted, settings.dpi)

@@ -24,6 +24,7 @@ _ASSUMED_DPI = 300
 class ImageLoader(PdfLoader):
     """Scanned pages as image files: every frame OCR'd."""
     suffixes = (".png", ".jpg", ".jpeg", ".tif", ".tiff")
+    extra, needs = "ocr", ("PIL",)
     format_name = "image"
 
     def _parse(self, data: bytes) -> Parsed:

@@ -108,6 +108,7 @@ class XlsxLoader(FileLoader):
     """Every sheet: the first non-empty row is the header, each further row a card."""
 
     suffixes = (".xlsx", ".xlsm")
+    extra, needs = "office", ("openpyxl",)
 
     def _documents(self) -> Iterator[Document]:
         from openpyxl import load_workbook

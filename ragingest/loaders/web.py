@@ -49,6 +49,7 @@ class HtmlLoader(RichLoader):
     """HTML files (unstructured's partitioner): the title, headings, paragraphs, lists and
     tables; scripts and styles dropped."""
     suffixes = (".html", ".htm", ".xhtml")
+    extra, needs = "html", ("unstructured", "bs4")
     format_name = "HTML"
 
     def _parse(self, data: bytes) -> Parsed:

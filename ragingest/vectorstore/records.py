@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Sequence
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
 
-from ragingest.errors import RagIngestError
+from ragingest.errors import MissingExtraError, RagIngestError
 from ragingest.vectorstore.records_location import (  # noqa: F401 - the location, re-exported
     ALIAS_TABLE,
     RECORDS_FILE,
@@ -176,6 +177,8 @@ def _create_engine(url: str) -> Engine:
         return create_engine(parsed, poolclass=NullPool, connect_args={"timeout": 60})
     if parsed.drivername == "postgresql":  # SQLAlchemy's default driver is psycopg2
         parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.drivername == "postgresql+psycopg" and find_spec("psycopg") is None:
+        raise MissingExtraError(f"the records database {display_url(parsed)}", "postgres")
     return create_engine(parsed, pool_pre_ping=True, connect_args={"application_name": "ragingest"})
 
 
