@@ -194,21 +194,23 @@ def test_plain_text_heading_maps_to_its_words():
 
 
 def test_boilerplate_removal_keeps_source_offsets(tmp_path):
-    from ragingest.loaders.cleaning import CorpusCleaner
+    from ragingest.loaders.corpus import CorpusCleaner
     from tests.splitting import split_file
 
     disclaimer = "Информация носит справочный характер и не является публичной офертой."
     corpus = CorpusCleaner()
     sources = {}
     for n in range(4):
+        body = f"Правило {n}: срок выдачи {n + 3} дня, " + "продление по заявке читателя. " * 16
         source = (
-            f"\ufeff# Раздел {n}\r\n\r\n{disclaimer}\r\n\r\nПравило {n}: срок выдачи {n + 3} дня."
+            f"\ufeff# Раздел {n}\r\n\r\n{disclaimer}\r\n\r\n{body}"
             f"\r\n\r\n## Исключение\r\n\r\n{disclaimer}\r\n\r\nАльбомы выдают на {n + 1} дня.\r\n"
         )
         path = tmp_path / f"doc{n}.md"
         path.write_bytes(source.encode("utf-8"))
         sources[path] = source
-        corpus.observe([d.page_content for d in loader_for(path, tmp_path).lazy_load()])
+        loaded = loader_for(path, tmp_path).lazy_load()
+        corpus.observe(str(path), [(d.page_content, ()) for d in loaded])
     splitter = HeadingFirstSplitter(1000, 0, 0, unit="chars")
     for path, source in sources.items():
         chunks = split_file(path, tmp_path, splitter, corpus=corpus)

@@ -1,0 +1,315 @@
+"""Cleaning across the documents of one run: copies, and boilerplate (cleaning rule
+``boilerplate``).
+
+- **Copies are not boilerplate.** Files whose blocks are the same (identical, or a Jaccard
+  similarity of their block sets of at least ``COPY_SIMILARITY``: a version that differs in a
+  sentence) form one group of copies. Each copy is kept whole and split on its own (its own
+  source, offsets and pages; the embedding cache computes a text once); the run report names
+  the groups (``CorpusCleaner.copies_of``).
+- **Boilerplate is what repeats at the margins of distinct documents**: a plain paragraph
+  (``markdown_blocks``: never a heading, a fence, a table row, a list item) among the first or
+  last ``EDGE_BLOCKS`` blocks of a page (of the document, when it has no pages) that appears
+  at the margins of at least ``BOILERPLATE_MIN_GROUPS`` groups of copies (and
+  ``BOILERPLATE_MIN_SHARE`` of them). It is removed only while the document keeps at least
+  ``1 - MAX_REMOVED_SHARE`` of its characters (a document that would lose more keeps all).
+- Every removal is a ``Removal`` (rule, span, page, text): the split stage lists them per
+  file in the run report and ``inspect`` shows them; ``apply_corpus`` moves every coordinate
+  (source map, page map, box map) by the exact removed spans.
+
+The scan holds digests (``FileDigest``), not the corpus's text: 16-byte block digests, a
+bottom-``SKETCH_SIZE`` sketch of each file's blocks for finding its copies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ragingest.loaders.blocks import clean_inline
+from ragingest.loaders.cleaning import CleaningRules, Removal, add_counts, removals_of
+from ragingest.loaders.markdown_blocks import PARAGRAPH, markdown_blocks
+from ragingest.loaders.source_map import apply_edits, source_map_of
+from ragingest.schema import BOX_MAP_HINT, CLEANING_HINT, PAGE_MAP_HINT, SOURCE_MAP_HINT
+
+if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
+    from langchain_core.documents import Document
+
+BOILERPLATE_RULE = "boilerplate"
+BOILERPLATE_MIN_GROUPS = 3  # distinct documents (groups of copies count once)
+BOILERPLATE_MIN_SHARE = 0.05
+BOILERPLATE_MIN_CHARS = 40
+BOILERPLATE_MAX_CHARS = 1000  # a disclaimer, a signature: not a chapter
+EDGE_BLOCKS = 2  # the margins: the first and last two blocks of each page
+MAX_REMOVED_SHARE = 0.25  # never more than a quarter of a document
+COPY_SIMILARITY = 0.6  # Jaccard of two files' block sets: copies at or above
+SKETCH_SIZE = 64
+COMMON_SKETCH_VALUE = 256  # a block in more files' sketches finds no copies (no n² pairs)
+FINGERPRINT_BYTES = 16
+
+PageMap = Sequence[tuple[int, int]]
+_BLANK = " \t\r\n"
+
+
+def digest(text: str) -> bytes:
+    """The 16-byte digest of a block's text (whitespace and case folded)."""
+    folded = clean_inline(text).lower().encode()
+    return hashlib.blake2b(folded, digest_size=FINGERPRINT_BYTES).digest()
+
+
+def margin_paragraphs(text: str, page_map: PageMap = ()) -> list[tuple[int, int, bytes]]:
+    """(start, end, digest) of the plain paragraphs of ``text`` at its margins (the first and
+    last ``EDGE_BLOCKS`` blocks of each page) that are sized as boilerplate."""
+    blocks = markdown_blocks(text)
+    starts = [offset for offset, _page in page_map]
+    by_page: dict[int, list[int]] = {}
+    for i, block in enumerate(blocks):
+        by_page.setdefault(bisect_right(starts, block.start), []).append(i)
+    edges = {i for idx in by_page.values() for i in idx[:EDGE_BLOCKS] + idx[-EDGE_BLOCKS:]}
+    out = []
+    for i in sorted(edges):
+        start, end, kind = blocks[i]
+        size = len(clean_inline(text[start:end]))
+        if kind == PARAGRAPH and BOILERPLATE_MIN_CHARS <= size <= BOILERPLATE_MAX_CHARS:
+            out.append((start, end, digest(text[start:end])))
+    return out
+
+
+def document_pages(documents: Iterable[Document]) -> list[tuple[str, PageMap]]:
+    """``(text, page_map)`` of each loaded document: what the corpus scan digests."""
+    return [(d.page_content, d.metadata.get(PAGE_MAP_HINT) or ()) for d in documents]
+
+
+@dataclass(frozen=True)
+class FileDigest:
+    """What the scan keeps of one file: the digest of its whole text, a sketch of its block
+    digests (the ``SKETCH_SIZE`` smallest, and how many there are) and its margin digests."""
+
+    whole: bytes
+    sketch: tuple[bytes, ...]
+    blocks: int
+    margins: frozenset[bytes]
+
+    @classmethod
+    def of(cls, documents: Iterable[tuple[str, PageMap]]) -> FileDigest:
+        """The digest of one file's documents, each ``(text, page_map)``."""
+        whole = hashlib.blake2b(digest_size=FINGERPRINT_BYTES)
+        blocks: set[bytes] = set()
+        margins: set[bytes] = set()
+        for text, page_map in documents:
+            whole.update(digest(text))
+            blocks.update(digest(text[b.start : b.end]) for b in markdown_blocks(text))
+            margins.update(fp for _s, _e, fp in margin_paragraphs(text, page_map))
+        sketch = tuple(sorted(blocks)[:SKETCH_SIZE])
+        return cls(whole.digest(), sketch, len(blocks), frozenset(margins))
+
+
+def similarity(a: FileDigest, b: FileDigest) -> float:
+    """The Jaccard similarity of two files' block sets, estimated from their sketches
+    (exact below ``SKETCH_SIZE`` blocks)."""
+    if a.whole == b.whole:
+        return 1.0
+    union = sorted(set(a.sketch) | set(b.sketch))[:SKETCH_SIZE]
+    if not union:
+        return 0.0
+    both = set(a.sketch) & set(b.sketch)
+    return sum(1 for value in union if value in both) / len(union)
+
+
+@dataclass
+class CorpusCleaner:
+    """The run's cross-document cleaning (module docstring): ``observe`` each file during the
+    scan, then ``clean`` each document. ``copies_of`` names a file's copies."""
+
+    rules: CleaningRules = field(default_factory=CleaningRules)
+    cache_chars: int = 8 * 2**20
+    files: int = 0
+    _digests: dict[str, FileDigest] = field(default_factory=dict)
+    _groups: dict[str, tuple[str, ...]] | None = None
+    _boilerplate: frozenset[bytes] | None = None
+    _cache: dict[str, list[Document]] = field(default_factory=dict)
+
+    def remember(self, key: str, documents: list[Document]) -> None:
+        """Keep a scanned file's documents (within the cache budget) for ``take``."""
+        size = sum(len(d.page_content) for d in documents)
+        if size <= self.cache_chars:
+            self._cache[key] = documents
+            self.cache_chars -= size
+
+    def take(self, key: str) -> list[Document] | None:
+        """The documents cached for ``key`` during the scan, removed from the cache; ``None``
+        when they were not kept."""
+        documents = self._cache.pop(key, None)
+        if documents is not None:
+            self.cache_chars += sum(len(d.page_content) for d in documents)
+        return documents
+
+    def observe(self, key: str, documents: Iterable[tuple[str, PageMap]]) -> None:
+        """Take one file (``key``: ``FileTask.name``) into the scan: its documents' texts and
+        page maps."""
+        self.observe_digest(key, FileDigest.of(documents))
+
+    def observe_digest(self, key: str, found: FileDigest) -> None:
+        """Take one file into the scan from its ``FileDigest``, computed elsewhere."""
+        self.files += 1
+        self._digests[key] = found
+        self._groups = self._boilerplate = None
+
+    @property
+    def groups(self) -> dict[str, tuple[str, ...]]:
+        """Each observed file's group of copies (itself included, in observation order)."""
+        if self._groups is None:
+            self._groups = _copy_groups(self._digests)
+        return self._groups
+
+    def copies_of(self, key: str) -> list[str]:
+        """The other files of ``key``'s group of copies (empty: it has none)."""
+        return [k for k in self.groups.get(key, ()) if k != key]
+
+    @property
+    def boilerplate(self) -> frozenset[bytes]:
+        """Digests at the margins of enough distinct documents to count as boilerplate."""
+        if self._boilerplate is None:
+            seen: Counter[bytes] = Counter()
+            distinct = {group[0]: group for group in self.groups.values()}
+            for group in distinct.values():
+                seen.update(set().union(*(self._digests[k].margins for k in group)))
+            need = max(BOILERPLATE_MIN_GROUPS, math.ceil(BOILERPLATE_MIN_SHARE * len(distinct)))
+            self._boilerplate = frozenset(fp for fp, n in seen.items() if n >= need)
+        return self._boilerplate
+
+    def lean(self) -> CorpusCleaner:
+        """A cleaner that cleans and names copies as this one, without the scan's digests (for
+        workers)."""
+        lean = CorpusCleaner(self.rules, cache_chars=0, files=self.files)
+        lean._groups = {k: g for k, g in self.groups.items() if len(g) > 1}
+        lean._boilerplate = self.boilerplate
+        return lean
+
+    def removals(self, text: str, page_map: PageMap = ()) -> list[Removal]:
+        """The boilerplate of ``text`` (spans in ``text``, pages from ``page_map``): none when
+        the rule is off or they would take more than ``MAX_REMOVED_SHARE`` of it."""
+        if not self.rules.boilerplate or not self.boilerplate:
+            return []
+        starts = [offset for offset, _page in page_map]
+        found = []
+        for start, end, fp in margin_paragraphs(text, page_map):
+            if fp in self.boilerplate:
+                at = bisect_right(starts, start) - 1
+                page = page_map[at][1] if at >= 0 else None
+                found.append(Removal(BOILERPLATE_RULE, start, end, page, text[start:end]))
+        if sum(r.end - r.start for r in found) > MAX_REMOVED_SHARE * len(text.strip()):
+            return []
+        return found
+
+
+def _copy_groups(digests: dict[str, FileDigest]) -> dict[str, tuple[str, ...]]:
+    keys = list(digests)
+    parent = list(range(len(keys)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_value: dict[bytes, list[int]] = {}
+    for i, key in enumerate(keys):
+        found = digests[key]
+        for value in (found.whole, *found.sketch):
+            by_value.setdefault(value, []).append(i)
+    for members in by_value.values():
+        if len(members) < 2 or len(members) > COMMON_SKETCH_VALUE:
+            continue
+        first = members[0]
+        for other in members[1:]:
+            a, b = root(first), root(other)
+            if a != b and similarity(digests[keys[first]], digests[keys[other]]) >= COPY_SIMILARITY:
+                parent[max(a, b)] = min(a, b)
+    members_of: dict[int, list[str]] = {}
+    for i, key in enumerate(keys):
+        members_of.setdefault(root(i), []).append(key)
+    return {key: tuple(group) for group in members_of.values() for key in group}
+
+
+def remove(
+    document: Document, found: Sequence[Removal]
+) -> tuple[Document, list[Removal]]:
+    """``document`` without the ``found`` spans of its text (each with the blank lines after
+    it), every coordinate moved with the text: the source map (text formats), the page map,
+    the box map (a line inside a removed span goes). The removals come back with their spans
+    in the offsets ``inspect`` shows (the source, for text formats)."""
+    if not found:
+        return document, []
+    text = document.page_content
+    edits: list[tuple[int, int, str]] = []
+    for removal in found:
+        start, end = removal.start, removal.end
+        while end < len(text) and text[end] in _BLANK:
+            end += 1
+        if end == len(text):  # the last block: the blank before it goes, the final newline stays
+            floor = edits[-1][1] if edits else 0
+            end = removal.end
+            while start > floor and text[start - 1] in _BLANK:
+                start -= 1
+        edits.append((start, end, ""))
+    out, mapping = apply_edits(text, edits)
+    metadata = document.metadata
+    source = source_map_of(metadata)
+    if source is not None:
+        metadata[SOURCE_MAP_HINT] = source.compose(mapping)
+        found = [
+            Removal(r.rule, *source.span(r.start, r.end), r.page, r.text) for r in found
+        ]
+    cuts = [(start, end) for start, end, _new in edits]
+    if metadata.get(PAGE_MAP_HINT):
+        pages: list[tuple[int, int]] = []
+        for offset, page in metadata[PAGE_MAP_HINT]:
+            moved = _moved(offset, cuts)
+            if pages and pages[-1][0] == moved:
+                pages[-1] = (moved, page)
+            else:
+                pages.append((moved, page))
+        metadata[PAGE_MAP_HINT] = pages
+    if metadata.get(BOX_MAP_HINT):
+        metadata[BOX_MAP_HINT] = [
+            (_moved(start, cuts), _moved(end, cuts), *rest)
+            for start, end, *rest in metadata[BOX_MAP_HINT]
+            if not any(s < end and start < e for s, e in cuts)
+        ]
+    document.page_content = out
+    return document, list(found)
+
+
+def _moved(offset: int, cuts: Sequence[tuple[int, int]]) -> int:
+    """``offset`` in the text with ``cuts`` removed (an offset inside a cut: the cut's place)."""
+    shift = 0
+    for start, end in cuts:
+        if end <= offset:
+            shift += end - start
+        elif start < offset:
+            shift += offset - start
+    return offset - shift
+
+
+def apply_corpus(
+    document: Document,
+    corpus: CorpusCleaner | None,
+    counts: dict[str, int],
+    removed: list[Removal],
+) -> Document:
+    """``document`` with the run's boilerplate removed (counted into ``counts``, with the
+    loader's own counts; each removal, the loader's too, appended to ``removed``)."""
+    add_counts(counts, document.metadata.get(CLEANING_HINT))
+    removed.extend(removals_of(document.metadata.get(CLEANING_HINT)))
+    if corpus is None:
+        return document
+    page_map = document.metadata.get(PAGE_MAP_HINT) or ()
+    document, found = remove(document, corpus.removals(document.page_content, page_map))
+    counts["boilerplate_paragraphs"] += len(found)
+    removed.extend(found)
+    return document
