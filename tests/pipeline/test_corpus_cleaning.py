@@ -142,13 +142,16 @@ def test_the_run_report_names_copies_and_removals(tmp_path):
     for n, topic in enumerate(TOPICS[:3]):
         (docs / f"page{n}.md").write_text(guide(n, topic), encoding="utf-8")
     report = tmp_path / "report.json"
-    assert ingest_cli(docs, tmp_path / "db", "kb", "--report", report) == 0
+    assert ingest_cli(docs, tmp_path / "db", "kbase", "--report", report) == 0
     data = json.loads(report.read_text("utf-8"))
     assert data["copies"] == [[f"a/{EXAMPLE.name}", f"b/{EXAMPLE.name}"]]
     files = {f["path"]: f for f in data["files"]}
     assert [r["text"] for r in files["page0.md"]["removed"]] == [DISCLAIMER]
     assert files["page0.md"]["removed"][0]["rule"] == "boilerplate"
-    stored = chroma_client(tmp_path / "db").get_collection("kb").get(include=["documents",
+    pdf = files[f"a/{EXAMPLE.name}"]  # the loader's removals came through the parser worker
+    assert {r["rule"] for r in pdf["removed"]} == {"headers_footers", "page_numbers", "toc"}
+    assert pdf["copies"] == [f"b/{EXAMPLE.name}"]
+    stored = chroma_client(tmp_path / "db").get_collection("kbase").get(include=["documents",
                                                                               "metadatas"])
     for folder in ("a", "b"):
         texts = [d for d, m in zip(stored["documents"], stored["metadatas"], strict=True)
