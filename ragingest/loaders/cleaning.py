@@ -113,7 +113,7 @@ class CleaningCounts(dict[str, int]):
     loader's rules took out (``removed``): what the run report lists per file."""
 
     def __init__(self, *args: object, removed: list[Removal] | None = None) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
+        super().__init__(*args)
         self.removed: list[Removal] = removed or []
 
     def __reduce__(self) -> tuple[object, ...]:  # documents cross the parser worker's pipe

@@ -190,19 +190,13 @@ class CorpusCleaner:
         lean._boilerplate = self.boilerplate
         return lean
 
-    def removals(self, text: str, page_map: PageMap = ()) -> list[Removal]:
-        """The boilerplate of ``text`` (spans in ``text``, pages from ``page_map``): none when
+    def removals(self, text: str, page_map: PageMap = ()) -> list[tuple[int, int]]:
+        """The spans of ``text`` that are boilerplate (``page_map``: its pages): none when
         the rule is off or they would take more than ``MAX_REMOVED_SHARE`` of it."""
         if not self.rules.boilerplate or not self.boilerplate:
             return []
-        starts = [offset for offset, _page in page_map]
-        found = []
-        for start, end, fp in margin_paragraphs(text, page_map):
-            if fp in self.boilerplate:
-                at = bisect_right(starts, start) - 1
-                page = page_map[at][1] if at >= 0 else None
-                found.append(Removal(BOILERPLATE_RULE, start, end, page, text[start:end]))
-        if sum(r.end - r.start for r in found) > MAX_REMOVED_SHARE * len(text.strip()):
+        found = [(s, e) for s, e, fp in margin_paragraphs(text, page_map) if fp in self.boilerplate]
+        if sum(e - s for s, e in found) > MAX_REMOVED_SHARE * len(text.strip()):
             return []
         return found
 
@@ -237,34 +231,37 @@ def _copy_groups(digests: dict[str, FileDigest]) -> dict[str, tuple[str, ...]]:
 
 
 def remove(
-    document: Document, found: Sequence[Removal]
+    document: Document, spans: Sequence[tuple[int, int]], rule: str = BOILERPLATE_RULE
 ) -> tuple[Document, list[Removal]]:
-    """``document`` without the ``found`` spans of its text (each with the blank lines after
-    it), every coordinate moved with the text: the source map (text formats), the page map,
-    the box map (a line inside a removed span goes). The removals come back with their spans
-    in the offsets ``inspect`` shows (the source, for text formats)."""
-    if not found:
+    """``document`` without the (sorted, disjoint) ``spans`` of its text, each with the blank
+    lines after it, every coordinate moved with the text: the source map (text formats), the
+    page map, the box map (a line inside a removed span goes). Returns a ``Removal`` of
+    ``rule`` for each span, in the offsets ``inspect`` shows (the source, for text formats)."""
+    if not spans:
         return document, []
     text = document.page_content
+    metadata = document.metadata
+    page_map = metadata.get(PAGE_MAP_HINT) or ()
+    starts = [offset for offset, _page in page_map]
+    source = source_map_of(metadata)
+    found: list[Removal] = []
     edits: list[tuple[int, int, str]] = []
-    for removal in found:
-        start, end = removal.start, removal.end
-        while end < len(text) and text[end] in _BLANK:
-            end += 1
-        if end == len(text):  # the last block: the blank before it goes, the final newline stays
+    for start, end in spans:
+        at = bisect_right(starts, start) - 1
+        shown = source.span(start, end) if source is not None else (start, end)
+        found.append(Removal(rule, *shown, page_map[at][1] if at >= 0 else None, text[start:end]))
+        cut = end
+        while cut < len(text) and text[cut] in _BLANK:
+            cut += 1
+        if cut == len(text):  # the last block: the blank before it goes, the final newline stays
             floor = edits[-1][1] if edits else 0
-            end = removal.end
+            cut = end
             while start > floor and text[start - 1] in _BLANK:
                 start -= 1
-        edits.append((start, end, ""))
+        edits.append((start, cut, ""))
     out, mapping = apply_edits(text, edits)
-    metadata = document.metadata
-    source = source_map_of(metadata)
     if source is not None:
         metadata[SOURCE_MAP_HINT] = source.compose(mapping)
-        found = [
-            Removal(r.rule, *source.span(r.start, r.end), r.page, r.text) for r in found
-        ]
     cuts = [(start, end) for start, end, _new in edits]
     if metadata.get(PAGE_MAP_HINT):
         pages: list[tuple[int, int]] = []
@@ -282,7 +279,7 @@ def remove(
             if not any(s < end and start < e for s, e in cuts)
         ]
     document.page_content = out
-    return document, list(found)
+    return document, found
 
 
 def _moved(offset: int, cuts: Sequence[tuple[int, int]]) -> int:
