@@ -13,8 +13,9 @@
   ``BOILERPLATE_MIN_SHARE`` of them). It is removed only while the document keeps at least
   ``1 - MAX_REMOVED_SHARE`` of its characters (a document that would lose more keeps all).
 - Every removal is a ``Removal`` (rule, span, page, text): the split stage lists them per
-  file in the run report and ``inspect`` shows them; ``apply_corpus`` moves every coordinate
-  (source map, page map, box map) by the exact removed spans.
+  file in the run report and ``inspect`` shows them; ``apply_corpus`` removes them with
+  ``loaders.removal.remove``, which moves every coordinate (source map, page map, box map) by
+  the exact removed spans.
 
 The scan holds digests (``FileDigest``), not the corpus's text: 16-byte block digests, a
 bottom-``SKETCH_SIZE`` sketch of each file's blocks for finding its copies.
@@ -30,11 +31,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ragingest.loaders.blocks import clean_inline
 from ragingest.loaders.cleaning import CleaningRules, Removal, add_counts, removals_of
-from ragingest.loaders.markdown_blocks import PARAGRAPH, markdown_blocks
-from ragingest.loaders.source_map import apply_edits, source_map_of
-from ragingest.schema import BOX_MAP_HINT, CLEANING_HINT, PAGE_MAP_HINT, SOURCE_MAP_HINT
+from ragingest.loaders.markdown_blocks import PARAGRAPH, MdBlock, markdown_blocks
+from ragingest.loaders.removal import remove
+from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
 
 if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
     from langchain_core.documents import Document
@@ -49,22 +49,26 @@ MAX_REMOVED_SHARE = 0.25  # never more than a quarter of a document
 COPY_SIMILARITY = 0.6  # Jaccard of two files' block sets: copies at or above
 SKETCH_SIZE = 64
 COMMON_SKETCH_VALUE = 256  # a block in more files' sketches finds no copies (no n² pairs)
+COMPARED_PER_VALUE = 8  # files sharing a sketch value: each compared with the 8 before it
 FINGERPRINT_BYTES = 16
 
 PageMap = Sequence[tuple[int, int]]
-_BLANK = " \t\r\n"
 
 
 def digest(text: str) -> bytes:
-    """The 16-byte digest of a block's text (whitespace and case folded)."""
-    folded = clean_inline(text).lower().encode()
+    """The 16-byte digest of a block's text (whitespace and case folded; ``str.split``, not
+    ``clean_inline``: the scan digests every block of the corpus)."""
+    folded = " ".join(text.lower().split()).encode()
     return hashlib.blake2b(folded, digest_size=FINGERPRINT_BYTES).digest()
 
 
-def margin_paragraphs(text: str, page_map: PageMap = ()) -> list[tuple[int, int, bytes]]:
+def margin_paragraphs(
+    text: str, page_map: PageMap = (), blocks: Sequence[MdBlock] | None = None
+) -> list[tuple[int, int, bytes]]:
     """(start, end, digest) of the plain paragraphs of ``text`` at its margins (the first and
-    last ``EDGE_BLOCKS`` blocks of each page) that are sized as boilerplate."""
-    blocks = markdown_blocks(text)
+    last ``EDGE_BLOCKS`` blocks of each page) that are sized as boilerplate (``blocks``: its
+    ``markdown_blocks`` when known)."""
+    blocks = markdown_blocks(text) if blocks is None else blocks
     starts = [offset for offset, _page in page_map]
     by_page: dict[int, list[int]] = {}
     for i, block in enumerate(blocks):
@@ -73,7 +77,7 @@ def margin_paragraphs(text: str, page_map: PageMap = ()) -> list[tuple[int, int,
     out = []
     for i in sorted(edges):
         start, end, kind = blocks[i]
-        size = len(clean_inline(text[start:end]))
+        size = len(" ".join(text[start:end].split()))
         if kind == PARAGRAPH and BOILERPLATE_MIN_CHARS <= size <= BOILERPLATE_MAX_CHARS:
             out.append((start, end, digest(text[start:end])))
     return out
@@ -102,8 +106,9 @@ class FileDigest:
         margins: set[bytes] = set()
         for text, page_map in documents:
             whole.update(digest(text))
-            blocks.update(digest(text[b.start : b.end]) for b in markdown_blocks(text))
-            margins.update(fp for _s, _e, fp in margin_paragraphs(text, page_map))
+            found = markdown_blocks(text)
+            blocks.update(digest(text[b.start : b.end]) for b in found)
+            margins.update(fp for _s, _e, fp in margin_paragraphs(text, page_map, found))
         sketch = tuple(sorted(blocks)[:SKETCH_SIZE])
         return cls(whole.digest(), sketch, len(blocks), frozenset(margins))
 
@@ -219,78 +224,17 @@ def _copy_groups(digests: dict[str, FileDigest]) -> dict[str, tuple[str, ...]]:
     for members in by_value.values():
         if len(members) < 2 or len(members) > COMMON_SKETCH_VALUE:
             continue
-        first = members[0]
-        for other in members[1:]:
-            a, b = root(first), root(other)
-            if a != b and similarity(digests[keys[first]], digests[keys[other]]) >= COPY_SIMILARITY:
-                parent[max(a, b)] = min(a, b)
+        for j, one in enumerate(members):
+            for other in members[max(0, j - COMPARED_PER_VALUE) : j]:
+                a, b = root(one), root(other)
+                if a == b:
+                    continue
+                if similarity(digests[keys[one]], digests[keys[other]]) >= COPY_SIMILARITY:
+                    parent[max(a, b)] = min(a, b)
     members_of: dict[int, list[str]] = {}
     for i, key in enumerate(keys):
         members_of.setdefault(root(i), []).append(key)
     return {key: tuple(group) for group in members_of.values() for key in group}
-
-
-def remove(
-    document: Document, spans: Sequence[tuple[int, int]], rule: str = BOILERPLATE_RULE
-) -> tuple[Document, list[Removal]]:
-    """``document`` without the (sorted, disjoint) ``spans`` of its text, each with the blank
-    lines after it, every coordinate moved with the text: the source map (text formats), the
-    page map, the box map (a line inside a removed span goes). Returns a ``Removal`` of
-    ``rule`` for each span, in the offsets ``inspect`` shows (the source, for text formats)."""
-    if not spans:
-        return document, []
-    text = document.page_content
-    metadata = document.metadata
-    page_map = metadata.get(PAGE_MAP_HINT) or ()
-    starts = [offset for offset, _page in page_map]
-    source = source_map_of(metadata)
-    found: list[Removal] = []
-    edits: list[tuple[int, int, str]] = []
-    for start, end in spans:
-        at = bisect_right(starts, start) - 1
-        shown = source.span(start, end) if source is not None else (start, end)
-        found.append(Removal(rule, *shown, page_map[at][1] if at >= 0 else None, text[start:end]))
-        cut = end
-        while cut < len(text) and text[cut] in _BLANK:
-            cut += 1
-        if cut == len(text):  # the last block: the blank before it goes, the final newline stays
-            floor = edits[-1][1] if edits else 0
-            cut = end
-            while start > floor and text[start - 1] in _BLANK:
-                start -= 1
-        edits.append((start, cut, ""))
-    out, mapping = apply_edits(text, edits)
-    if source is not None:
-        metadata[SOURCE_MAP_HINT] = source.compose(mapping)
-    cuts = [(start, end) for start, end, _new in edits]
-    if metadata.get(PAGE_MAP_HINT):
-        pages: list[tuple[int, int]] = []
-        for offset, page in metadata[PAGE_MAP_HINT]:
-            moved = _moved(offset, cuts)
-            if pages and pages[-1][0] == moved:
-                pages[-1] = (moved, page)
-            else:
-                pages.append((moved, page))
-        metadata[PAGE_MAP_HINT] = pages
-    if metadata.get(BOX_MAP_HINT):
-        metadata[BOX_MAP_HINT] = [
-            (_moved(start, cuts), _moved(end, cuts), *rest)
-            for start, end, *rest in metadata[BOX_MAP_HINT]
-            if not any(s < end and start < e for s, e in cuts)
-        ]
-    document.page_content = out
-    return document, found
-
-
-def _moved(offset: int, cuts: Sequence[tuple[int, int]]) -> int:
-    """``offset`` in the text with ``cuts`` removed (an offset inside a cut: the cut's place)."""
-    shift = 0
-    for start, end in cuts:
-        if end <= offset:
-            shift += end - start
-        elif start < offset:
-            shift += offset - start
-    return offset - shift
 
 
 def apply_corpus(
@@ -306,7 +250,8 @@ def apply_corpus(
     if corpus is None:
         return document
     page_map = document.metadata.get(PAGE_MAP_HINT) or ()
-    document, found = remove(document, corpus.removals(document.page_content, page_map))
+    spans = corpus.removals(document.page_content, page_map)
+    document, found = remove(document, spans, BOILERPLATE_RULE)
     counts["boilerplate_paragraphs"] += len(found)
     removed.extend(found)
     return document
