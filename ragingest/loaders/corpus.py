@@ -7,8 +7,9 @@
   source, offsets and pages; the embedding cache computes a text once); the run report names
   the groups (``CorpusCleaner.copies_of``).
 - **Boilerplate is what repeats at the margins of distinct documents**: a plain paragraph
-  (``markdown_blocks``: never a heading, a fence, a table row, a list item) among the first or
-  last ``EDGE_BLOCKS`` blocks of a page (of the document, when it has no pages) that appears
+  (``markdown_blocks``: never a heading, a fence, a table row, a list item; never the first
+  paragraph under a heading, which is that section's text) among the first or last
+  ``EDGE_BLOCKS`` blocks of a page (of the document, when it has no pages) that appears
   at the margins of at least ``BOILERPLATE_MIN_GROUPS`` groups of copies (and
   ``BOILERPLATE_MIN_SHARE`` of them). It is removed only while the document keeps at least
   ``1 - MAX_REMOVED_SHARE`` of its characters (a document that would lose more keeps all).
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragingest.loaders.cleaning import CleaningRules, Removal, add_counts, removals_of
-from ragingest.loaders.markdown_blocks import PARAGRAPH, MdBlock, markdown_blocks
+from ragingest.loaders.markdown_blocks import HEADING, PARAGRAPH, MdBlock, markdown_blocks
 from ragingest.loaders.removal import remove
 from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
 
@@ -77,8 +78,10 @@ def margin_paragraphs(
     out = []
     for i in sorted(edges):
         start, end, kind = blocks[i]
+        if kind != PARAGRAPH or (i and blocks[i - 1].kind == HEADING):  # a section's own text
+            continue
         size = len(" ".join(text[start:end].split()))
-        if kind == PARAGRAPH and BOILERPLATE_MIN_CHARS <= size <= BOILERPLATE_MAX_CHARS:
+        if BOILERPLATE_MIN_CHARS <= size <= BOILERPLATE_MAX_CHARS:
             out.append((start, end, digest(text[start:end])))
     return out
 

@@ -5,8 +5,9 @@ Contract: ``markdown_blocks(text)`` returns the text's blocks in order, each a `
 a fenced code block (```` ``` ```` or ``~~~``, blank lines inside included, unclosed: to the
 end) is one ``code`` block; any other run of non-blank lines is one block whose kind is
 ``paragraph`` only when no line of it is Markdown structure (a heading, a fence, a table row,
-a list item, a quote, indented code, a setext underline, HTML): removing a whole ``paragraph``
-block and the blank lines after it leaves every other block as it was. Written by hand: the
+a list item, a quote, indented code, a setext underline, HTML), ``heading`` when its first line
+is an ATX heading, else ``structure``: removing a whole ``paragraph`` block and the blank
+lines after it leaves every other block as it was. Written by hand: the
 Markdown parsers at hand (markdown-it via unstructured) give no source offsets per block.
 """
 
@@ -15,9 +16,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-PARAGRAPH, STRUCTURE, CODE = "paragraph", "structure", "code"
+PARAGRAPH, HEADING, STRUCTURE, CODE = "paragraph", "heading", "structure", "code"
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r" {0,3}#{1,6}(?:\s|$)")  # matched at a block's start
 _STRUCTURE_LINE = re.compile(
     r"^(?: {4}|\t| {0,3}(?:#{1,6}(?:\s|$)|[|>]|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|[=-]+\s*$|<))"
 )
@@ -52,7 +54,7 @@ def markdown_blocks(text: str) -> list[MdBlock]:
         opened = _FENCE.match(bare)
         if opened or not bare.strip():
             if start >= 0:
-                out.append(MdBlock(start, last_end, STRUCTURE if structure else PARAGRAPH))
+                out.append(MdBlock(start, last_end, _kind(text, start, structure)))
                 start = -1
             if opened:
                 fence, fence_start = opened.group(1), position
@@ -65,5 +67,11 @@ def markdown_blocks(text: str) -> list[MdBlock]:
     if fence:
         out.append(MdBlock(fence_start, len(text.rstrip()), CODE))
     elif start >= 0:
-        out.append(MdBlock(start, last_end, STRUCTURE if structure else PARAGRAPH))
+        out.append(MdBlock(start, last_end, _kind(text, start, structure)))
     return out
+
+
+def _kind(text: str, start: int, structure: bool) -> str:
+    if not structure:
+        return PARAGRAPH
+    return HEADING if _HEADING.match(text, start) else STRUCTURE

@@ -203,8 +203,8 @@ def test_boilerplate_removal_keeps_source_offsets(tmp_path):
     for n in range(4):
         body = f"Правило {n}: срок выдачи {n + 3} дня, " + "продление по заявке читателя. " * 16
         source = (
-            f"\ufeff# Раздел {n}\r\n\r\n{disclaimer}\r\n\r\n{body}"
-            f"\r\n\r\n## Исключение\r\n\r\n{disclaimer}\r\n\r\nАльбомы выдают на {n + 1} дня.\r\n"
+            f"\ufeff{disclaimer}\r\n\r\n# Раздел {n}\r\n\r\n{body}\r\n\r\n## Исключение"
+            f"\r\n\r\nАльбомы выдают на {n + 1} дня.\r\n\r\n{disclaimer}\r\n"
         )
         path = tmp_path / f"doc{n}.md"
         path.write_bytes(source.encode("utf-8"))
@@ -221,9 +221,10 @@ def test_boilerplate_removal_keeps_source_offsets(tmp_path):
             assert chunk.parent_text == source[meta["parent_start"] : meta["parent_end"]]
             assert disclaimer not in chunk.embed_text
         second = source.index("## Исключение")
-        assert [c.metadata["start_index"] for c in chunks] == [1, second]
-        # a removed paragraph inside a chunk's span stays in the stored (source) text only
-        assert [disclaimer in c.text for c in chunks] == [True, True]
+        assert [c.metadata["start_index"] for c in chunks] == [source.index("# Раздел"), second]
+        assert [disclaimer in c.text for c in chunks] == [False, False]
+        # each removal's span is in the source, as inspect shows it
+        assert [source[r.start : r.end] for r in chunks.removed] == [disclaimer, disclaimer]
 
 
 def every_path(source: str, splitter: HeadingFirstSplitter) -> dict[str, tuple[str, list]]:

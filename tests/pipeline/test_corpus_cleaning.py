@@ -102,6 +102,17 @@ def test_a_repeated_console_block_is_no_boilerplate_and_keeps_its_fence(tmp_path
         assert (removal.text, source[removal.start : removal.end]) == (DISCLAIMER, DISCLAIMER)
 
 
+def test_a_section_shared_by_distinct_documents_keeps_its_text(tmp_path):
+    intro = "Заявку на пропуск подают за сутки через портал, указывая номер договора."
+    for n, topic in enumerate(TOPICS[:4]):
+        body = f"Документ о теме «{topic}» описывает порядок работы отдела, шаг {n}. " * 6
+        text = f"# {topic}\n\n{body}\n\n## Пропуска\n\n{intro}\n"  # the section, last
+        (tmp_path / f"doc{n}.md").write_text(text, encoding="utf-8")
+    kept = split_all(tmp_path)
+    assert all(intro in "".join(c.text for c in chunks) for chunks in kept.values())
+    assert all(not chunks.removed for chunks in kept.values())
+
+
 def test_boilerplate_is_never_a_large_share_of_a_document(tmp_path):
     for n, topic in enumerate(TOPICS[:4]):  # the disclaimer is most of these short notes
         (tmp_path / f"note{n}.md").write_text(f"Заметка про {topic}.\n\n{DISCLAIMER}\n", "utf-8")
