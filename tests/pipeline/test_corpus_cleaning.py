@@ -162,6 +162,11 @@ def test_the_run_report_names_copies_and_removals(tmp_path):
     pdf = files[f"a/{EXAMPLE.name}"]  # the loader's removals came through the parser worker
     assert {r["rule"] for r in pdf["removed"]} == {"headers_footers", "page_numbers", "toc"}
     assert pdf["copies"] == [f"b/{EXAMPLE.name}"]
+    # each copy is stored; the embedding cache computes the copy's texts once
+    copy = files[f"b/{EXAMPLE.name}"]
+    assert copy["chunks"] == pdf["chunks"] > 0
+    chunks = sum(f["chunks"] for f in data["files"])
+    assert data["embeddings_computed"] == chunks - copy["chunks"]
     stored = chroma_client(tmp_path / "db").get_collection("kbase").get(include=["documents",
                                                                               "metadatas"])
     for folder in ("a", "b"):
