@@ -3,9 +3,10 @@
 
 - **Copies are not boilerplate.** Files whose blocks are the same (identical, or a Jaccard
   similarity of their block sets of at least ``COPY_SIMILARITY``: a version that differs in a
-  sentence) form one group of copies. Each copy is kept whole and split on its own (its own
-  source, offsets and pages; the embedding cache computes a text once); the run report names
-  the groups (``CorpusCleaner.copies_of``).
+  sentence) or whose bodies are (``COPY_RESEMBLANCE`` of their character shingles: two OCR
+  readings of one memo) form one group of copies. Each copy is kept whole and split on its
+  own (its own source, offsets and pages; the embedding cache computes a text once); the run
+  report names the groups (``CorpusCleaner.copies_of``).
 - **Boilerplate is what repeats at the margins of distinct documents**: a plain paragraph
   (``markdown_blocks``: never a heading, a fence, a table row, a list item; never the first
   paragraph under a heading, which is that section's text) among the first or last
@@ -19,7 +20,8 @@
   the exact removed spans.
 
 The scan holds digests (``FileDigest``), not the corpus's text: 16-byte block digests, a
-bottom-``SKETCH_SIZE`` sketch of each file's blocks for finding its copies.
+bottom-``SKETCH_SIZE`` sketch of each file's blocks and one of its shingles for finding its
+copies.
 """
 
 from __future__ import annotations
@@ -33,8 +35,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragingest.loaders.cleaning import CleaningRules, Removal, add_counts, removals_of
-from ragingest.loaders.markdown_blocks import HEADING, PARAGRAPH, MdBlock, markdown_blocks
+from ragingest.loaders.markdown_blocks import (
+    HEADING,
+    PARAGRAPH,
+    STRUCTURE,
+    MdBlock,
+    markdown_blocks,
+)
 from ragingest.loaders.removal import remove
+from ragingest.loaders.shingles import SHINGLE_SKETCH, resemblance, shingle_sketch
 from ragingest.schema import CLEANING_HINT, PAGE_MAP_HINT
 
 if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
@@ -48,6 +57,7 @@ BOILERPLATE_MAX_CHARS = 1000  # a disclaimer, a signature: not a chapter
 EDGE_BLOCKS = 2  # the margins: the first and last two blocks of each page
 MAX_REMOVED_SHARE = 0.25  # never more than a quarter of a document
 COPY_SIMILARITY = 0.6  # Jaccard of two files' block sets: copies at or above
+COPY_RESEMBLANCE = 0.5  # ... or of their bodies' character shingles (OCR readings of a page)
 SKETCH_SIZE = 64
 COMMON_SKETCH_VALUE = 256  # a block in more files' sketches finds no copies (no n² pairs)
 COMPARED_PER_VALUE = 8  # files sharing a sketch value: each compared with the 8 before it
@@ -94,11 +104,14 @@ def document_pages(documents: Iterable[Document]) -> list[tuple[str, PageMap]]:
 @dataclass(frozen=True)
 class FileDigest:
     """What the scan keeps of one file: the digest of its whole text, a sketch of its block
-    digests (the ``SKETCH_SIZE`` smallest, and how many there are) and its margin digests."""
+    digests (the ``SKETCH_SIZE`` smallest, and how many there are), a sketch of the character
+    shingles of its body (``loaders.shingles``: its paragraphs, lists and tables, margins and
+    code left out) and its margin digests."""
 
     whole: bytes
     sketch: tuple[bytes, ...]
     blocks: int
+    shingles: tuple[int, ...]
     margins: frozenset[bytes]
 
     @classmethod
@@ -107,25 +120,33 @@ class FileDigest:
         whole = hashlib.blake2b(digest_size=FINGERPRINT_BYTES)
         blocks: set[bytes] = set()
         margins: set[bytes] = set()
+        body: list[str] = []
         for text, page_map in documents:
             whole.update(digest(text))
             found = markdown_blocks(text)
             blocks.update(digest(text[b.start : b.end]) for b in found)
-            margins.update(fp for _s, _e, fp in margin_paragraphs(text, page_map, found))
+            edges = margin_paragraphs(text, page_map, found)
+            margins.update(fp for _s, _e, fp in edges)
+            at_edge = {start for start, _e, _fp in edges}
+            body += [
+                text[b.start : b.end]
+                for b in found
+                if b.kind in (PARAGRAPH, STRUCTURE) and b.start not in at_edge
+            ]
         sketch = tuple(sorted(blocks)[:SKETCH_SIZE])
-        return cls(whole.digest(), sketch, len(blocks), frozenset(margins))
+        shingles = shingle_sketch("\n".join(body))
+        return cls(whole.digest(), sketch, len(blocks), shingles, frozenset(margins))
 
 
-def similarity(a: FileDigest, b: FileDigest) -> float:
-    """The Jaccard similarity of two files' block sets, estimated from their sketches
-    (exact below ``SKETCH_SIZE`` blocks)."""
-    if a.whole == b.whole:
-        return 1.0
-    union = sorted(set(a.sketch) | set(b.sketch))[:SKETCH_SIZE]
-    if not union:
-        return 0.0
-    both = set(a.sketch) & set(b.sketch)
-    return sum(1 for value in union if value in both) / len(union)
+def are_copies(a: FileDigest, b: FileDigest) -> bool:
+    """Whether two files are copies: the same text, blocks mostly the same (a version that
+    differs in a sentence) or a body mostly the same to the character (two OCR readings)."""
+    full = len(a.shingles) == len(b.shingles) == SHINGLE_SKETCH  # no few-line bodies
+    return (
+        a.whole == b.whole
+        or resemblance(a.sketch, b.sketch, SKETCH_SIZE) >= COPY_SIMILARITY
+        or (full and resemblance(a.shingles, b.shingles) >= COPY_RESEMBLANCE)
+    )
 
 
 @dataclass
@@ -219,10 +240,11 @@ def _copy_groups(digests: dict[str, FileDigest]) -> dict[str, tuple[str, ...]]:
             i = parent[i]
         return i
 
-    by_value: dict[bytes, list[int]] = {}
+    by_value: dict[bytes | int, list[int]] = {}
     for i, key in enumerate(keys):
         found = digests[key]
-        for value in (found.whole, *found.sketch):
+        values: list[bytes | int] = [found.whole, *found.sketch, *found.shingles]
+        for value in values:
             by_value.setdefault(value, []).append(i)
     for members in by_value.values():
         if len(members) < 2 or len(members) > COMMON_SKETCH_VALUE:
@@ -232,7 +254,7 @@ def _copy_groups(digests: dict[str, FileDigest]) -> dict[str, tuple[str, ...]]:
                 a, b = root(one), root(other)
                 if a == b:
                     continue
-                if similarity(digests[keys[one]], digests[keys[other]]) >= COPY_SIMILARITY:
+                if are_copies(digests[keys[one]], digests[keys[other]]):
                     parent[max(a, b)] = min(a, b)
     members_of: dict[int, list[str]] = {}
     for i, key in enumerate(keys):

@@ -3,6 +3,7 @@ mixed line ends, plain-text headings, form feeds), through the text loader and t
 
 from __future__ import annotations
 
+import random
 import re
 import tempfile
 from pathlib import Path
@@ -23,6 +24,13 @@ from ragingest.loaders.source_map import (
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.chunk_metadata import chunk_metadata
 
+VOCABULARY = sorted(  # the example documents' words
+    {
+        word
+        for path in (Path(__file__).parents[2] / "examples").glob("*.md")
+        for word in re.findall(r"[а-яё]{4,}", path.read_text("utf-8"))
+    }
+)
 WORDS = "правило\u00a0исключение срок выдачи книга rule exception loan 14 т. е. ст. 81".split(" ")
 word = st.sampled_from(WORDS)
 sentence = st.lists(word, min_size=1, max_size=14).map(lambda ws: " ".join(ws).capitalize() + ".")
@@ -201,7 +209,8 @@ def test_boilerplate_removal_keeps_source_offsets(tmp_path):
     corpus = CorpusCleaner()
     sources = {}
     for n in range(4):
-        body = f"Правило {n}: срок выдачи {n + 3} дня, " + "продление по заявке читателя. " * 16
+        words = random.Random(n).sample(VOCABULARY, 60)  # distinct documents, not copies
+        body = f"Правило {n}: срок выдачи {n + 3} дня. " + " ".join(words) + "."
         source = (
             f"\ufeff{disclaimer}\r\n\r\n# Раздел {n}\r\n\r\n{body}\r\n\r\n## Исключение"
             f"\r\n\r\nАльбомы выдают на {n + 1} дня.\r\n\r\n{disclaimer}\r\n"

@@ -8,6 +8,8 @@ read as code.)"""
 from __future__ import annotations
 
 import json
+import random
+import re
 import shutil
 from pathlib import Path
 
@@ -44,9 +46,21 @@ def split_all(root: Path, rules: CleaningRules | None = None) -> dict[str, objec
     return {t.source: split_file(t.path, root, splitter(), corpus=corpus) for t in tasks}
 
 
+EXAMPLES = Path(__file__).parents[2] / "examples"
+WORDS = sorted(  # a vocabulary of a few hundred words: the example documents'
+    {w for p in EXAMPLES.glob("*.md") for w in re.findall(r"[а-яё]{4,}", p.read_text("utf-8"))}
+)
+
+
+def prose(seed: int, sentences: int = 6) -> str:
+    """Sentences of words in an order of their own: distinct documents' text."""
+    words = random.Random(seed).sample(WORDS, 6 * sentences)
+    return " ".join(f"{' '.join(words[k : k + 6]).capitalize()}." for k in range(0, len(words), 6))
+
+
 def guide(n: int, topic: str) -> str:
     """A FastAPI-like page: a console block mid-page, sections after it, a disclaimer last."""
-    body = f"Раздел о теме «{topic}»: настройка, проверка и типичные ошибки номер {n}. " * 3
+    body = prose(n)
     return (
         f"# Руководство: {topic}\n\n{body}\n\nЗапустите сервер:\n\n{CONSOLE}\n\n"
         f"## Проверка: {topic}\n\nОткройте страницу и проверьте ответ про {topic}.\n\n"
@@ -83,6 +97,26 @@ def test_versions_that_differ_in_a_sentence_keep_both_sentences(tmp_path):
     assert sorted(kept["b/reg.md"].copies) == sorted(
         str(tmp_path / f / "reg.md") for f in ("a", "c", "d")
     )
+
+
+def misread(text: str, seed: int, rate: float = 0.04) -> str:
+    """``text`` with ``rate`` of its letters misread, as OCR does."""
+    chance = random.Random(seed)
+    return "".join(
+        chance.choice("оеаинт") if ch.isalpha() and chance.random() < rate else ch for ch in text
+    )
+
+
+def test_four_ocr_readings_of_one_memo_are_copies_and_keep_its_rule(tmp_path):
+    rule = "Альбомы с красной наклейкой выдают на три дня и не продлевают никогда."
+    for n in range(4):  # each reading misreads other letters; the rule came out the same
+        body = "\n\n".join(misread(prose(100 + k), seed=10 * n + k) for k in range(4))
+        (tmp_path / f"scan{n}.md").write_text(f"{body}\n\n{rule}\n", encoding="utf-8")
+    kept = split_all(tmp_path)
+    for n in range(4):
+        chunks = kept[f"scan{n}.md"]
+        assert rule in "".join(c.text for c in chunks)  # before: gone from all four
+        assert len(chunks.copies) == 3
 
 
 def test_a_repeated_console_block_is_no_boilerplate_and_keeps_its_fence(tmp_path):
