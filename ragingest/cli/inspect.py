@@ -194,12 +194,13 @@ def render_text(result: dict) -> str:
         lines.append(row["embed_text"])
     if result.get("copies"):
         lines.append("\ncopies (each kept and indexed): " + ", ".join(result["copies"]))
+    if result.get("removed"):
+        lines.append("\nremoved by cleaning (rule, where: text):")
     for removal in result.get("removed", []):
-        page = f", page {removal['page']}" if removal["page"] is not None else ""
-        lines.append(
-            f"\nremoved by rule {removal['rule']} [{removal['start']}, {removal['end']}){page}: "
-            f"{removal['text']}"
-        )
+        where = [f"page {removal['page']}"] if removal["page"] is not None else []
+        if removal["start"] is not None:
+            where.append(f"[{removal['start']}, {removal['end']})")
+        lines.append(f"  {removal['rule']} {' '.join(where) or '-'}: {removal['text']}")
     for item in result["contains"]:
         where = ", ".join(str(i) for i in item["chunks"]) or "none"
         lines.append(f"\ncontains {item['text']!r}: chunk {where}")

@@ -173,7 +173,7 @@ def test_inspect_with_the_corpus_cleans_as_ingest_does(tmp_path, capsys):
     capsys.readouterr()
     assert main(["inspect", str(docs / "page2.md"), "--corpus", str(docs)]) == 0
     out = capsys.readouterr().out
-    assert f"removed by rule boilerplate [{guide(2, TOPICS[2]).index(DISCLAIMER)}," in out
+    assert f"  boilerplate [{guide(2, TOPICS[2]).index(DISCLAIMER)}, " in out
 
 
 @pytest.mark.slow
