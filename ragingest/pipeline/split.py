@@ -46,7 +46,7 @@ GARBLED_NOTE = (
 
 class FileChunks(list[ChunkRecord]):
     """The records of one task, in order, with what cleaning removed from it (``cleaning``:
-    counts; ``removed``: the run's cross-document removals, each with its rule and span) and
+    counts; ``removed``: each removal, the loader's and the run's, with its rule and span) and
     the files it is a copy of (``copies``)."""
 
     def __init__(self, *args: Iterable[ChunkRecord]) -> None:
