@@ -5,7 +5,8 @@ switched off (``CleaningRules``) and every removal is counted (the run report su
 Rules, each in one place:
 
 - ``headers_footers``: header/footer blocks a parser marked, and lines within the first or last
-  ``EDGE_BLOCKS`` blocks of a page that repeat (digits folded) on most pages;
+  ``EDGE_BLOCKS`` blocks of a page that repeat (digits folded) on most pages, while they are
+  at most ``MAX_REPEATED_SHARE`` of the document's text;
 - ``page_numbers``: a bare page number («12», «Стр. 3», «- 4 -», «Page 2 of 9») at a page edge;
 - ``toc``: a table of contents: two or more lines ending in dot leaders (or a tab) and a page
   number, with a «Содержание»/«Оглавление»/«Contents» line just before them;
@@ -37,6 +38,7 @@ from ragingest.loaders.ocr import OcrSettings
 
 EDGE_BLOCKS = 2  # header/footer lines are among the first/last two blocks of a page
 REPEAT_SHARE = 0.6  # ... and repeat on at least 60 % of the pages (at least two)
+MAX_REPEATED_SHARE = 0.25  # ... and are never more than a quarter of the document's text
 
 COUNTERS = (
     "header_footer_lines",
@@ -191,11 +193,17 @@ def clean_blocks(
             seen.update({blocks[i].fingerprint() for i in indices if keep[i]})
         need = max(2, math.ceil(REPEAT_SHARE * len(by_page)))
         repeated = {fp for fp, n in seen.items() if n >= need and fp}
-        for indices in edges.values():
-            for i in set(indices):
-                if keep[i] and blocks[i].fingerprint() in repeated:
-                    keep[i] = False
-                    counts["header_footer_lines"] += 1
+        found = {
+            i
+            for indices in edges.values()
+            for i in indices
+            if keep[i] and blocks[i].fingerprint() in repeated
+        }
+        text = sum(len(b.text) for b, k in zip(blocks, keep, strict=True) if k)
+        if sum(len(blocks[i].text) for i in found) <= MAX_REPEATED_SHARE * text:
+            for i in found:  # else the "header" is the body itself (numbered, repetitive)
+                keep[i] = False
+                counts["header_footer_lines"] += 1
     if rules.toc:
         counts["toc_lines"] += _drop_toc(blocks, keep, why)
     kept = [b for b, k in zip(blocks, keep, strict=True) if k]
