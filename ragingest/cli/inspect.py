@@ -197,10 +197,10 @@ def render_text(result: dict) -> str:
     if result.get("removed"):
         lines.append("\nremoved by cleaning (rule, where: text):")
     for removal in result.get("removed", []):
-        where = [f"page {removal['page']}"] if removal["page"] is not None else []
+        place = [f"page {removal['page']}"] if removal["page"] is not None else []
         if removal["start"] is not None:
-            where.append(f"[{removal['start']}, {removal['end']})")
-        lines.append(f"  {removal['rule']} {' '.join(where) or '-'}: {removal['text']}")
+            place.append(f"[{removal['start']}, {removal['end']})")
+        lines.append(f"  {removal['rule']} {' '.join(place) or '-'}: {removal['text']}")
     for item in result["contains"]:
         where = ", ".join(str(i) for i in item["chunks"]) or "none"
         lines.append(f"\ncontains {item['text']!r}: chunk {where}")
