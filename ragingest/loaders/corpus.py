@@ -152,7 +152,8 @@ def are_copies(a: FileDigest, b: FileDigest) -> bool:
 @dataclass
 class CorpusCleaner:
     """The run's cross-document cleaning (module docstring): ``observe`` each file during the
-    scan, then ``clean`` each document. ``copies_of`` names a file's copies."""
+    scan, then ``apply_corpus`` each document (its ``removals``). ``copies_of`` names a
+    file's copies."""
 
     rules: CleaningRules = field(default_factory=CleaningRules)
     cache_chars: int = 8 * 2**20
