@@ -147,7 +147,9 @@ NO_READER = "!nobody"
 CONTENT_TYPE_HINT = "_content_type"  # the loader's word on the content type (content_types)
 PAGE_MAP_HINT = "_page_map"  # sorted [(offset, page), ...] of a paged format → page_start/end
 TITLE_FROM_NAME_HINT = "_title_from_name"  # the title is only the file name: no breadcrumb
-CLEANING_HINT = "_cleaning"  # what the loader's cleaning removed (counts for the run report)
+# what the loader's cleaning removed: counts, and each removed block with its rule
+# (``loaders.cleaning.CleaningCounts``), for the run report and ``inspect``
+CLEANING_HINT = "_cleaning"
 SOURCE_MAP_HINT = "_source_map"  # text formats: loaders.source_map.SourceMap → source offsets
 # OCR'd lines: [(start, end, page, x0, y0, x1, y1, confidence, words), ...] in the text (box
 # on the page as displayed, mean confidence of its words) → page_boxes, ocr_confidence

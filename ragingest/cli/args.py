@@ -146,6 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse a file that splits into more chunks, as ingest does (default "
         f"{d.MAX_CHUNKS_PER_FILE}; 0: no bound)",
     )
+    ins.add_argument(
+        "--corpus",
+        metavar="FOLDER",
+        help="clean the file as ingesting FOLDER (which holds it) cleans it: its copies and the "
+        "boilerplate repeated across FOLDER's files, each removal shown with its rule",
+    )
     ins.add_argument("--json", action="store_true", help="print JSON")
     ins.add_argument(
         "--html",

@@ -252,7 +252,7 @@ def inspect_command(args: argparse.Namespace) -> int:
         file_timeout=args.file_timeout or 0,
         max_chunks=args.max_chunks_per_file or None,
     )
-    result, text = inspect_document(args.file, splitting, args.contains)
+    result, text = inspect_document(args.file, splitting, args.contains, args.corpus)
     if args.html:
         from ragingest.cli.inspect_html import render_html
 

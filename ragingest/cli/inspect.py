@@ -4,15 +4,18 @@ together.
 It is the run's own plan and split stage (``pipeline.plan``, ``pipeline.split``) on that one
 file with the same options (splitter settings, ``--content-type``, ``--no-clean``), so it shows
 exactly the chunks ``ingest`` stores for it, of every document of the file (mbox messages, CSV rows,
-pages). The one difference: boilerplate repeated across files needs the whole corpus, so
-``inspect`` of one file removes none.
+pages). Cross-document cleaning (copies, boilerplate: ``loaders.corpus``) needs the corpus:
+``--corpus FOLDER`` scans FOLDER as ``ingest FOLDER`` does, so the file is cleaned exactly as
+that run cleans it; without it, ``inspect`` of one file removes nothing across files.
 
 ``inspect_file`` returns ``{"source", "length", "documents": [...], "chunks": [...],
-"contains": [...]}``; each chunk names its ``document``; ``contains`` lists, for each given
-text, the chunks that hold it whole. Each document gives the ``normalized`` Markdown the
-splitter saw and what chunk offsets index (``offsets``): ``"source"``, the file as decoded
-(text formats), or ``"normalized"``, that Markdown (converted formats); ``length`` is the
-length of the indexed text.
+"contains": [...], "removed": [...], "copies": [...]}``; each chunk names its ``document``;
+``contains`` lists, for each given text, the chunks that hold it whole; ``removed`` what
+cross-document cleaning removed (rule, span in the indexed text, page, text); ``copies`` the
+file's copies in the corpus. Each document gives the ``normalized`` Markdown the splitter saw
+and what chunk offsets index (``offsets``): ``"source"``, the file as decoded (text formats),
+or ``"normalized"``, that Markdown (converted formats); ``length`` is the length of the
+indexed text.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from typing import Any
 
 from ragingest.defaults import MAX_CHUNKS_PER_FILE
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.cleaning import CleaningRules, Removal
+from ragingest.loaders.corpus import CorpusCleaner
 from ragingest.loaders.source_map import indexed_text, source_map_of
-from ragingest.pipeline.plan import make_plan
+from ragingest.pipeline.plan import FileTask, make_plan, scan_corpus
 from ragingest.pipeline.split import Splitting, split_documents
 from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT
 from ragingest.splitters.base import ChunkSplitter
@@ -64,14 +68,22 @@ def file_splitting(
     )
 
 
-def inspect_file(path: str | Path, splitting: Splitting, contains: list[str] | None = None) -> dict:
-    """What ``inspect`` shows for the first document of ``path``: its chunks as ingest would
-    store them."""
-    return inspect_document(path, splitting, contains)[0]
+def inspect_file(
+    path: str | Path,
+    splitting: Splitting,
+    contains: list[str] | None = None,
+    corpus: str | Path | None = None,
+) -> dict:
+    """What ``inspect`` shows for ``path``: its chunks as ingest would store them (as
+    ingesting the folder ``corpus`` would, when given)."""
+    return inspect_document(path, splitting, contains, corpus)[0]
 
 
 def inspect_document(
-    path: str | Path, splitting: Splitting, contains: list[str] | None = None
+    path: str | Path,
+    splitting: Splitting,
+    contains: list[str] | None = None,
+    corpus: str | Path | None = None,
 ) -> tuple[dict, str]:
     """``inspect_file``'s result and the first document's text (for ``--html``)."""
     path = Path(path)
@@ -88,7 +100,9 @@ def inspect_document(
     if item.task is None:  # the walk skips it (a FIFO, a dangling or looping symlink, ...)
         reason = item.skipped.reason if item.skipped else "not a file ingest would read"
         raise ValueError(f"{path}: {reason}")
-    documents, _counts = split_documents(item.task, splitting)
+    cleaner = corpus_cleaner(item.task, splitting, corpus) if corpus is not None else None
+    removed: list[Removal] = []
+    documents, _counts = split_documents(item.task, splitting, cleaner, removed)
     rows: list[dict[str, Any]] = []
     described: list[dict[str, Any]] = []
     for number, (document, records) in enumerate(documents):
@@ -133,8 +147,27 @@ def inspect_document(
         "documents": described,
         "chunks": rows,
         "contains": found,
+        "removed": [r.as_dict() for r in removed],
+        "copies": cleaner.copies_of(item.task.name) if cleaner is not None else [],
     }
     return result, first
+
+
+def corpus_cleaner(
+    task: FileTask, splitting: Splitting, folder: str | Path
+) -> CorpusCleaner | None:
+    """The cross-document cleaner ``ingest FOLDER`` builds (its scan over the folder's files,
+    ``task`` among them; None with ``--no-clean boilerplate``)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"--corpus {folder}: not a folder")
+    tasks = make_plan([folder], {}, max_file_bytes=splitting.max_file_bytes).tasks
+    if task.path is None or not any(
+        t.path is not None and t.path.resolve() == task.path.resolve() for t in tasks
+    ):
+        raise ValueError(f"{task.name} is not a file of --corpus {folder}")
+    rules = splitting.cleaning or CleaningRules()
+    return scan_corpus(tasks, rules, splitting.max_file_bytes, splitting.parsers)
 
 
 def render_text(result: dict) -> str:
@@ -160,6 +193,15 @@ def render_text(result: dict) -> str:
             f"{row['tokens']} {meta.get('strategy')} │ {meta.get('section_path') or '-'}{ocr}"
         )
         lines.append(row["embed_text"])
+    if result.get("copies"):
+        lines.append("\ncopies (each kept and indexed): " + ", ".join(result["copies"]))
+    if result.get("removed"):
+        lines.append("\nremoved by cleaning (rule, where: text):")
+    for removal in result.get("removed", []):
+        place = [f"page {removal['page']}"] if removal["page"] is not None else []
+        if removal["start"] is not None:
+            place.append(f"[{removal['start']}, {removal['end']})")
+        lines.append(f"  {removal['rule']} {' '.join(place) or '-'}: {removal['text']}")
     for item in result["contains"]:
         where = ", ".join(str(i) for i in item["chunks"]) or "none"
         lines.append(f"\ncontains {item['text']!r}: chunk {where}")

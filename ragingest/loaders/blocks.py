@@ -6,7 +6,7 @@ and list items as their own lines separated by blank lines (list items by single
 tables as one Markdown table block (``|`` rows, a ``---`` rule after the header), code fenced.
 ``page_map`` is the sorted ``[(offset, page), ...]`` of the offsets where a new page starts
 (empty when no block has a page). A page change never inserts text, so page breaks are no
-chunk boundaries. ``remove_spans`` cuts spans out of a rendered text and moves the page map.
+chunk boundaries.
 """
 
 from __future__ import annotations
@@ -164,47 +164,6 @@ def render(blocks: Iterable[Block]) -> tuple[str, list[tuple[int, int]]]:
         previous = block
     text = "".join(parts)
     return (text + "\n" if text else text), page_map
-
-
-def remove_spans(
-    text: str, spans: Sequence[tuple[int, int]], page_map: Sequence[tuple[int, int]] = ()
-) -> tuple[str, list[tuple[int, int]]]:
-    """``text`` without the given (sorted, disjoint) spans, and the page map moved with it."""
-    if not spans:
-        return text, list(page_map)
-    pieces = []
-    position = 0
-    for start, end in spans:
-        pieces.append(text[position:start])
-        position = end
-    pieces.append(text[position:])
-    out = "".join(pieces)
-
-    def moved(offset: int) -> int:
-        shift = 0
-        for start, end in spans:
-            if end <= offset:
-                shift += end - start
-            elif start < offset:
-                shift += offset - start
-        return offset - shift
-
-    new_map: list[tuple[int, int]] = []
-    for offset, page in page_map:
-        new = moved(offset)
-        if new_map and new_map[-1][0] == new:
-            new_map[-1] = (new, page)
-        else:
-            new_map.append((new, page))
-    cleaned = re.sub(r"\n{3,}", "\n\n", out)
-    if cleaned != out:  # collapse blank runs left by the cuts, keeping the map in step
-        return remove_spans(out, [m.span() for m in _extra_newlines(out)], new_map)
-    return out, new_map
-
-
-def _extra_newlines(text: str) -> list[re.Match[str]]:
-    """The third and later newlines of each blank run (so the run becomes one blank line)."""
-    return [m for m in re.finditer(r"(?<=\n\n)\n+", text)]
 
 
 def strip_html(text: str) -> str:

@@ -5,26 +5,25 @@ switched off (``CleaningRules``) and every removal is counted (the run report su
 Rules, each in one place:
 
 - ``headers_footers``: header/footer blocks a parser marked, and lines within the first or last
-  ``EDGE_BLOCKS`` blocks of a page that repeat (digits folded) on most pages;
+  ``EDGE_BLOCKS`` blocks of a page that repeat (digits folded) on most pages, while they are
+  at most ``MAX_REPEATED_SHARE`` of the document's text;
 - ``page_numbers``: a bare page number («12», «Стр. 3», «- 4 -», «Page 2 of 9») at a page edge;
 - ``toc``: a table of contents: two or more lines ending in dot leaders (or a tab) and a page
   number, with a «Содержание»/«Оглавление»/«Contents» line just before them;
 - ``empty_pages``: pages left with no text are counted (they contribute nothing);
-- ``boilerplate``: paragraphs repeated across many files of one run (disclaimers), removed by
-  ``CorpusCleaner``;
+- ``boilerplate``: paragraphs repeated at the margins of many distinct files of one run
+  (disclaimers, signatures), bounded; copies are no boilerplate (``loaders.corpus``);
 - ``quotes`` and ``signatures`` (e-mail): quoted replies and signature blocks, removed by the
   mail loader (``ragingest.loaders.mail``) and counted here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING
 
 from ragingest.loaders.blocks import (
     FOOTER,
@@ -34,18 +33,12 @@ from ragingest.loaders.blocks import (
     PARAGRAPH,
     Block,
     clean_inline,
-    remove_spans,
 )
 from ragingest.loaders.ocr import OcrSettings
-from ragingest.loaders.scan import moved_box_map
-from ragingest.loaders.source_map import diff_map, source_map_of
-from ragingest.schema import BOX_MAP_HINT, CLEANING_HINT, PAGE_MAP_HINT, SOURCE_MAP_HINT
-
-if TYPE_CHECKING:  # the type only: cleaning itself never builds a Document
-    from langchain_core.documents import Document
 
 EDGE_BLOCKS = 2  # header/footer lines are among the first/last two blocks of a page
 REPEAT_SHARE = 0.6  # ... and repeat on at least 60 % of the pages (at least two)
+MAX_REPEATED_SHARE = 0.25  # ... and are never more than a quarter of the document's text
 
 COUNTERS = (
     "header_footer_lines",
@@ -93,6 +86,47 @@ class CleaningRules:
         return cls(**{name: name not in off for name in names}, ocr=ocr or OcrSettings())
 
 
+@dataclass(frozen=True)
+class Removal:
+    """One piece of text cleaning removed from a document: the ``rule`` that decided it, its
+    span in the text ``inspect`` shows for the document (source offsets for text formats;
+    None for what a loader's rule took out before the text was rendered), the page it was on
+    (None: no pages) and its ``text``."""
+
+    rule: str
+    start: int | None
+    end: int | None
+    page: int | None
+    text: str
+
+    def as_dict(self) -> dict[str, object]:
+        """The removal as JSON-ready data (the run report, ``inspect``)."""
+        return {
+            "rule": self.rule,
+            "start": self.start,
+            "end": self.end,
+            "page": self.page,
+            "text": self.text,
+        }
+
+
+class CleaningCounts(dict[str, int]):
+    """A document's cleaning counts (``COUNTERS``), with the ``Removal`` of each block the
+    loader's rules took out (``removed``): what the run report lists per file."""
+
+    def __init__(self, *args: object, removed: list[Removal] | None = None) -> None:
+        super().__init__(*args)
+        self.removed: list[Removal] = removed or []
+
+    def __reduce__(self) -> tuple[object, ...]:  # documents cross the parser worker's pipe
+        return (CleaningCounts, (dict(self),), {"removed": self.removed})
+
+
+def removals_of(counts: object) -> list[Removal]:
+    """The removals a loader recorded with its counts (none for plain counts)."""
+    return list(counts.removed) if isinstance(counts, CleaningCounts) else []
+
+
 def new_counts() -> dict[str, int]:
     """A zero count for each cleaning counter."""
     return dict.fromkeys(COUNTERS, 0)
@@ -120,15 +154,17 @@ def clean_blocks(
     blocks: Sequence[Block], rules: CleaningRules, pages: int = 0
 ) -> tuple[list[Block], dict[str, int]]:
     """Apply the per-document rules to a loader's blocks; ``pages`` is the page count (0 when
-    the format has no pages)."""
-    counts = new_counts()
+    the format has no pages). The counts are a ``CleaningCounts``: each removed block listed
+    with its rule."""
+    counts = CleaningCounts(new_counts())
     keep = [True] * len(blocks)
+    why: dict[int, str] = {}  # the rule that removed block i
     for i, block in enumerate(blocks):
         if block.kind in (HEADER, FOOTER):
             keep[i] = False
             counts["header_footer_lines"] += 1 if rules.headers_footers else 0
         elif block.kind == PAGE_NUMBER:
-            keep[i] = False
+            keep[i], why[i] = False, "page_numbers"
             counts["page_numbers"] += 1 if rules.page_numbers else 0
     if not rules.headers_footers:  # keep parser-marked headers as plain text
         for i, block in enumerate(blocks):
@@ -149,7 +185,7 @@ def clean_blocks(
         for indices in edges.values():
             for i in set(indices):
                 if blocks[i].kind != HEADING and is_page_number(blocks[i].text):
-                    keep[i] = False
+                    keep[i], why[i] = False, "page_numbers"
                     counts["page_numbers"] += 1
     if rules.headers_footers and len(by_page) >= 2:
         seen: Counter[str] = Counter()
@@ -157,21 +193,32 @@ def clean_blocks(
             seen.update({blocks[i].fingerprint() for i in indices if keep[i]})
         need = max(2, math.ceil(REPEAT_SHARE * len(by_page)))
         repeated = {fp for fp, n in seen.items() if n >= need and fp}
-        for indices in edges.values():
-            for i in set(indices):
-                if keep[i] and blocks[i].fingerprint() in repeated:
-                    keep[i] = False
-                    counts["header_footer_lines"] += 1
+        found = {
+            i
+            for indices in edges.values()
+            for i in indices
+            if keep[i] and blocks[i].fingerprint() in repeated
+        }
+        text = sum(len(b.text) for b, k in zip(blocks, keep, strict=True) if k)
+        if sum(len(blocks[i].text) for i in found) <= MAX_REPEATED_SHARE * text:
+            for i in found:  # else the "header" is the body itself (numbered, repetitive)
+                keep[i] = False
+                counts["header_footer_lines"] += 1
     if rules.toc:
-        counts["toc_lines"] += _drop_toc(blocks, keep)
+        counts["toc_lines"] += _drop_toc(blocks, keep, why)
     kept = [b for b, k in zip(blocks, keep, strict=True) if k]
+    counts.removed = [
+        Removal(why.get(i, "headers_footers"), None, None, block.page, clean_inline(block.text))
+        for i, (block, k) in enumerate(zip(blocks, keep, strict=True))
+        if not k and block.text.strip()
+    ]
     if pages:
         with_text = {b.page for b in kept if b.text.strip() or b.rows}
         counts["empty_pages"] = sum(1 for p in range(1, pages + 1) if p not in with_text)
     return kept, counts
 
 
-def _drop_toc(blocks: Sequence[Block], keep: list[bool]) -> int:
+def _drop_toc(blocks: Sequence[Block], keep: list[bool], why: dict[int, str]) -> int:
     dropped = 0
     i = 0
     while i < len(blocks):
@@ -187,134 +234,9 @@ def _drop_toc(blocks: Sequence[Block], keep: list[bool]) -> int:
                 start = before
             for k in range(start, j):
                 if keep[k]:
-                    keep[k] = False
+                    keep[k], why[k] = False, "toc"
                     dropped += 1
             i = j
         else:
             i = j + 1 if j == i else j
     return dropped
-
-
-# -- across documents ---------------------------------------------------------------------
-
-BOILERPLATE_MIN_FILES = 3
-BOILERPLATE_MIN_SHARE = 0.05
-BOILERPLATE_MIN_CHARS = 40
-FINGERPRINT_BYTES = 16  # a paragraph's digest
-
-_PARAGRAPH = re.compile(r"[^\n](?:[^\n]|\n(?![ \t]*\n))*")
-
-
-def paragraphs(text: str) -> list[tuple[int, int, bytes]]:
-    """(start, end, fingerprint) of the plain paragraphs of a Markdown text (not headings,
-    tables, list items or code) long enough to be boilerplate. The fingerprint is a 16-byte
-    digest of the normalized paragraph: the run counts every paragraph of the corpus, so it
-    holds digests, not the corpus's text."""
-    out = []
-    for match in _PARAGRAPH.finditer(text):
-        body = match.group().rstrip()
-        start = match.start()
-        first = body.lstrip()[:1]
-        if first in ("#", "|", "`", "-", "*", ">") or len(body.strip()) < BOILERPLATE_MIN_CHARS:
-            continue
-        digest = hashlib.blake2b(clean_inline(body).lower().encode(), digest_size=FINGERPRINT_BYTES)
-        out.append((start, start + len(body), digest.digest()))
-    return out
-
-
-class CorpusCleaner:
-    """Finds paragraphs repeated across files (at least ``BOILERPLATE_MIN_FILES`` files and
-    ``BOILERPLATE_MIN_SHARE`` of them) and removes them from each document."""
-
-    def __init__(self, rules: CleaningRules | None = None, cache_chars: int = 8 * 2**20) -> None:
-        self.rules = rules or CleaningRules()
-        self.files = 0
-        self._seen: Counter[bytes] = Counter()
-        self._boilerplate: set[bytes] | None = None
-        self._cache: dict[str, list[Document]] = {}
-        self._cache_left = cache_chars
-
-    def remember(self, key: str, documents: list[Document]) -> None:
-        """Keep a scanned file's documents (within the cache budget) for ``take``."""
-        size = sum(len(d.page_content) for d in documents)
-        if size <= self._cache_left:
-            self._cache[key] = documents
-            self._cache_left -= size
-
-    def take(self, key: str) -> list[Document] | None:
-        """The documents cached for ``key`` during the scan, removed from the cache; ``None``
-        when they were not kept."""
-        documents = self._cache.pop(key, None)
-        if documents is not None:
-            self._cache_left += sum(len(d.page_content) for d in documents)
-        return documents
-
-    def observe(self, texts: Iterable[str]) -> None:
-        """Count one file's paragraphs (all its documents' texts)."""
-        self.observe_digests(fp for text in texts for _s, _e, fp in paragraphs(text))
-
-    def observe_digests(self, digests: Iterable[bytes]) -> None:
-        """Count one file's distinct paragraph digests (``paragraphs``), computed elsewhere."""
-        self.files += 1
-        self._seen.update(set(digests))
-        self._boilerplate = None
-
-    def boilerplate_only(self) -> CorpusCleaner:
-        """A cleaner that cleans as this one, from the boilerplate digests only (for workers)."""
-        lean = CorpusCleaner(self.rules, cache_chars=0)
-        lean.files = self.files
-        lean._seen = Counter(dict.fromkeys(self.boilerplate, self.files))
-        return lean
-
-    @property
-    def boilerplate(self) -> set[bytes]:
-        """Fingerprints of the blocks seen in enough files to count as boilerplate (computed once
-        per scan)."""
-        if self._boilerplate is None:  # once per scan, not once per cleaned file
-            need = max(BOILERPLATE_MIN_FILES, math.ceil(BOILERPLATE_MIN_SHARE * self.files))
-            self._boilerplate = {fp for fp, n in self._seen.items() if n >= need}
-        return self._boilerplate
-
-    def clean(
-        self, text: str, page_map: Sequence[tuple[int, int]] = ()
-    ) -> tuple[str, list[tuple[int, int]], int]:
-        """``text`` without boilerplate paragraphs (never all of it), the moved page map and
-        the number removed."""
-        if not self.rules.boilerplate or not self._seen:
-            return text, list(page_map), 0
-        known = self.boilerplate
-        spans = [(s, e) for s, e, fp in paragraphs(text) if fp in known]
-        if not spans:
-            return text, list(page_map), 0
-        out, new_map = remove_spans(text, spans, page_map)
-        if not out.strip():
-            return text, list(page_map), 0
-        lead = len(out) - len(out.lstrip())
-        if lead:
-            out, new_map = remove_spans(out, [(0, lead)], new_map)
-        return out, new_map, len(spans)
-
-
-def apply_corpus(
-    document: Document, corpus: CorpusCleaner | None, counts: dict[str, int]
-) -> Document:
-    """``document`` with the run's boilerplate paragraphs removed (counted into ``counts``,
-    with the loader's own counts)."""
-    metadata = document.metadata
-    add_counts(counts, metadata.get(CLEANING_HINT))
-    if corpus is None:
-        return document
-    text, page_map, removed = corpus.clean(document.page_content, metadata.get(PAGE_MAP_HINT, ()))
-    if removed:
-        mapping = source_map_of(metadata)
-        if mapping is not None:  # keep source offsets exact through the removal
-            metadata[SOURCE_MAP_HINT] = mapping.compose(diff_map(document.page_content, text))
-        if metadata.get(BOX_MAP_HINT):  # a scan's lines: found again in the shorter text
-            metadata[BOX_MAP_HINT] = moved_box_map(
-                document.page_content, text, metadata[BOX_MAP_HINT]
-            )
-        document.page_content = text
-        if page_map:
-            metadata[PAGE_MAP_HINT] = page_map
-        counts["boilerplate_paragraphs"] += removed
-    return document

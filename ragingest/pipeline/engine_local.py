@@ -1,5 +1,5 @@
-"""The local engine: the boilerplate scan, then each task split in this process (the writer
-embeds through the store, from the embedding cache first)."""
+"""The local engine: the corpus scan (copies, boilerplate), then each task split in this
+process (the writer embeds through the store, from the embedding cache first)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CorpusCleaner
+from ragingest.loaders.corpus import CorpusCleaner
 from ragingest.pipeline.engine import SplitOutcome
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.plan import FileTask, scan_corpus

@@ -2,11 +2,10 @@
 
 The run's plan (``pipeline.plan``) decides which files are parsed; only those tasks go to Ray:
 
-1. boilerplate scan (cleaning rule ``boilerplate``), a barrier: every fingerprint must be
-   counted before any file is split. Map tasks load each file and return its paragraph
-   fingerprints as 16-byte digests; the driver streams them into the counter
-   (``CorpusCleaner``: a digest per distinct paragraph, not its text), and the split tasks get
-   only the boilerplate digests;
+1. corpus scan (cleaning rule ``boilerplate``), a barrier: every file must be digested
+   before any file is split. Map tasks load each file and return its ``FileDigest`` (block
+   digests, not text); the driver streams them into the ``CorpusCleaner`` (copies, then
+   boilerplate), and the split tasks get only its groups of copies and boilerplate digests;
 2. then one streaming pipeline, ``rows of files → map_batches(split) → rows of chunks →
    map_batches(EmbedActor)``, consumed by the driver while it runs:
 
@@ -58,13 +57,13 @@ from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CorpusCleaner
+from ragingest.loaders.corpus import CorpusCleaner
 from ragingest.pipeline.engine import SplitOutcome
 from ragingest.pipeline.engine_local import run_splitting, split_outcome
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.ray_env import data_context, failed, pool_size
-from ragingest.pipeline.ray_tasks import EmbedActor, digests_of, scan_batch, split_batch
+from ragingest.pipeline.ray_tasks import EmbedActor, scan_batch, split_batch
 from ragingest.pipeline.split import FileChunks
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_text_hashes
 
@@ -189,9 +188,9 @@ class RayEngine:
             for batch in scan.iter_batches(batch_size=None):
                 stats.seconds["scan_busy"] += float(sum(batch["scan_s"]))
                 for ok, digests in zip(batch["ok"], batch["digests"], strict=True):
-                    if ok:  # counted as the local scan counts (by digest)
-                        corpus.observe_digests(digests_of(digests))
-            self.corpus = corpus.boilerplate_only()
+                    if ok:  # digested as the local scan digests
+                        corpus.observe_digest(*pickle.loads(digests))
+            self.corpus = corpus.lean()
         stats.seconds["scan"] = time.perf_counter() - clock
 
         self.clock = time.perf_counter()
@@ -296,7 +295,7 @@ class RayEngine:
                 return SplitOutcome(task, error=kind(path, reason))
             return split_outcome(task, self.splitting, self.corpus)  # the local split says why
         chunks = FileChunks()
-        chunks.cleaning, chunks.notes, chunks.lost = cleaning
+        chunks.cleaning, chunks.notes, chunks.lost, chunks.removed, chunks.copies = cleaning
         for seq in range(got["count"]):
             record, vector = got["records"][seq]
             if vector:

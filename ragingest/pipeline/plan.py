@@ -24,7 +24,8 @@ from ragingest.errors import UnreadableFileError, UnsupportedFormatError
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner
+from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.corpus import CorpusCleaner, document_pages
 from ragingest.loaders.identity import FileIdentity
 from ragingest.loaders.walk import SkippedFile, walk_entries
 from ragingest.pipeline.stamps import VERSION, FileStamp, FileState, known_failure
@@ -200,9 +201,10 @@ def scan_corpus(
     max_file_bytes: int = MAX_FILE_BYTES,
     parsers: ParserPool | None = None,
 ) -> CorpusCleaner | None:
-    """Boilerplate across files (cleaning rule ``boilerplate``): a first pass over the tasks
-    counts their paragraphs; the loaded documents are kept (within the cache budget, keyed by
-    ``FileTask.name``) so the split does not parse a file twice. None when the rule is off."""
+    """Copies and boilerplate across files (``loaders.corpus``; cleaning rule
+    ``boilerplate``): a first pass over the tasks digests their documents; the loaded
+    documents are kept (within the cache budget, keyed by ``FileTask.name``) so the split
+    does not parse a file twice. None when the rule is off."""
     if not cleaning.boilerplate:
         return None
     corpus = CorpusCleaner(cleaning)
@@ -211,7 +213,8 @@ def scan_corpus(
             documents: list[Any] = list(task.load(max_file_bytes, cleaning, parsers))
         except Exception:  # the split names the failure
             continue
-        corpus.observe(d.page_content for d in documents)
+        corpus.observe(task.name, document_pages(documents))
         if task.documents is None:
             corpus.remember(task.name, documents)
     return corpus
+

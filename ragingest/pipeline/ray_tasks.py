@@ -2,14 +2,15 @@
 
 Rows between the stages (Ray Data batches of plain columns):
 
-- scan: ``{"path", "root", "identity"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: a file's
-  distinct paragraph digests concatenated (``FINGERPRINT_BYTES`` bytes each), ``ok`` False when it
-  can't load (the split names the failure);
+- scan: ``{"path", "root", "identity"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: the
+  pickled ``(task name, FileDigest)`` of a file (``loaders.corpus``: block digests, not text),
+  ``ok`` False when it can't load (the split names the failure);
 - split: ``{"path", "root", "source", "base", "identity", "access"}`` in (``access``: the
   file's readers as JSON, "" without a policy) → per file a header row (``seq`` -1, ``count``
-  its records, ``blob`` the pickled ``(error, cleaning)``) then one row per record
-  (``seq`` i, ``blob`` the pickled ``ChunkRecord``, ``text`` its embedded text when it must be
-  embedded: not in the cache snapshot ``cached`` and not earlier in the same batch, else "");
+  its records, ``blob`` the pickled ``(error, (cleaning, notes, lost, removed, copies))``)
+  then one row per record (``seq`` i, ``blob`` the pickled ``ChunkRecord``, ``text`` its
+  embedded text when it must be embedded: not in the cache snapshot ``cached`` and not
+  earlier in the same batch, else "");
 - embed: adds ``vector`` (float32 little-endian bytes; empty where ``text`` is).
 
 Scan and split parse each file through the worker process's ``ParserPool`` (the run's
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
+from ragingest.loaders.corpus import FileDigest, document_pages
 from ragingest.loaders.identity import FileIdentity
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import Splitting, split_task
@@ -45,7 +46,7 @@ from ragingest.splitters.factory import SplitSettings, base_splitter
 if TYPE_CHECKING:  # the type only: a Ray worker never builds the options
     import numpy as np
 
-    from ragingest.loaders.cleaning import CorpusCleaner
+    from ragingest.loaders.corpus import CorpusCleaner
     from ragingest.models.embeddings import SentenceTransformerEmbeddings
     from ragingest.pipeline.options import IngestOptions
 
@@ -108,7 +109,7 @@ def _identities(batch: dict[str, Any]) -> list[str]:
 def scan_batch(
     batch: dict[str, Any], options: IngestOptions, run: str = "", host: str = ""
 ) -> dict[str, Any]:
-    """Scan: each file's distinct paragraph digests (see the module docstring)."""
+    """Scan: each file's ``FileDigest`` (see the module docstring)."""
     parsers = worker_parsers(options, run)
     found, oks, seconds = [], [], []
     for path, root, identity in zip(batch["path"], batch["root"], _identities(batch), strict=True):
@@ -116,19 +117,13 @@ def scan_batch(
         try:
             task = _task(path, root, "", identity=identity, host=host)
             loaded = task.load(options.max_file_bytes, options.cleaning, parsers)
-            texts = [d.page_content for d in loaded]
-            fps = {fp for text in texts for _s, _e, fp in paragraphs(text)}
-            found.append(b"".join(sorted(fps)))
+            found.append(pickle.dumps((task.name, FileDigest.of(document_pages(loaded)))))
             oks.append(True)
         except Exception:  # the split names the failure
             found.append(b"")
             oks.append(False)
         seconds.append(time.perf_counter() - clock)
     return {"path": list(batch["path"]), "digests": found, "ok": oks, "scan_s": seconds}
-
-
-def digests_of(blob: bytes) -> list[bytes]:
-    return [blob[i : i + FINGERPRINT_BYTES] for i in range(0, len(blob), FINGERPRINT_BYTES)]
 
 
 def in_sorted(values: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -183,7 +178,8 @@ def split_batch(
             task = _task(path, root, source, source_base, identity, host, str(access))
             chunks = split_task(task, splitting, corpus)
             records = list(chunks)
-            header: tuple[Any, Any] = (None, (chunks.cleaning, chunks.notes, chunks.lost))
+            kept = (chunks.cleaning, chunks.notes, chunks.lost, chunks.removed, chunks.copies)
+            header: tuple[Any, Any] = (None, kept)
         except FileError as exc:
             header = ((type(exc), exc.path, exc.reason), None)
         except Exception as exc:  # split_task wraps its own; the driver's split names it

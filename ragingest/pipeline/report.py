@@ -30,6 +30,9 @@ class FileResult:
     kind: str = ""  # the error or skip kind (ragingest.errors, loaders.walk), empty when ok
     cleaning: dict[str, int] = field(default_factory=dict)  # what cleaning removed (non-zero)
     notes: list[str] = field(default_factory=list)  # what the loader changed or lost, and why
+    # what cleaning removed: {"rule", "start", "end", "page", "text"} each (loaders.cleaning)
+    removed: list[dict[str, object]] = field(default_factory=list)
+    copies: list[str] = field(default_factory=list)  # the other files of its group of copies
 
     def __post_init__(self) -> None:
         self.cleaning = {k: v for k, v in (self.cleaning or {}).items() if v}
@@ -64,6 +67,7 @@ class DeletedSource:
 
 
 SUMMARY_DELETED_SHOWN = 20  # the summary names this many deleted sources; the JSON all
+SUMMARY_REMOVED_SHOWN = 20  # ... this many files' removals and groups of copies
 
 
 @dataclass
@@ -180,6 +184,7 @@ class RunReport:
         data["changed"] = self.changed
         data["unchanged"] = self.unchanged
         data["cleaning"] = self.cleaning
+        data["copies"] = self.copy_groups()
         return data
 
     def write(self, path: str | Path) -> None:
@@ -225,6 +230,7 @@ class RunReport:
                 lines.append(f"{label} {path}: {f.error}")
             lines += [f"{'PARTLY ' if f.status == 'partial' else ''}NOTE {path}: {note}"
                       for note in f.notes]  # fmt: skip
+        lines += self._corpus_lines(twins)
         shown = self.deleted_sources[:SUMMARY_DELETED_SHOWN]
         lines += [f"DELETED {d.path}: gone from the roots, {d.chunks} chunks" for d in shown]
         if len(self.deleted_sources) > len(shown):
@@ -232,6 +238,40 @@ class RunReport:
             lines.append(f"DELETED and {more} more sources (--report FILE lists them all)")
         return "\n".join(lines)
 
+
+    def copy_groups(self) -> list[list[str]]:
+        """The groups of copies among this run's files (each sorted, in file order)."""
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for result in self.files:
+            if result.copies:
+                group = tuple(sorted({result.path, *result.copies}))
+                groups.setdefault(group, list(group))
+        return list(groups.values())
+
+    def _corpus_lines(self, twins: dict[str, str]) -> list[str]:
+        """The groups of copies and each file's boilerplate removals (the first
+        ``SUMMARY_REMOVED_SHOWN``)."""
+        groups = self.copy_groups()
+        lines = [
+            "COPIES " + " = ".join(printable(path) for path in group) + ": each kept and indexed"
+            for group in groups[:SUMMARY_REMOVED_SHOWN]
+        ]
+        # across files: each file named (a page number a loader drops is only counted here)
+        removing = [f for f in self.files if any(r["rule"] == "boilerplate" for r in f.removed)]
+        for f in removing[:SUMMARY_REMOVED_SHOWN]:
+            texts = [printable(str(r["text"])) for r in f.removed if r["rule"] == "boilerplate"]
+            lines.append(
+                f"REMOVED {twins.get(f.path, f.path)}: {len(texts)} paragraph(s) by rule "
+                f"boilerplate, e.g. «{texts[0][:60]}{'…' if len(texts[0]) > 60 else ''}»"
+            )
+        hidden = max(0, len(groups) - SUMMARY_REMOVED_SHOWN) + max(
+            0, len(removing) - SUMMARY_REMOVED_SHOWN
+        )
+        if hidden:
+            lines.append(f"COPIES/REMOVED and {hidden} more (--report FILE lists them all)")
+        if removing:
+            lines.append("see what is removed and why: ragingest inspect FILE --corpus FOLDER")
+        return lines
 
     def _access_lines(self) -> list[str]:
         if not self.access_policy:

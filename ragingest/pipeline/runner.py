@@ -232,6 +232,7 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
     group: Group = []
     pending = 0
     bar = _progress(plan.items, options.progress)
+    sources = {task.name: task.source for task in plan.tasks}  # copies are named by source
     pace = Pace()
 
     def flush() -> None:
@@ -296,9 +297,11 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
             status = "partial" if chunks.lost else "ok"
             report.files.append(
                 FileResult(
-                    item.source, status, len(chunks), cleaning=chunks.cleaning, notes=chunks.notes
+                    item.source, status, len(chunks), cleaning=chunks.cleaning, notes=chunks.notes,
+                    removed=[r.as_dict() for r in chunks.removed],
+                    copies=[sources.get(name, name) for name in chunks.copies],
                 )
-            )
+            )  # fmt: skip
             group.append((outcome.task, chunks))
             pending += len(chunks)
             pace.show(bar, item.source, len(chunks))

@@ -18,7 +18,8 @@ from ragingest.errors import FileError, FileTimeoutError, TooManyChunksError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CleaningRules, CorpusCleaner, apply_corpus, new_counts
+from ragingest.loaders.cleaning import CleaningRules, Removal, new_counts
+from ragingest.loaders.corpus import CorpusCleaner, apply_corpus
 from ragingest.loaders.notes import add_note, file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.loaders.text_quality import looks_garbled, real_word_share
@@ -44,11 +45,15 @@ GARBLED_NOTE = (
 
 
 class FileChunks(list[ChunkRecord]):
-    """The records of one task, in order, with what cleaning removed from it (``cleaning``)."""
+    """The records of one task, in order, with what cleaning removed from it (``cleaning``:
+    counts; ``removed``: each removal, the loader's and the run's, with its rule and span) and
+    the files it is a copy of (``copies``)."""
 
     def __init__(self, *args: Iterable[ChunkRecord]) -> None:
         super().__init__(*args)
         self.cleaning: dict[str, int] = new_counts()
+        self.removed: list[Removal] = []
+        self.copies: list[str] = []
         self.notes: list[str] = []  # what the loader changed or lost (``loaders.notes``)
         self.lost = False  # part of the file did not come through: partly failed
 
@@ -121,10 +126,14 @@ def records_of(
 
 
 def loaded_documents(
-    task: FileTask, splitting: Splitting, corpus: CorpusCleaner | None, counts: dict[str, int]
+    task: FileTask,
+    splitting: Splitting,
+    corpus: CorpusCleaner | None,
+    counts: dict[str, int],
+    removed: list[Removal] | None = None,
 ) -> Iterator[Document]:
     """The task's documents (from the scan's cache when it kept them), the run's boilerplate
-    removed (counted into ``counts``)."""
+    removed (counted into ``counts``, each removal appended to ``removed``)."""
     kept = corpus.take(task.name) if corpus is not None and task.documents is None else None
     documents = (
         kept
@@ -132,14 +141,18 @@ def loaded_documents(
         else task.load(splitting.max_file_bytes, splitting.cleaning, splitting.parsers)
     )
     for document in documents:
-        yield apply_corpus(document, corpus, counts)
+        yield apply_corpus(document, corpus, counts, [] if removed is None else removed)
 
 
 def split_documents(
-    task: FileTask, splitting: Splitting, corpus: CorpusCleaner | None = None
+    task: FileTask,
+    splitting: Splitting,
+    corpus: CorpusCleaner | None = None,
+    removed: list[Removal] | None = None,
 ) -> tuple[list[tuple[Document, list[ChunkRecord]]], dict[str, int]]:
     """Each document of ``task`` (as split: cleaned) with its records, and the cleaning
-    counts; raises a ``FileError`` naming the file. ``split_task`` is this, flattened."""
+    counts (the run's removals appended to ``removed``); raises a ``FileError`` naming the
+    file. ``split_task`` is this, flattened."""
     counts = new_counts()
     out = []
     try:
@@ -151,7 +164,7 @@ def split_documents(
         if task.base is not None and task.path is not None and task.root is not None:
             in_root = FoundFile(task.path, task.root).source
         chunks = 0
-        documents = list(loaded_documents(task, splitting, corpus, counts))
+        documents = list(loaded_documents(task, splitting, corpus, counts, removed))
         if documents:
             splitting.base  # noqa: B018  (built once per run: the model's load is no file's time)
         with deadline.within(splitting.split_seconds):  # parsing was bounded on its own
@@ -188,9 +201,12 @@ def split_task(
     task: FileTask, splitting: Splitting, corpus: CorpusCleaner | None = None
 ) -> FileChunks:
     """All records of ``task``, in order; raises a ``FileError`` naming the file."""
-    documents, counts = split_documents(task, splitting, corpus)
+    removed: list[Removal] = []
+    documents, counts = split_documents(task, splitting, corpus, removed)
     chunks = FileChunks(record for _document, records in documents for record in records)
     chunks.cleaning = counts
+    chunks.removed = removed
+    chunks.copies = corpus.copies_of(task.name) if corpus is not None else []
     chunks.notes, chunks.lost = file_notes(document for document, _records in documents)
     return chunks
 

@@ -227,7 +227,7 @@ def test_too_many_pages_to_ocr_fail_by_name(tmp_path):
 
 
 def test_boilerplate_removed_by_the_run_moves_the_box_map(tmp_path):
-    from ragingest.loaders.cleaning import CorpusCleaner, apply_corpus, new_counts
+    from ragingest.loaders.corpus import CorpusCleaner, apply_corpus
 
     tesseract()
     path = tmp_path / "memo.png"
@@ -237,9 +237,11 @@ def test_boilerplate_removed_by_the_run_moves_the_box_map(tmp_path):
     first = document.page_content.split("\n\n")[0]
     assert "справочный" in first
     corpus = CorpusCleaner(CleaningRules())
-    for _ in range(3):  # the disclaimer in three files of the run: boilerplate
-        corpus.observe([f"{first}\n\nтекст файла"])
-    cleaned = apply_corpus(document, corpus, new_counts())
+    for n in range(3):  # the disclaimer in three distinct files of the run: boilerplate
+        corpus.observe(f"f{n}", [(f"{first}\n\nтекст файла номер {n}", ())])
+    removed: list = []
+    cleaned = apply_corpus(document, corpus, {"boilerplate_paragraphs": 0}, removed)
+    assert [r.text for r in removed] == [first]
     text = cleaned.page_content
     assert "справочный" not in text
     lines = cleaned.metadata[BOX_MAP_HINT]

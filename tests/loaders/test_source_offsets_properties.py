@@ -3,6 +3,7 @@ mixed line ends, plain-text headings, form feeds), through the text loader and t
 
 from __future__ import annotations
 
+import random
 import re
 import tempfile
 from pathlib import Path
@@ -23,6 +24,13 @@ from ragingest.loaders.source_map import (
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.chunk_metadata import chunk_metadata
 
+VOCABULARY = sorted(  # the example documents' words
+    {
+        word
+        for path in (Path(__file__).parents[2] / "examples").glob("*.md")
+        for word in re.findall(r"[а-яё]{4,}", path.read_text("utf-8"))
+    }
+)
 WORDS = "правило\u00a0исключение срок выдачи книга rule exception loan 14 т. е. ст. 81".split(" ")
 word = st.sampled_from(WORDS)
 sentence = st.lists(word, min_size=1, max_size=14).map(lambda ws: " ".join(ws).capitalize() + ".")
@@ -194,21 +202,24 @@ def test_plain_text_heading_maps_to_its_words():
 
 
 def test_boilerplate_removal_keeps_source_offsets(tmp_path):
-    from ragingest.loaders.cleaning import CorpusCleaner
+    from ragingest.loaders.corpus import CorpusCleaner
     from tests.splitting import split_file
 
     disclaimer = "Информация носит справочный характер и не является публичной офертой."
     corpus = CorpusCleaner()
     sources = {}
     for n in range(4):
+        words = random.Random(n).sample(VOCABULARY, 60)  # distinct documents, not copies
+        body = f"Правило {n}: срок выдачи {n + 3} дня. " + " ".join(words) + "."
         source = (
-            f"\ufeff# Раздел {n}\r\n\r\n{disclaimer}\r\n\r\nПравило {n}: срок выдачи {n + 3} дня."
-            f"\r\n\r\n## Исключение\r\n\r\n{disclaimer}\r\n\r\nАльбомы выдают на {n + 1} дня.\r\n"
+            f"\ufeff{disclaimer}\r\n\r\n# Раздел {n}\r\n\r\n{body}\r\n\r\n## Исключение"
+            f"\r\n\r\nАльбомы выдают на {n + 1} дня.\r\n\r\n{disclaimer}\r\n"
         )
         path = tmp_path / f"doc{n}.md"
         path.write_bytes(source.encode("utf-8"))
         sources[path] = source
-        corpus.observe([d.page_content for d in loader_for(path, tmp_path).lazy_load()])
+        loaded = loader_for(path, tmp_path).lazy_load()
+        corpus.observe(str(path), [(d.page_content, ()) for d in loaded])
     splitter = HeadingFirstSplitter(1000, 0, 0, unit="chars")
     for path, source in sources.items():
         chunks = split_file(path, tmp_path, splitter, corpus=corpus)
@@ -219,9 +230,10 @@ def test_boilerplate_removal_keeps_source_offsets(tmp_path):
             assert chunk.parent_text == source[meta["parent_start"] : meta["parent_end"]]
             assert disclaimer not in chunk.embed_text
         second = source.index("## Исключение")
-        assert [c.metadata["start_index"] for c in chunks] == [1, second]
-        # a removed paragraph inside a chunk's span stays in the stored (source) text only
-        assert [disclaimer in c.text for c in chunks] == [True, True]
+        assert [c.metadata["start_index"] for c in chunks] == [source.index("# Раздел"), second]
+        assert [disclaimer in c.text for c in chunks] == [False, False]
+        # each removal's span is in the source, as inspect shows it
+        assert [source[r.start : r.end] for r in chunks.removed] == [disclaimer, disclaimer]
 
 
 def every_path(source: str, splitter: HeadingFirstSplitter) -> dict[str, tuple[str, list]]:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from ragingest.defaults import MODEL
-from ragingest.loaders.cleaning import FINGERPRINT_BYTES, paragraphs
+from ragingest.loaders.corpus import FileDigest
 from ragingest.models.resolve import load_model_info
 from ragingest.pipeline.options import IngestOptions
-from ragingest.pipeline.ray_tasks import digests_of, in_sorted, scan_batch, split_batch
+from ragingest.pipeline.ray_tasks import in_sorted, scan_batch, split_batch
 from ragingest.schema import ChunkRecord
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore.cache import text_hashes
@@ -42,15 +42,17 @@ def test_text_hashes_are_the_cache_key_prefix():
     assert in_sorted(text_hashes(texts), np.zeros(0, dtype=np.uint64)).tolist() == [False, False]
 
 
-def test_scan_batch_gives_each_files_distinct_digests(tmp_path):
+def test_scan_batch_gives_each_files_digest(tmp_path):
     para = "Этот абзац повторяется в каждом письме отдела обслуживания читателей."
-    (tmp_path / "a.md").write_text(f"# A\n\n{para}\n\n{para}\n", encoding="utf-8")
+    text = f"# A\n\n{para}\n\n{para}\n"
+    (tmp_path / "a.md").write_text(text, encoding="utf-8")
     (tmp_path / "b.xyz").write_text("no loader", encoding="utf-8")
     out = scan_batch(_batch(tmp_path, ["a.md", "b.xyz"]), IngestOptions(tmp_path, "kbase"))
     assert out["ok"] == [True, False]
-    digests = digests_of(out["digests"][0])
-    assert [len(d) for d in digests] == [FINGERPRINT_BYTES]  # twice in the file, counted once
-    assert digests == [paragraphs(para)[0][2]]
+    name, found = pickle.loads(out["digests"][0])
+    assert (name, found) == (str(tmp_path / "a.md"), FileDigest.of([(text, ())]))
+    assert found.blocks == 2  # the heading and the paragraph (twice in the file, once here)
+    assert len(found.margins) == 1
     assert out["digests"][1] == b""
 
 
@@ -70,9 +72,10 @@ def test_split_batch_rows_are_the_local_split_with_marks(tmp_path):
     ]
     assert out["seq"] == [-1, *range(len(local)), -1]
     assert out["count"] == [len(local)] * (1 + len(local)) + [0]
-    error, (cleaning, notes, lost) = pickle.loads(out["blob"][0])
+    error, (cleaning, notes, lost, removed, copies) = pickle.loads(out["blob"][0])
     assert error is None and cleaning == local.cleaning
     assert (notes, lost) == (local.notes, local.lost) == ([], False)
+    assert (removed, copies) == (local.removed, local.copies) == ([], [])
     records = [pickle.loads(blob) for blob in out["blob"][1 : 1 + len(local)]]
     assert all(isinstance(r, ChunkRecord) for r in records)
     assert [(r.id, r.text, r.metadata) for r in records] == [

@@ -15,8 +15,8 @@ NOTICE = "Этот абзац повторяется в каждом докум�
 
 
 def corpus(tmp_path):
-    (tmp_path / "a.md").write_text(f"# A\n\n{NOTICE}\n\nПравило А.\n", encoding="utf-8")
-    (tmp_path / "b.md").write_text(f"# B\n\n{NOTICE}\n\nПравило Б.\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text(f"{NOTICE}\n\n# A\n\nПравило А.\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text(f"{NOTICE}\n\n# B\n\nПравило Б.\n", encoding="utf-8")
     (tmp_path / "c.bin").write_bytes(b"\x00\x01")
     (tmp_path / "big.md").write_text("x" * 4000, encoding="utf-8")
     return tmp_path
@@ -51,7 +51,7 @@ def test_the_skip_rule(tmp_path):
 
 def test_scan_counts_files_and_given_documents(tmp_path):
     root = corpus(tmp_path)
-    given = FileTask("web/page", documents=(Document(page_content=f"# P\n\n{NOTICE}\n"),))
+    given = FileTask("web/page", documents=(Document(page_content=f"{NOTICE}\n\n# P\n"),))
     tasks = [t for t in make_plan([root], {}).tasks if t.source.endswith(".md")] + [given]
     corpus_cleaner = scan_corpus(tasks, CleaningRules())
     assert corpus_cleaner is not None and corpus_cleaner.files == 4

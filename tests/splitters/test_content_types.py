@@ -4,12 +4,14 @@ or the paragraph strategy), config overrides, tables never cut, and the cleaning
 from __future__ import annotations
 
 import itertools
+import random
+import re
 from pathlib import Path
 
 import pytest
 
 from ragingest.loaders import CleaningRules, loader_for
-from ragingest.loaders.cleaning import CorpusCleaner
+from ragingest.loaders.corpus import CorpusCleaner
 from ragingest.loaders.plain_headings import text_headings
 from ragingest.loaders.text import decode
 from ragingest.splitters import HeadingFirstSplitter
@@ -230,6 +232,15 @@ def test_a_table_over_the_model_limit_is_cut_by_rows_with_its_header(tmp_path, b
         assert base.token_measure.exact([embedded])[0] <= base.max_embed_tokens
 
 
+def distinct_prose(seed: int) -> str:
+    """Twelve sentences of the example documents' words in an order of their own."""
+    vocabulary = sorted(
+        {w for p in EXAMPLES.glob("*.md") for w in re.findall(r"[а-яё]{4,}", p.read_text("utf-8"))}
+    )
+    words = random.Random(seed).sample(vocabulary, 72)
+    return " ".join(f"{' '.join(words[k : k + 6]).capitalize()}." for k in range(0, 72, 6))
+
+
 def test_cleaning_rules_switch_off_and_boilerplate_across_files(tmp_path, base):
     pdf = b.build_pdf(tmp_path / "r.pdf")
     kept = next(
@@ -243,13 +254,11 @@ def test_cleaning_rules_switch_off_and_boilerplate_across_files(tmp_path, base):
         CleaningRules.parse(["nope"])
     corpus = CorpusCleaner()
     paths = []
-    for i in range(4):
-        body = (
-            f"# Письмо {i}\n\nСодержательный текст номер {i} про поставку.\n\n{b.MAIL_DISCLAIMER}\n"
-        )
+    for i in range(4):  # distinct letters, each ending in the disclaimer
+        body = f"# Письмо {i}\n\n{distinct_prose(i)}\n\n{b.MAIL_DISCLAIMER}\n"
         paths.append(write(tmp_path / "mails" / f"{i}.md", body))
     for path in paths:
-        corpus.observe(d.page_content for d in loader_for(path).lazy_load())
+        corpus.observe(str(path), [(d.page_content, ()) for d in loader_for(path).lazy_load()])
     chunks = split_file(paths[0], tmp_path, base, corpus=corpus)
     assert b.MAIL_DISCLAIMER not in " ".join(c.text for c in chunks)
     assert chunks.cleaning["boilerplate_paragraphs"] == 1
