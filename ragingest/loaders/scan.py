@@ -215,22 +215,6 @@ def box_map(text: str, lines: Sequence[Line]) -> list[BoxEntry]:
     return out
 
 
-def moved_box_map(
-    before: str, after: str, boxes: Sequence[Sequence[Any]]
-) -> list[tuple[Any, ...]]:
-    """``boxes`` (a box map of ``before``) for ``after``, ``before`` with paragraphs removed:
-    each line found again in order; a removed line is left out."""
-    out: list[tuple[Any, ...]] = []
-    cursor = 0
-    for start, end, *rest in boxes:
-        line = before[start:end]
-        found = after.find(line, cursor)
-        if found >= 0:
-            out.append((found, found + len(line), *rest))
-            cursor = found + len(line)
-    return out
-
-
 def image_frames(data: bytes) -> list[bytes]:
     """Each page of an image file (a multi-page TIFF has several) as PNG bytes."""
     from PIL import Image, ImageSequence
