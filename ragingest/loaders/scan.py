@@ -25,7 +25,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragingest.loaders.blocks import PARAGRAPH, clean_inline
 from ragingest.loaders.ocr_types import OcrPage
