@@ -191,6 +191,7 @@ def run_locked(
         report.collection = lifecycle.live()  # settled under the typed name's Chroma name
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
+    report.notes += embeddings.kv.notes if embeddings.kv is not None else []  # a cache set aside
     if local is not None:  # this run's retention, and one a killed run still owes
         notes: list[str] = []
         if report.deleted or report.rebuilt or retention_owed:
