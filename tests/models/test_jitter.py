@@ -10,6 +10,7 @@ import pytest
 
 from ragingest.models import onnx_backend, resolve
 from tests.jitter import JITTER_ENV, JitteredModel, install, jitter_threads, with_test_jitter
+from tests.margins import COSINE_MARGIN, CPU_DRIFT, assert_best_by_margin, required_margin
 
 DIMENSIONS = 384
 
@@ -87,3 +88,13 @@ def test_the_product_imports_no_test_hook():
 
     for module in (ragingest.models.onnx_backend, ragingest.models.resolve):
         assert "jitter" not in Path(str(module.__file__)).read_text(encoding="utf-8").lower()
+
+
+def test_margins_ask_for_another_cpus_drift_under_the_jitter(monkeypatch):
+    monkeypatch.delenv(JITTER_ENV, raising=False)
+    assert required_margin() == COSINE_MARGIN
+    assert_best_by_margin([0.9, 0.885], 0)  # 0.015: holds here...
+    monkeypatch.setenv(JITTER_ENV, "1e-2")
+    assert required_margin() == COSINE_MARGIN + CPU_DRIFT == 0.02
+    with pytest.raises(AssertionError):  # ...but not with a drift's headroom
+        assert_best_by_margin([0.9, 0.885], 0)
