@@ -193,7 +193,7 @@ def cached_text_hashes(embeddings: CachedEmbeddings) -> np.ndarray:
     )
 
     def read() -> np.ndarray:
-        with store.engine.connect() as connection:
+        with getattr(store, "engine", engine).connect() as connection:  # a new one when set aside
             rows = connection.execute(statement)
             return np.fromiter((int(h, 16) for (h,) in rows), dtype=np.uint64)
 
