@@ -196,7 +196,7 @@ def kv_store(
     def reopen() -> Engine:
         return kv_engine(persist_dir, records_url, file, None)
 
-    notes = []
+    notes: list[str] = []
     try:
         engine = kv_engine(persist_dir, records_url, file, legacy)
     except Exception as exc:
@@ -218,8 +218,8 @@ def is_damaged(exc: BaseException) -> bool:
 
 
 def set_aside_damaged(path: Path, exc: BaseException) -> str:
-    """Rename the damaged SQLite file ``path`` (with its ``-wal`` and ``-shm``) to
-    ``<name>.damaged-<UTC time>``, say so in the log; the line, naming both."""
+    """Rename a disposable store's damaged SQLite file ``path`` (with its ``-wal`` and
+    ``-shm``) to ``<name>.damaged-<UTC time>``, say so in the log; the line, naming both."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     for suffix in ("-wal", "-shm", ""):

@@ -41,7 +41,9 @@ def purge_log(collection: Any) -> None:
         return
     ids = [FLUSH_ID.format(i) for i in range(int(hnsw.get("sync_threshold") or 1000))]
     held = set(collection.get(ids=ids, include=[])["ids"])
-    collection.delete(ids=[i for i in ids if i not in held])
+    free = [i for i in ids if i not in held]
+    if free:
+        collection.delete(ids=free)
 
 
 def stored_vectors(client: Any, page: int) -> Iterator[Any]:
