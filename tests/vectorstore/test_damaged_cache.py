@@ -1,6 +1,6 @@
 """A damaged embedding cache is a cache: the run names it, sets it aside and goes on with a new
 one (its vectors computed again); Chroma, healthy, is left as it is. A store whose rows are no
-copies (the parents) still raises."""
+copies (the parents) still raises, and the fault names that file, not Chroma's."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 import ragingest
+from ragingest.errors import EXIT_CORRUPT
 from ragingest.vectorstore.cache import CACHE_FILE
 from ragingest.vectorstore.kv import KVStore, is_damaged, kv_store
+from ragingest.vectorstore.parents import PARENTS_FILE
 from tests.helpers import ingest_cli
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -70,3 +72,28 @@ def test_a_cache_damaged_while_in_use_starts_over_and_other_stores_raise(tmp_pat
     with pytest.raises(Exception) as raised:
         other.mget(["a"])
     assert is_damaged(raised.value) and isinstance(other, KVStore)
+
+
+@pytest.mark.slow
+def test_a_damaged_file_of_ragingest_is_named_and_rebuild_repairs_it(tmp_path, capsys):
+    """Not a cache (the parent sections): the fault names the file, not Chroma's, and
+    ``--rebuild`` sets it aside with Chroma's and rebuilds all of it from the files."""
+    docs, persist = tmp_path / "docs", tmp_path / "kb"
+    docs.mkdir()
+    for name in ("pumps", "valves", "pipes"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nA paragraph on {name}.\n")
+    assert ingest_cli(docs, persist, "c", "--model", MINILM) == 0
+    damage(persist / PARENTS_FILE)
+    (docs / "pumps.md").write_text("# pumps\n\nA pump that hums has a stuck impeller.\n")
+    capsys.readouterr()
+    assert ingest_cli(docs, persist, "c", "--model", MINILM) == EXIT_CORRUPT
+    err = capsys.readouterr().err
+    assert f"ragingest: {persist / PARENTS_FILE} is damaged (database disk image" in err
+    assert "chroma.sqlite3 is damaged" not in err
+
+    assert ingest_cli(docs, persist, "c", "--model", MINILM, "--rebuild") == 0
+    assert len(list(persist.glob(f"{PARENTS_FILE}.damaged-*[0-9]"))) == 1
+    assert len(list(persist.glob("chroma.sqlite3.damaged-*"))) == 1
+    with sqlite3.connect(persist / PARENTS_FILE) as db:  # every file's sections, not one
+        assert db.execute("SELECT COUNT(*) FROM langchain_key_value_stores").fetchone() == (3,)
+    assert ingest_cli(docs, persist, "c", "--model", MINILM) == 0
