@@ -65,11 +65,21 @@ def test_set_runs_onnx_runtime_on_another_thread_count(monkeypatch):
     assert jitter_threads(4) == 1
 
 
-@pytest.mark.parametrize("value", ["0", "1.5", "-1e-3"])
+@pytest.mark.parametrize("value", ["0", "1.5", "-1"])
 def test_a_size_outside_zero_to_one_is_refused(monkeypatch, value):
     monkeypatch.setenv(JITTER_ENV, value)
     with pytest.raises(ValueError, match="RAGINGEST_TEST_JITTER must be a relative size"):
         with_test_jitter(UnitRows(TEXTS))
+
+
+def test_a_negative_size_turns_each_texts_noise_the_other_way(monkeypatch):
+    rows = UnitRows(TEXTS).encode(TEXTS)
+    monkeypatch.setenv(JITTER_ENV, "1e-3")
+    up = with_test_jitter(UnitRows(TEXTS)).encode(TEXTS)
+    monkeypatch.setenv(JITTER_ENV, "-1e-3")
+    down = with_test_jitter(UnitRows(TEXTS)).encode(TEXTS)
+    # the same noise, opposite sign (both renormalized): the moves cancel to first order
+    assert np.abs((up - rows) + (down - rows)).max() < 1e-4 < 1e-3 < np.abs(up - rows).max()
 
 
 def test_install_wraps_the_model_the_product_loads_and_its_onnx_threads(monkeypatch):
