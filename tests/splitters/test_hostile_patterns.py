@@ -15,6 +15,9 @@ from contextlib import contextmanager
 import pytest
 
 from ragingest.splitters.dialects import words
+from ragingest.splitters.packing import _fine_candidates, candidates
+from ragingest.splitters.sentences import sentence_starts
+from ragingest.splitters.structure import analyze, is_table_rule
 from ragingest.splitters.word_tokens import _plan
 
 BOUND_S = 5.0  # linear: ~10 ms here; the backtracking forms: minutes
@@ -38,6 +41,21 @@ def _within(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+class _NoUnits:
+    """A span counter with no unit boundaries (``_fine_candidates`` reads only these)."""
+
+    def boundaries(self, start: int, end: int) -> list[int]:
+        return []
+
+
+def _cuts(text: str) -> object:
+    return candidates(text, 0, len(text), analyze(text))
+
+
+def _word_cuts(text: str) -> object:
+    return _fine_candidates(text, 0, len(text), _NoUnits(), analyze(text))  # type: ignore[arg-type]
+
+
 HOSTILE: dict[str, tuple[Callable[[str], object], str]] = {
     # a block ending in a run of whitespace (``\s*\S+`` from every start in the run)
     "trailing_spaces": (lambda s: _plan(0, s), "# T\n\nSome words" + " " * 250_000),
@@ -50,6 +68,14 @@ HOSTILE: dict[str, tuple[Callable[[str], object], str]] = {
     # an import clause and the spaces before "from" (cubic)
     "import": (words, "import " + " " * 20_000 + "x"),
     "import_words": (words, "import " + "a " * 20_000 + "x"),
+    # a run of sentence marks with no space after it, and spaces after a sentence end
+    "sentence_marks": (sentence_starts, "Some words " + "!" * 200_000),
+    "sentence_spaces": (sentence_starts, "End." + " " * 100_000 + "x"),
+    # a table rule's spaces on either side of an optional "|"
+    "table_rule": (is_table_rule, " " * 100_000 + "x"),
+    # a section's trailing blank lines and spaces, searched for a line or word after them
+    "trailing_blank_lines": (_cuts, "Some words.\nMore words." + "\n" * 100_000),
+    "trailing_word_spaces": (_word_cuts, "Some words" + " " * 100_000),
 }
 
 
