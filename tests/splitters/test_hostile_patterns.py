@@ -53,7 +53,7 @@ def _cuts(text: str) -> object:
 
 
 def _word_cuts(text: str) -> object:
-    return _fine_candidates(text, 0, len(text), _NoUnits(), analyze(text))  # type: ignore[arg-type]
+    return _fine_candidates(text, 0, len(text), _NoUnits(), analyze(text))
 
 
 HOSTILE: dict[str, tuple[Callable[[str], object], str]] = {

@@ -114,8 +114,9 @@ def test_a_run_killed_in_its_retention_leaves_it_to_the_next(tmp_path: Path) -> 
     for i in range(10):
         (root / f"gone{i}.md").unlink()
     argv = ["-v", "ingest", str(root), "--persist-dir", str(persist), "--collection", "c"]
+    argv += ["--model", MINILM, "--no-progress", "--allow-mass-delete"]
     killed = subprocess.run(
-        [sys.executable, "-c", KILLED_IN_RETENTION, *argv, "--model", MINILM, "--no-progress", "--allow-mass-delete"],
+        [sys.executable, "-c", KILLED_IN_RETENTION, *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
