@@ -22,7 +22,9 @@ embedding cache) and the embedding cache's vectors of texts no collection holds 
   next run does it, whether or not it deletes anything itself.
 
 Only an embedded store's directory is handled: a Chroma server keeps its own files, and a
-PostgreSQL records database its own (its ``VACUUM`` is the operator's).
+PostgreSQL records database its own (its ``VACUUM`` is the operator's). Out of reach: the
+unused capacity of Chroma's HNSW files, which hnswlib writes from memory it never zeroed
+(stray bytes of the writing process, chroma-core/chroma#7688); no public call avoids it.
 """
 
 from __future__ import annotations
