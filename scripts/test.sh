@@ -15,4 +15,6 @@ bash scripts/setup_test_system.sh
 # module runs whole on one worker, the longest first (tests/conftest.py)
 WORKERS=${RAGINGEST_TEST_WORKERS:-2}
 .venv/bin/python -m pytest -q --durations=15 -n "$WORKERS" --dist loadscope --no-loadscope-reorder "$@"
+# twice, each text's noise one way then the other: a gap one pass widens the other narrows
 RAGINGEST_TEST_JITTER=1e-2 .venv/bin/python -m pytest -q -m model "$@"
+RAGINGEST_TEST_JITTER=-1e-2 .venv/bin/python -m pytest -q -m model "$@"

@@ -4,13 +4,17 @@ what happened (``cli.main`` turns any exception into ``Fault`` here).
 The exit codes are ``ragingest.errors.EXIT_*``.
 
 A damaged Chroma database is set aside by ``set_aside_chroma`` (renamed, never deleted) when
-the user asks for ``--rebuild``: the next ingest refills the index from the files.
+the user asks for ``--rebuild``: the next ingest refills the index from the files. When SQLite
+finds another file of the directory damaged and Chroma's whole (``damaged_files``), the fault
+names that file, and ``--rebuild`` sets it aside with Chroma's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import errno
+import sqlite3
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -99,6 +103,16 @@ def classify(exc: BaseException, persist_dir: Path | None = None) -> Fault | Non
     ):
         return _disk_full(where, persist_dir)
     if any(marker in text for text in texts for marker in _CORRUPT):
+        others = _damaged_beside_chroma(persist_dir)
+        if others:
+            return Fault(
+                "corrupt",
+                f"{', '.join(f'{where}/{name}' for name in others)} is damaged "
+                f"({_first(texts, _CORRUPT)}); run the same ingest with --rebuild: it sets it "
+                "aside with the Chroma database it goes with and rebuilds the index from your "
+                "files (the embedding cache spares the model most of the work)",
+                EXIT_CORRUPT,
+            )
         return Fault(
             "corrupt",
             f"the Chroma database {where}/{CHROMA_FILE} is damaged ({_first(texts, _CORRUPT)}); "
@@ -135,6 +149,32 @@ def _disk_full(where: str, persist_dir: Path | None) -> Fault:
 
 def _first(texts: list[str], markers: tuple[str, ...]) -> str:
     return next(m for t in texts for m in markers if m in t)
+
+
+def damaged_files(persist_dir: Path) -> list[str]:
+    """The SQLite files of ``persist_dir`` that SQLite's ``quick_check`` finds damaged (opened
+    read-only; one it cannot open now, busy or locked, is not counted)."""
+    found = []
+    for path in sorted(persist_dir.glob("*.sqlite*")):
+        if path.suffix not in (".sqlite", ".sqlite3"):
+            continue
+        uri = f"{path.absolute().as_uri()}?mode=ro"
+        try:
+            with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=5)) as db:
+                whole = db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        except sqlite3.OperationalError:
+            continue
+        except sqlite3.DatabaseError:
+            whole = False
+        if not whole:
+            found.append(path.name)
+    return found
+
+
+def _damaged_beside_chroma(persist_dir: Path | None) -> list[str]:
+    """The damaged files of ``persist_dir`` when Chroma's database is not one of them."""
+    found = damaged_files(persist_dir) if persist_dir is not None else []
+    return [] if CHROMA_FILE in found else found
 
 
 def set_aside_chroma(persist_dir: Path) -> list[Path]:
@@ -186,15 +226,27 @@ def report_fault(
 
 
 def recover_damaged(exc: BaseException, persist_dir: Path, rebuild: bool) -> bool:
-    """With ``rebuild``, set a damaged Chroma database aside (True: run again)."""
+    """With ``rebuild``, set the damaged Chroma database aside, with any file of ragingest's
+    own that SQLite finds damaged beside it (True: run again)."""
     fault = classify(exc, persist_dir)
     if not rebuild or fault is None or fault.kind != "corrupt":
         return False
     import logging
 
-    moved = set_aside_chroma(persist_dir)
+    # ragingest's own files go with Chroma's: what they held of the index (records, parent
+    # sections, terms) is rebuilt with it, from the files, as a whole
+    others = _damaged_beside_chroma(persist_dir)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    moved = [
+        part.rename(part.with_name(f"{name}.damaged-{stamp}{suffix}"))
+        for name in others
+        for suffix in ("", "-wal", "-shm")
+        if (part := persist_dir / f"{name}{suffix}").exists()
+    ]
+    moved += set_aside_chroma(persist_dir)
     logging.getLogger(__name__).warning(
-        "the Chroma database was damaged: set aside as %s; rebuilding the index",
+        "the %s was damaged: set aside as %s; rebuilding the index",
+        ", ".join(others) if others else "Chroma database",
         ", ".join(p.name for p in moved) or "nothing",
     )
     return bool(moved)

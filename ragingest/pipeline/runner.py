@@ -150,7 +150,10 @@ def run_locked(
         alias=o.collection if target.rebuilding else None,
         records_url=o.records_url,
     )
-    if o.persist_dir is not None and not is_remote(client):
+    # an embedded store's directory: its retention is ragingest's (``vectorstore.retention``)
+    local = Path(o.persist_dir) if o.persist_dir is not None and not is_remote(client) else None
+    retention_owed = local is not None and retention.begin(local)  # before any delete
+    if local is not None:
         retention.bound_log(client.get_collection(target.physical))
     writer = Writer(store, manager, states, report, o.write_batch_size)
     writer.recover()
@@ -188,8 +191,15 @@ def run_locked(
         report.collection = lifecycle.live()  # settled under the typed name's Chroma name
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
-    if (report.deleted or report.rebuilt) and o.persist_dir is not None and not is_remote(client):
-        report.notes += retention.forget(Path(o.persist_dir), client, embeddings.kv)
+    report.notes += embeddings.kv.notes if embeddings.kv is not None else []  # a cache set aside
+    if local is not None:  # this run's retention, and one a killed run still owes
+        notes: list[str] = []
+        if report.deleted or report.rebuilt or retention_owed:
+            if retention_owed:
+                log.info("finishing the retention of a run stopped before it was done")
+            notes = retention.forget(local, client, embeddings.kv)
+            report.notes += notes
+        retention.settle(local, notes)
 
 
 def refuse_mass_delete(

@@ -46,14 +46,20 @@ OPAQUE_RUN = 40
 MARKUP_WORDS = 16  # a piece keeping fewer word characters than this is markup
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-# every pattern is linear in the line (no nested or overlapping quantifiers): a hostile file's
-# long lines must not stall the split stage
+# every pattern is linear in the line: no nested or overlapping quantifiers (possessive ones,
+# ``*+``, where two would meet), and no start that scans past the next start: a hostile file's
+# long lines must not stall the split stage (a regex call is one C call no deadline stops)
 _BACKTICKS = re.compile(r"`+")
 _ATTRIBUTES = re.compile(r"\{[#.][\w:.-]+(?:\s[^{}\n]*)?\}")
 _SHORTCODE = re.compile(r"\{\{[<%][^{}\n]*[%>]\}\}")
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?>")
 _OPAQUE = re.compile(r"[A-Za-z0-9+=]{" + f"{OPAQUE_RUN}" + ",}")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\)){" + f"{OPAQUE_RUN}" + r",})\)")
+# link text holds no "[" but a bracketed pair ([a [b] c]): a text that could run on past the
+# next "[" would make each "[" of a line scan the rest of it
+_LINK = re.compile(
+    r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*+)\]\("
+    r"((?:[^()\s]|\([^()\s]*\)){" + f"{OPAQUE_RUN}" + r",})\)"
+)
 _BARE_URL = re.compile(r"https?://\S{" + f"{OPAQUE_RUN}" + ",}")
 # a long target, in a link or not
 _URL = re.compile(r"https?://[^\s()<>\]]{" + f"{OPAQUE_RUN}" + ",}")
@@ -61,11 +67,13 @@ _OPEN_TAG = re.compile(r"^\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?$")  # a tag whose 
 TAG_LINES = 12  # a tag written over more lines than this is not taken for one
 _BLOCK_START = re.compile(r"^\s*<(script|style)\b[^>]*>", re.IGNORECASE)
 _ESM = re.compile(
-    r"^(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"]|export\s+(?:default\b|const\b|let\b|var\b"
+    r"^(?:import\s++(?:[\w*{}\s,]+?\sfrom\s++)?['\"]|export\s+(?:default\b|const\b|let\b|var\b"
     r"|function\b|class\b|async\b|\{|\*))"
 )
 _CONTAINER = re.compile(r"^\s*:{3,}\s*([\w-]*)(.*)$")
-_ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*\s*(?:\"([^\"]*)\")?\s*$")
+_ADMONITION = re.compile(
+    r"^(\s*+)(?:!!!|\?\?\?\+?)\s++[\w-]++(?:\s++[\w-]++)*+\s*+(?:\"([^\"]*+)\")?\s*+$"
+)
 _TAB = re.compile(r"^(\s*)===\+?\s+\"([^\"]*)\"\s*$")
 _ALERT = re.compile(r"^(\s*>\s*)\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.IGNORECASE)
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+[\w:-]+::\s*(.*)$")

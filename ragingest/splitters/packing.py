@@ -45,8 +45,9 @@ _NON_SPACE = re.compile(r"\S")
 def candidates(text: str, start: int, end: int, structure: Structure) -> dict[int, int]:
     """Unit-start offsets in ``(start, end)`` mapped to boundary strength (no word level)."""
     cuts: dict[int, int] = {}
+    stop = _trim_end(text, start, end)  # a trailing run of whitespace: see ``_fine_candidates``
     for pattern, strength in ((_LINE, LINE), (_PARAGRAPH, PARAGRAPH)):
-        for m in pattern.finditer(text, start, end):
+        for m in pattern.finditer(text, start, stop):
             cuts[m.end()] = WORD if strength == LINE and _soft_wrap(text, m) else strength
     for pos in sentence_starts(text, start, end):
         cuts.setdefault(pos, SENTENCE)
@@ -113,7 +114,10 @@ def _fine_candidates(
 ) -> dict[int, int]:
     """Word starts, then unit starts, for a stretch with no coarser boundary that fits; none
     inside an atomic block."""
-    cuts = {m.end(): WORD for m in _WORD.finditer(text, start, end) if m.end() < end}
+    # searched up to the last non-space only: each start in a trailing run of whitespace
+    # would scan the rest of it for the word that never comes (quadratic, one C call)
+    words = _WORD.finditer(text, start, _trim_end(text, start, end))
+    cuts = {m.end(): WORD for m in words if m.end() < end}
     for pos in counter.boundaries(start + 1, end):
         cuts.setdefault(pos, UNIT)
     blocks = structure.blocks_in(start, end)

@@ -147,7 +147,9 @@ def _plan(start: int, block: str) -> tuple[_Edge | None, list[str], list[int], _
     """(head, middle segments, their starts, tail) of one block. The head, a first word with
     no whitespace before it (the tokenizer gives it the marker), is tokenized at the start of
     a text; the tail, the last segment and the block's trailing whitespace, after a word."""
-    segments = _SEGMENT.findall(block)
+    # trailing whitespace matches no segment; searched for one, every start in the run would
+    # scan to its end (quadratic, one C call no deadline stops)
+    segments = _SEGMENT.findall(block.rstrip())
     if len(segments) < 3:
         return None, [], [], (block, start, False, False)
     positions = list(accumulate(map(len, segments), initial=start))

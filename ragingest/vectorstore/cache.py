@@ -160,11 +160,12 @@ def cached_embeddings(
     records_url: str | None = None,
 ) -> CachedEmbeddings:
     """Cached embeddings of one model, in the records database when it is PostgreSQL, else in
-    ``ragingest_embeddings.sqlite`` in ``persist_dir``; ``factory`` builds the model's
-    embeddings on the first miss."""
+    ``ragingest_embeddings.sqlite`` in ``persist_dir`` (a damaged one set aside and built
+    again: ``kv.kv_store``'s ``disposable``); ``factory`` builds the model's embeddings on the
+    first miss."""
     from ragingest.vectorstore.kv import kv_store
 
-    store = kv_store(persist_dir, records_url, CACHE_FILE, NAMESPACE, LEGACY)
+    store = kv_store(persist_dir, records_url, CACHE_FILE, NAMESPACE, LEGACY, disposable=True)
     return CachedEmbeddings(model_name, fingerprint, factory, store, batch_size)
 
 
@@ -190,8 +191,12 @@ def cached_text_hashes(embeddings: CachedEmbeddings) -> np.ndarray:
         .where(key >= prefix)
         .where(key < end)
     )
-    with engine.connect() as connection:
-        rows = connection.execute(statement)
-        hashes = np.fromiter((int(h, 16) for (h,) in rows), dtype=np.uint64)
+
+    def read() -> np.ndarray:
+        with getattr(store, "engine", engine).connect() as connection:  # a new one when set aside
+            rows = connection.execute(statement)
+            return np.fromiter((int(h, 16) for (h,) in rows), dtype=np.uint64)
+
+    hashes = store.recovering(read) if isinstance(store, KVStore) else read()
     hashes.sort()
     return hashes

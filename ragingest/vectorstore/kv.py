@@ -12,15 +12,21 @@ Contract: ``kv_store(persist_dir, records_url, file, namespace, legacy=...)`` re
 naming the table earlier versions kept in that SQLite file and the select that yields its rows
 as ``(namespace, key, value)``: the first open copies them into the store and drops the old
 table, in one transaction (a collection made before this store still opens). Keys go to the
-database in batches (one ``IN (...)`` per batch).
+database in batches (one ``IN (...)`` per batch). ``disposable=True`` (a cache: whatever it
+holds can be computed again): a SQLite file found damaged, when opened or on any call, is set
+aside as ``<file>.damaged-<UTC time>`` and the store goes on in a new one (logged, and said in
+``notes`` for the run's report); any other store raises, since its rows are no copies.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import logging
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from langchain_core.stores import BaseStore
 from sqlalchemy import (
@@ -54,6 +60,10 @@ KV_TABLE = Table(  # LangChain SQLStore's table (module docstring): same name, c
     Column("value", LargeBinary, nullable=False),
 )
 Legacy = tuple[str, str]
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+# what SQLite says of a damaged file (not of a busy or full one: those pass as they are)
+DAMAGED = ("database disk image is malformed", "not a database", "malformed database schema")
 
 
 _READERS: dict[Path, ThreadLocalConnection] = {}  # per file: each thread's read connection
@@ -62,12 +72,37 @@ _READERS: dict[Path, ThreadLocalConnection] = {}  # per file: each thread's read
 class KVStore(BaseStore[str, bytes]):
     """The byte values of one ``namespace`` in ``engine``'s key-value table."""
 
-    def __init__(self, namespace: str, engine: Engine, local_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        namespace: str,
+        engine: Engine,
+        local_file: Path | None = None,
+        reopen: Callable[[], Engine] | None = None,
+    ) -> None:
         self.namespace = namespace
         self.engine = engine
         self.local_file = local_file  # the SQLite file when the table is local (fast reads)
+        self.reopen = reopen  # a disposable store's new engine after its file is set aside
+        self.notes: list[str] = []  # the damaged files set aside, for the run's report
+
+    def recovering(self, operation: Callable[[], T]) -> T:
+        """``operation()`` (a read or write of ``engine``); in a disposable local store whose
+        file is damaged, once more in a new file (the damaged one set aside)."""
+        try:
+            return operation()
+        except Exception as exc:
+            if self.reopen is None or self.local_file is None or not is_damaged(exc):
+                raise
+            self.engine.dispose()
+            self.notes.append(set_aside_damaged(self.local_file, exc))
+            self.engine = self.reopen()
+        return operation()
 
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
+        """The values in key order, None where absent (``_mget``)."""
+        return self.recovering(lambda: self._mget(keys))
+
+    def _mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """The values in key order, None where absent. In a SQLite file one ``SELECT`` per
         batch on this thread's own sqlite3 connection: a pooled SQLAlchemy connection costs
         0.5-1 ms a call, the read itself 0.02 ms, and a query reads its parents on every call;
@@ -98,6 +133,9 @@ class KVStore(BaseStore[str, bytes]):
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Set the values (the last one of a repeated key wins), one transaction per batch."""
+        self.recovering(lambda: self._mset(key_value_pairs))
+
+    def _mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         for part in chunks_of(list(dict(key_value_pairs).items())):
             with self.engine.begin() as connection:
                 connection.execute(self._where([key for key, _ in part]))
@@ -108,24 +146,33 @@ class KVStore(BaseStore[str, bytes]):
 
     def mdelete(self, keys: Sequence[str]) -> None:
         """Delete the keys (absent ones are ignored)."""
+        self.recovering(lambda: self._mdelete(keys))
+
+    def _mdelete(self, keys: Sequence[str]) -> None:
         for part in chunks_of(list(keys)):
             with self.engine.begin() as connection:
                 connection.execute(self._where(part))
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
         """The keys (those starting with ``prefix``), sorted."""
+        yield from self.recovering(lambda: self._keys(prefix))
+
+    def _keys(self, prefix: str | None) -> list[str]:
         statement = select(KV_TABLE.c.key).where(KV_TABLE.c.namespace == self.namespace)
         if prefix:
             statement = statement.where(KV_TABLE.c.key.startswith(prefix, autoescape=True))
         with self.engine.connect() as connection:
-            keys = [row[0] for row in connection.execute(statement.order_by(KV_TABLE.c.key))]
-        yield from keys
+            return [row[0] for row in connection.execute(statement.order_by(KV_TABLE.c.key))]
 
     def count(self) -> int:
         """How many keys the namespace holds."""
         statement = select(func.count()).where(KV_TABLE.c.namespace == self.namespace)
-        with self.engine.connect() as connection:
-            return int(connection.execute(statement).scalar_one())
+
+        def counted() -> int:
+            with self.engine.connect() as connection:
+                return int(connection.execute(statement).scalar_one())
+
+        return self.recovering(counted)
 
     def _where(self, keys: Sequence[str]) -> Delete:
         return delete(KV_TABLE).where(
@@ -139,11 +186,63 @@ def kv_store(
     file: str,
     namespace: str,
     legacy: Legacy | None = None,
+    disposable: bool = False,
 ) -> KVStore:
     """The store ``namespace`` (see the module docstring)."""
-    engine = kv_engine(persist_dir, records_url, file, legacy)
     local = None if is_shared(persist_dir, records_url) else Path(persist_dir or ".") / file
-    return KVStore(namespace, engine, local)
+    if not disposable or local is None:
+        return KVStore(namespace, kv_engine(persist_dir, records_url, file, legacy), local)
+
+    def reopen() -> Engine:
+        return kv_engine(persist_dir, records_url, file, None)
+
+    notes: list[str] = []
+    try:
+        engine = kv_engine(persist_dir, records_url, file, legacy)
+    except Exception as exc:
+        if not is_damaged(exc):
+            raise
+        notes.append(set_aside_damaged(local, exc))
+        engine = reopen()
+    store = KVStore(namespace, engine, local, reopen)
+    store.notes += notes
+    return store
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """Whether ``exc``, or an error it wraps or was raised from, says a SQLite file is damaged."""
+    return any(
+        isinstance(e, sqlite3.DatabaseError) and any(m in str(e) for m in DAMAGED)
+        for e in _chain(exc)
+    )
+
+
+def set_aside_damaged(path: Path, exc: BaseException) -> str:
+    """Rename a disposable store's damaged SQLite file ``path`` (with its ``-wal`` and
+    ``-shm``) to ``<name>.damaged-<UTC time>``, say so in the log; the line, naming both."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    for suffix in ("-wal", "-shm", ""):
+        part = path.with_name(path.name + suffix)
+        if part.exists():
+            part.rename(target.with_name(target.name + suffix))
+    cause = next((m for e in _chain(exc) for m in DAMAGED if m in str(e)), str(exc))
+    line = (
+        f"{path} is damaged ({cause}): a cache, so it was set aside as {target.name} and a new "
+        "one built (its vectors are computed again)"
+    )
+    log.warning("%s", line)
+    return line
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, the driver's error SQLAlchemy wraps, and the errors it was raised from."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
 
 
 def kv_engine(

@@ -10,24 +10,33 @@ embedding cache) and the embedding cache's vectors of texts no collection holds 
 - ``bound_log``: the collection's HNSW index persists every ``LOG_SYNC`` writes (Chroma's
   ``hnsw.sync_threshold``, a setting it allows to change), so its log keeps at most about that
   many rows; set on every run, a no-op when already set.
-- ``forget``, at the end of a run that deleted chunks: the embedding cache loses the vectors
-  that no collection in the directory stores (then it never holds more rows than the
+- ``forget``, at the end of a run that deleted chunks: every collection's log is purged now
+  (``maintenance.purge_log``: a collection of a few files never reaches ``LOG_SYNC`` writes,
+  and the adds of its deleted chunks would stay in the log), the embedding cache loses the
+  vectors that no collection in the directory stores (then it never holds more rows than the
   directory stores vectors), and every SQLite file of the directory is vacuumed (its free
   pages, which still hold deleted text, are dropped; the WAL truncated).
+- ``begin`` / ``settle``: the work is journaled (``PENDING_FILE`` in the directory, written
+  before the run deletes anything, removed once ``forget`` has done all of it), so a run
+  killed between its deletes and the end of ``forget`` leaves the retention owed, and the
+  next run does it, whether or not it deletes anything itself.
 
 Only an embedded store's directory is handled: a Chroma server keeps its own files, and a
-PostgreSQL records database its own (its ``VACUUM`` is the operator's).
+PostgreSQL records database its own (its ``VACUUM`` is the operator's). Out of reach: the
+unused capacity of Chroma's HNSW files, which hnswlib writes from memory it never zeroed
+(stray bytes of the writing process, chroma-core/chroma#7688); no public call avoids it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragingest.vectorstore.chroma.maintenance import set_sync_threshold, stored_vectors
+from ragingest.vectorstore.chroma.maintenance import purge_log, set_sync_threshold, stored_vectors
 from ragingest.vectorstore.kv import KVStore
 
 if TYPE_CHECKING:
@@ -38,6 +47,27 @@ log = logging.getLogger(__name__)
 LOG_SYNC = 100  # Chroma's default HNSW batch size: the threshold may not be below it
 PAGE = 1000  # vectors read from Chroma at a time
 MARKED, GRID = 32, 1e-5  # a vector's mark: its first components, on this grid (``_marks``)
+PENDING_FILE = "ragingest_retention.pending"  # the journal: a run's retention is owed
+
+
+def begin(persist_dir: Path) -> bool:
+    """Journal that this run may delete (``PENDING_FILE``, flushed to disk before any delete);
+    whether an earlier run left its retention owed (killed before ``settle``)."""
+    journal = persist_dir / PENDING_FILE
+    owed = journal.exists()
+    if not owed:
+        with journal.open("w", encoding="utf-8") as out:
+            out.write("a run that may delete chunks started; its retention is not done yet\n")
+            out.flush()
+            os.fsync(out.fileno())
+    return owed
+
+
+def settle(persist_dir: Path, notes: list[str]) -> None:
+    """Remove the journal once the retention is done: ``notes`` empty (what ``forget``
+    returned; a file it could not vacuum leaves the retention owed to the next run)."""
+    if not notes:
+        (persist_dir / PENDING_FILE).unlink(missing_ok=True)
 
 
 def bound_log(collection: Any) -> None:
@@ -83,9 +113,11 @@ def vacuum(persist_dir: Path) -> list[str]:
 
 
 def forget(persist_dir: Path, client: Any, cache: KVStore | None) -> list[str]:
-    """After a run that deleted chunks (module docstring): prune the cache, vacuum the files.
-    Returns notes for the run's report (what could not be done)."""
+    """After a run that deleted chunks (module docstring): purge Chroma's logs, prune the
+    cache, vacuum the files. Returns notes for the run's report (what could not be done)."""
     notes = []
+    for listed in client.list_collections():
+        purge_log(client.get_collection(getattr(listed, "name", listed)))
     if cache is not None and cache.local_file is not None:
         gone = prune_cache(cache, client)
         if gone:

@@ -10,6 +10,7 @@ import pytest
 
 from ragingest.models import onnx_backend, resolve
 from tests.jitter import JITTER_ENV, JitteredModel, install, jitter_threads, with_test_jitter
+from tests.margins import COSINE_MARGIN, CPU_DRIFT, assert_best_by_margin, required_margin
 
 DIMENSIONS = 384
 
@@ -64,11 +65,21 @@ def test_set_runs_onnx_runtime_on_another_thread_count(monkeypatch):
     assert jitter_threads(4) == 1
 
 
-@pytest.mark.parametrize("value", ["0", "1.5", "-1e-3"])
+@pytest.mark.parametrize("value", ["0", "1.5", "-1"])
 def test_a_size_outside_zero_to_one_is_refused(monkeypatch, value):
     monkeypatch.setenv(JITTER_ENV, value)
     with pytest.raises(ValueError, match="RAGINGEST_TEST_JITTER must be a relative size"):
         with_test_jitter(UnitRows(TEXTS))
+
+
+def test_a_negative_size_turns_each_texts_noise_the_other_way(monkeypatch):
+    rows = UnitRows(TEXTS).encode(TEXTS)
+    monkeypatch.setenv(JITTER_ENV, "1e-3")
+    up = with_test_jitter(UnitRows(TEXTS)).encode(TEXTS)
+    monkeypatch.setenv(JITTER_ENV, "-1e-3")
+    down = with_test_jitter(UnitRows(TEXTS)).encode(TEXTS)
+    # the same noise, opposite sign (both renormalized): the moves cancel to first order
+    assert np.abs((up - rows) + (down - rows)).max() < 1e-4 < 1e-3 < np.abs(up - rows).max()
 
 
 def test_install_wraps_the_model_the_product_loads_and_its_onnx_threads(monkeypatch):
@@ -87,3 +98,13 @@ def test_the_product_imports_no_test_hook():
 
     for module in (ragingest.models.onnx_backend, ragingest.models.resolve):
         assert "jitter" not in Path(str(module.__file__)).read_text(encoding="utf-8").lower()
+
+
+def test_margins_ask_for_another_cpus_drift_under_the_jitter(monkeypatch):
+    monkeypatch.delenv(JITTER_ENV, raising=False)
+    assert required_margin() == COSINE_MARGIN
+    assert_best_by_margin([0.9, 0.885], 0)  # 0.015: holds here...
+    monkeypatch.setenv(JITTER_ENV, "1e-2")
+    assert required_margin() == COSINE_MARGIN + CPU_DRIFT == 0.02
+    with pytest.raises(AssertionError):  # ...but not with a drift's headroom
+        assert_best_by_margin([0.9, 0.885], 0)
