@@ -34,6 +34,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ragingest.splitters import dialect_variants as variants
 from ragingest.splitters.structure import Path
 
 if TYPE_CHECKING:  # the type only: ``pieces`` is imported by the modules that import this one
@@ -74,7 +75,7 @@ _CHEAP = re.compile(r"<|\{[#.{]|:::|!!!|\?\?\?|===|\[!|^[ \t]*\.\. |^(?:import|e
 
 def heading_title(raw: str) -> str:
     """A heading's words (module docstring)."""
-    title = _SHORTCODE.sub("", _ATTRIBUTES.sub("", raw))
+    title = _SHORTCODE.sub("", _ATTRIBUTES.sub("", variants.heading_anchor_out(raw)))
     if "<" in title:
         title = _inline(title)
     title = " ".join(title.split())
@@ -88,11 +89,13 @@ def clean_path(path: Path) -> Path:
 
 def words(body: str) -> str:
     """The embedded form of ``body`` (module docstring)."""
-    if not _CHEAP.search(body):
+    if not _CHEAP.search(body) and not variants.CHEAP.search(body):
         return body
     out: list[str] = []
     fence = ""
     skip = ""  # the closing tag of a <script>/<style> block being left out
+    termy = False  # inside a <div class="termy"> (dialect_variants)
+    console = False  # a fence of a termy console: its colouring tags go
     changed = False
     lines = body.split("\n")
     tag_end = -1  # the last line of a tag written over several lines (<Tabs\n  groupId="x">)
@@ -106,7 +109,9 @@ def words(body: str) -> str:
             else:
                 continue
         if fence:
-            out.append(line)
+            kept = variants.console_words(line) if console else line
+            changed = changed or kept != line
+            out.append(kept)
             if line.lstrip().startswith(fence):
                 fence = ""
             continue
@@ -118,9 +123,12 @@ def words(body: str) -> str:
         if line.lstrip().startswith("|"):  # a table row stays whole (its header is matched)
             out.append(line)
             continue
+        if termy or variants.TERMY.match(line):
+            termy = not variants.TERMY_END.search(line)
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
+            console = termy or variants.console_fence(line)
             out.append(line)
             continue
         if _OPEN_TAG.match(line):
@@ -160,6 +168,9 @@ def _line_words(line: str) -> str:
     """One line outside code in its embedded form ('' when it is all markup)."""
     if _ESM.match(line):
         return ""
+    block = variants.block_marker(line)
+    if block is not None:
+        return block
     container = _CONTAINER.match(line)
     if container:
         return _title_words(container.group(2))
@@ -233,8 +244,9 @@ def code_spans(text: str) -> list[tuple[int, int]]:
 
 def _inline_prose(text: str) -> str:
     if "{" in text:
-        text = _SHORTCODE.sub("", text)
+        text = variants.include_out(_SHORTCODE.sub("", text))
     if "<" in text:
+        text = variants.abbr_words(text)
         text = _TAG.sub("", text)
     if "://" in text:
         text = _LINK.sub(lambda m: m.group(1) if _OPAQUE.search(m.group(2)) else m.group(), text)
