@@ -206,6 +206,24 @@ def product_row(
         for q in questions:
             top = [located(d, corpus) for d in found.invoke(q.text)]
             score_ranked(per_q, mode, readings(q, corpus), top)
+    return scores(per_q) | context_row(corpus, questions, persist, budgets, options, count, chars)
+
+
+def context_row(
+    corpus: dict[str, str],
+    questions: list[Any],
+    persist: Path,
+    budgets: list[int],
+    options: dict[str, Any],
+    count: Any = None,
+    chars: int | None = None,
+) -> dict[str, Any]:
+    """The product's context rows over the collection ``product_row`` ingested."""
+    import ragingest
+    from bench.hybrid import located
+
+    collection = "bench-context"
+    per_q: dict[str, list[float]] = {}
     seen = Sizes()
     limits: list[tuple[str, int, Any]] = [(str(b), b, CL100K) for b in budgets]
     limits += [(char_budget(chars), chars, len)] if chars else []
@@ -235,6 +253,7 @@ def measure(
     options: dict[str, Any],
     fusion: str = "rrf",
     limit: int | None = None,
+    also: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     from ragingest.evaluate.cache import EmbeddingCache
     from ragingest.evaluate.chunking import build_splitter
@@ -261,6 +280,9 @@ def measure(
     rows["ragingest (product)"] = product_row(
         folder, corpus, questions, persist, budgets, options, count, chars
     )
+    if also:  # the same collection, other retriever options: a row beside the product's
+        label = "ragingest (product, " + ", ".join(f"{k}={v}" for k, v in also.items()) + ")"
+        rows[label] = context_row(corpus, questions, persist, budgets, options | also, count, chars)
     for peer in peers:
         label, splitter = peer_splitter(peer)
         rows[label] = splitter_row(
@@ -281,15 +303,15 @@ def margins(result: dict[str, Any], reading: str = "") -> dict[str, float]:
     """Per metric: ragingest minus the best plain splitter (context: the product's rows), in
     the trimmed reading, or the raw one with ``reading="raw"``."""
     rows = {name: row.get(reading, {}) if reading else row for name, row in result["rows"].items()}
-    peers = [r for name, r in rows.items() if not name.startswith("ragingest")]
+    peers = [r for name, r in rows.items() if not name.startswith(("ragingest", "LangChain p"))]
     out: dict[str, float] = {}
-    if not peers:  # --peers "": the ragingest rows alone
-        return out
     product = rows["ragingest (product)"]
-    for metric, value in rows["ragingest"].items():
+    for metric, value in rows["ragingest"].items() if peers else ():  # --peers "": none
         if " r@5" in metric or " mrr" in metric or metric.startswith("context@"):
             ours = product[metric] if metric.startswith("context@") else value
             theirs = [p[metric] for p in peers if metric in p]
+            if not theirs:
+                continue
             label = "context@plain chars" if metric.endswith("ch") else metric  # same across sets
             out[label] = round(ours - max(theirs), 3)
     plain = next((r for name, r in rows.items() if name.startswith("LangChain pipeline")), None)
@@ -356,6 +378,13 @@ def main() -> None:
     parser.add_argument(
         "--limit", type=int, default=None, help="the first N questions of each set (iterating)"
     )
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        help="a retriever option for a second product context row on the same collection, "
+        "KEY=JSON (focus=true: the row with the second stage beside the one without)",
+    )
     parser.add_argument("--out", default=None, help="write the JSON here too")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -366,7 +395,8 @@ def main() -> None:
     peers = [p for p in args.peers.split(",") if p]
     results = {}
     for name in args.sets.split(","):
-        results[name] = measure(name, budgets, peers, work, options, args.fusion, args.limit)
+        also = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.also)}
+        results[name] = measure(name, budgets, peers, work, options, args.fusion, args.limit, also)
         print_table(name, results[name], budgets)
     for reading in ("", "raw"):
         every = [m for m in (margins(r, reading) for r in results.values()) if m]

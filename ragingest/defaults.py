@@ -47,6 +47,9 @@ SearchType = Literal["similarity", "mmr"]
 SEARCH_TYPES: tuple[SearchType, ...] = get_args(SearchType)
 TOP_K = 4  # passages a query or the retriever returns
 HYBRID = True  # BM25 fused with the vectors: it measured better on both eval sets
+# under a budget, the sentences of the matched sections that answer (retrieval.focus): off
+# until it wins on every tuning set (bench/README.md, "Second stage")
+FOCUS = False
 Fusion = Literal["dbsf", "rrf"]
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
 # how the dense and BM25 lists become one: their scores scaled by each list's distribution

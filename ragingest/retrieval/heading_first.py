@@ -34,7 +34,16 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
-from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, SEARCH_TYPES, TOP_K, Fusion, SearchType
+from ragingest.defaults import (
+    DENSE_WEIGHT,
+    FOCUS,
+    FUSION,
+    HYBRID,
+    SEARCH_TYPES,
+    TOP_K,
+    Fusion,
+    SearchType,
+)
 from ragingest.retrieval.call_options import SEARCH_KWARGS, call_k, required_keys, whole_k
 from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
 from ragingest.retrieval.filters import Where, as_filter
@@ -137,6 +146,11 @@ class HeadingFirstRetriever(SyncRetriever):
     join_neighbours: bool = Field(
         default=True,
         description="under a budget, join hits that meet in one section",
+    )
+    focus: bool = Field(
+        default=FOCUS,
+        description="under a budget, add the sentences of the matched sections that answer "
+        "the query (retrieval.focus.SectionFocus: they are embedded at query time)",
     )
     model: str | None = Field(
         default=None,
@@ -252,7 +266,20 @@ class HeadingFirstRetriever(SyncRetriever):
                 k=self.k,
                 count=token_counter(self.tokenizer),
                 join_neighbours=self.join_neighbours,
+                compressor=self._focus(store, source) if self.focus else None,
             )
+
+    @staticmethod
+    def _focus(store: Any, source: GuardedSource) -> Any:
+        """The second stage over the candidates (``retrieval.focus``), reading sections
+        through the guarded source with the collection's model."""
+        from ragingest.retrieval.focus import SectionFocus
+
+        parents = source.parent_store
+        if parents is None or store.embeddings is None:
+            return None
+        sections = lambda key: parents.mget([key])[0]  # noqa: E731
+        return SectionFocus(sections=sections, embeddings=store.embeddings)
 
     @property
     def store(self) -> ChunkSource:
