@@ -206,7 +206,9 @@ def product_row(
         for q in questions:
             top = [located(d, corpus) for d in found.invoke(q.text)]
             score_ranked(per_q, mode, readings(q, corpus), top)
-    return scores(per_q) | context_row(corpus, questions, persist, budgets, options, count, chars)
+    ranked = scores(per_q)
+    contexts = context_row(corpus, questions, persist, budgets, options, count, chars)
+    return ranked | contexts | {"raw": ranked["raw"] | contexts["raw"]}
 
 
 def context_row(

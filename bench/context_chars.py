@@ -28,7 +28,8 @@ def char_budget(chars: float) -> str:
 
 def greedy(ranking: Sequence[int], sizes: Sequence[int], budget: int, limit: int) -> list[int]:
     """The indices taken, best first, each whole, while the total stays within ``budget``."""
-    taken, total = [], 0
+    taken: list[int] = []
+    total = 0
     for i in ranking:
         if len(taken) == limit:
             break

@@ -8,7 +8,8 @@ best ``read`` passages: each is cut into units (paragraphs, list items, sentence
 paragraph: exact slices of the section), the units are embedded with the collection's model
 (the same e5 that ranked the chunks; a multilingual cross-encoder would read the pair better,
 but none ships in a package the registries give: bench/README.md, "Second stage"), and the
-``pick`` units closest to the query that the passages above them do not already hold are
+``pick`` units closest to the query that the passages above them do not already hold, and
+that are closer to it than the passage that matched their section (``over_head``), are
 inserted right after the best passage of their section. The budget assembly
 (``assembly.pack``) then takes them best first like any passage, and joins one that touches a
 taken passage.
@@ -80,6 +81,8 @@ class SectionFocus(BaseDocumentCompressor):
     read: int = 3  # matched sections read: the best passages' distinct sections
     pick: int = 2  # units added a query
     max_units: int = 48  # units embedded a query, shared by the sections read
+    over_head: bool = True  # a unit is added only when it is closer to the query than the
+    # passage that matched its section (what answers, not the head)
     _vectors: OrderedDict[str, np.ndarray] = PrivateAttr(default_factory=OrderedDict)
 
     def compress_documents(
@@ -93,10 +96,16 @@ class SectionFocus(BaseDocumentCompressor):
         query_vector = np.asarray(self.embeddings.embed_query(query), dtype=np.float32)
         vectors = self._embed([text for _, _, _, text in candidates])
         scores = vectors @ query_vector
+        heads = sorted({at for at, _, _, _ in candidates})
+        head = dict.fromkeys(heads, -np.inf)
+        if self.over_head:
+            texts = [_embedded(passages[at]) for at in heads]
+            head = dict(zip(heads, self._embed(texts) @ query_vector, strict=True))
         chosen: dict[int, list[Document]] = {}
         for i in np.argsort(-scores, kind="stable")[: self.pick]:
             at, start, end, _ = candidates[int(i)]
-            chosen.setdefault(at, []).append(_unit(passages[at], start, end, self.sections))
+            if scores[i] > head[at]:
+                chosen.setdefault(at, []).append(_unit(passages[at], start, end, self.sections))
         out: list[Document] = []
         for at, passage in enumerate(passages):
             out.append(passage)
@@ -123,7 +132,7 @@ class SectionFocus(BaseDocumentCompressor):
                 continue
             offset = int(passage.metadata["parent_start"])
             held = [_span(p) for p in passages[: at + 1]]
-            title = str(passage.metadata.get("section_path") or "")
+            title = _title(passage)
             found = [
                 (offset + a, offset + b)
                 for a, b in units(section.page_content)
@@ -149,6 +158,16 @@ class SectionFocus(BaseDocumentCompressor):
         return np.stack([self._vectors[t] for t in texts])
 
 
+def _title(doc: Document) -> str:
+    return str(doc.metadata.get("section_path") or "")
+
+
+def _embedded(doc: Document) -> str:
+    """A passage as its units are embedded: its section's path, then its text."""
+    title = _title(doc)
+    return f"{title}\n{doc.page_content}" if title else doc.page_content
+
+
 def _span(doc: Document) -> tuple[int, int]:
     start = int(doc.metadata.get("start_index", 0))
     return start, int(doc.metadata.get("end_index", start + len(doc.page_content)))
@@ -165,3 +184,34 @@ def _unit(passage: Document, start: int, end: int, sections: Sections) -> Docume
     assert section is not None  # read by _candidates
     meta.update(start_index=start, end_index=end)
     return Document(page_content=section.page_content[start - offset : end - offset], metadata=meta)
+
+
+class NeighboursFirst(BaseDocumentCompressor):
+    """The candidates of the best passage's section that lie next to it (``chunk_index`` one
+    apart, the same ``parent_id``), within the first ``depth``, moved up behind it: the two
+    halves of one answer cut across chunks come together before other sections' chunks fill
+    the budget. Nothing is embedded; nothing is dropped."""
+
+    depth: int = 10
+    best: int = 1  # the passages whose neighbours are moved up
+
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """The passages, the best ones' neighbours moved up behind them."""
+        out = list(documents)
+        for at in range(min(self.best, len(out))):
+            anchor = out[at].metadata
+            key, index = anchor.get("parent_id"), anchor.get("chunk_index")
+            if not key or index is None:
+                continue
+            near = [
+                j
+                for j in range(at + 1, min(self.depth, len(out)))
+                if out[j].metadata.get("parent_id") == key
+                and abs(int(out[j].metadata.get("chunk_index", -9)) - int(index)) == 1
+            ]
+            moved = [out[j] for j in near]
+            rest = [d for j, d in enumerate(out) if j not in near]
+            out = rest[: at + 1] + moved + rest[at + 1 :]
+        return out

@@ -124,3 +124,18 @@ def test_the_retriever_option_adds_exact_slices_of_the_file(tmp_path):
         meta = doc.metadata
         assert text[meta["start_index"] : meta["end_index"]] == doc.page_content
     assert plain.invoke(query)
+
+
+def test_the_best_passages_neighbours_in_its_section_move_up_behind_it():
+    from ragingest.retrieval.focus import NeighboursFirst
+
+    def hit(cid: str, index: int, parent: str = "s1") -> Document:
+        meta = {"chunk_id": cid, "chunk_index": index, "parent_id": parent}
+        return Document(page_content=cid, metadata=meta)
+
+    ranked = [hit("a", 5), hit("b", 1, "s2"), hit("c", 9), hit("d", 6), hit("e", 4, "s3")]
+    moved = NeighboursFirst().compress_documents(ranked, "q")
+    # d is a's neighbour in its section; e is next to it by index but in another section
+    assert [d.page_content for d in moved] == ["a", "d", "b", "c", "e"]
+    assert NeighboursFirst(depth=3).compress_documents(ranked, "q") == ranked
+    assert NeighboursFirst().compress_documents([], "q") == []
