@@ -1,12 +1,12 @@
-"""What the second stage costs a query: ``ragingest.retriever(max_context_tokens=N)`` with and
-without ``focus`` over the collection ``bench.context`` ingested for a set (its ``--work``
-folder), one client, the questions in order, each setting's p50/p95 and the load average.
+"""What a second stage costs a query: ``ragingest.retriever(max_context_tokens=N)`` without
+and with each ``second_stage`` over the collection ``bench.context`` ingested for a set (its
+``--work`` folder), one client, the questions in order, each setting's p50/p95 and the load average.
 
 ``python -m bench.focus_cost [--sets clickhouse_ru,chroma_general] [--work DIR]
 [--budget 1024] [--limit 100]``
 
 Both retrievers are built and warmed on one question first (the model loaded); the focus
-retriever's unit vectors are kept across the questions, as in a reader that stays up.
+stage's unit vectors are kept across the questions, as in a reader that stays up.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ def measure(name: str, work: Path, budget: int, limit: int) -> dict[str, Any]:
     questions = [q.text for q in load_questions(_questions_file(folder), corpus)][:limit]
     persist = work / f"product_{folder.resolve().name}"
     out: dict[str, Any] = {"questions": len(questions)}
-    for focus in (False, True):
+    for stage in (None, "sentences", "neighbours"):
         found = ragingest.retriever(
             persist, "bench-context", k=20, max_context_tokens=budget, tokenizer=CL100K,
-            focus=focus,
+            second_stage=stage,
         )  # fmt: skip
         found.invoke(questions[0])
         seconds = []
@@ -46,7 +46,7 @@ def measure(name: str, work: Path, budget: int, limit: int) -> dict[str, Any]:
             started = time.perf_counter()
             found.invoke(question)
             seconds.append(time.perf_counter() - started)
-        out["focus" if focus else "plain"] = {
+        out[stage or "none"] = {
             "p50 s": round(statistics.median(seconds), 3),
             "p95 s": round(percentile(seconds, 0.95), 3),
             "load": round(os.getloadavg()[0], 2),

@@ -215,3 +215,25 @@ class NeighboursFirst(BaseDocumentCompressor):
             rest = [d for j, d in enumerate(out) if j not in near]
             out = rest[: at + 1] + moved + rest[at + 1 :]
         return out
+
+
+def second_stage(
+    stage: str | BaseDocumentCompressor | None, store: Any, source: Any
+) -> BaseDocumentCompressor | None:
+    """The retriever's ``second_stage`` as a compressor: a given one as it is, ``"sentences"``
+    (``SectionFocus`` over ``source``'s sections with ``store``'s model; None without
+    either), ``"neighbours"`` (``NeighboursFirst``); ``ValueError`` for another name."""
+    if stage is None or isinstance(stage, BaseDocumentCompressor):
+        return stage
+    if stage == "neighbours":
+        return NeighboursFirst()
+    if stage == "sentences":
+        parents = source.parent_store
+        if parents is None or store.embeddings is None:
+            return None
+        return SectionFocus(
+            sections=lambda key: parents.mget([key])[0], embeddings=store.embeddings
+        )
+    raise ValueError(
+        f"second_stage must be 'sentences', 'neighbours' or a BaseDocumentCompressor, not {stage!r}"
+    )

@@ -30,16 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
+from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from ragingest.defaults import (
     DENSE_WEIGHT,
-    FOCUS,
     FUSION,
     HYBRID,
     SEARCH_TYPES,
+    SECOND_STAGE,
     TOP_K,
     Fusion,
     SearchType,
@@ -47,6 +47,7 @@ from ragingest.defaults import (
 from ragingest.retrieval.call_options import SEARCH_KWARGS, call_k, required_keys, whole_k
 from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
 from ragingest.retrieval.filters import Where, as_filter
+from ragingest.retrieval.focus import second_stage
 from ragingest.retrieval.fusion import check_fusion
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
@@ -147,10 +148,12 @@ class HeadingFirstRetriever(SyncRetriever):
         default=True,
         description="under a budget, join hits that meet in one section",
     )
-    focus: bool = Field(
-        default=FOCUS,
-        description="under a budget, add the sentences of the matched sections that answer "
-        "the query (retrieval.focus.SectionFocus: they are embedded at query time)",
+    second_stage: str | BaseDocumentCompressor | None = Field(
+        default=SECOND_STAGE,
+        description="under a budget, a stage over the candidates before it: 'sentences' (the "
+        "units of the matched sections closest to the query, embedded at query time), "
+        "'neighbours' (the best passage's neighbours first: retrieval.focus), or any "
+        "LangChain BaseDocumentCompressor (a CrossEncoderReranker)",
     )
     model: str | None = Field(
         default=None,
@@ -266,20 +269,8 @@ class HeadingFirstRetriever(SyncRetriever):
                 k=self.k,
                 count=token_counter(self.tokenizer),
                 join_neighbours=self.join_neighbours,
-                compressor=self._focus(store, source) if self.focus else None,
+                compressor=second_stage(self.second_stage, store, source),
             )
-
-    @staticmethod
-    def _focus(store: Any, source: GuardedSource) -> Any:
-        """The second stage over the candidates (``retrieval.focus``), reading sections
-        through the guarded source with the collection's model."""
-        from ragingest.retrieval.focus import SectionFocus
-
-        parents = source.parent_store
-        if parents is None or store.embeddings is None:
-            return None
-        sections = lambda key: parents.mget([key])[0]  # noqa: E731
-        return SectionFocus(sections=sections, embeddings=store.embeddings)
 
     @property
     def store(self) -> ChunkSource:

@@ -12,7 +12,7 @@ from langchain_core.embeddings import Embeddings
 
 import ragingest
 from ragingest.retrieval.context import fit_budget
-from ragingest.retrieval.focus import SectionFocus, units
+from ragingest.retrieval.focus import NeighboursFirst, SectionFocus, units
 from tests.conftest import memo_path
 from tests.helpers import ingest_cli
 
@@ -118,17 +118,20 @@ def test_the_retriever_option_adds_exact_slices_of_the_file(tmp_path):
     text = memo_path().read_text(encoding="utf-8")
     query = "На сколько дней выдают альбом с красной наклейкой?"
     plain = ragingest.retriever(tmp_path / "db", "memo", k=8, max_context_tokens=120)
-    focused = ragingest.retriever(tmp_path / "db", "memo", k=8, max_context_tokens=120, focus=True)
-    assert plain.focus is False
-    for doc in focused.invoke(query):
-        meta = doc.metadata
-        assert text[meta["start_index"] : meta["end_index"]] == doc.page_content
-    assert plain.invoke(query)
+    assert plain.second_stage is None
+    for stage in ("sentences", "neighbours", NeighboursFirst(depth=4)):
+        found = ragingest.retriever(
+            tmp_path / "db", "memo", k=8, max_context_tokens=120, second_stage=stage
+        ).invoke(query)
+        assert found
+        for doc in found:
+            meta = doc.metadata
+            assert text[meta["start_index"] : meta["end_index"]] == doc.page_content
+    with pytest.raises(ValueError, match="second_stage must be 'sentences'"):
+        ragingest.retriever(tmp_path / "db", "memo", max_context_tokens=120, second_stage="x")
 
 
 def test_the_best_passages_neighbours_in_its_section_move_up_behind_it():
-    from ragingest.retrieval.focus import NeighboursFirst
-
     def hit(cid: str, index: int, parent: str = "s1") -> Document:
         meta = {"chunk_id": cid, "chunk_index": index, "parent_id": parent}
         return Document(page_content=cid, metadata=meta)
