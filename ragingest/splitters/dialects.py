@@ -22,6 +22,9 @@ Contract:
   comes back as it is (the same string). Heading anchors (``{#table_engine-kafka}``) stay in
   the embedded text, the breadcrumb's included: e5 reads their English words (measured:
   bench/README.md, "Documentation dialects").
+- MkDocs Material as FastAPI writes it (spaced ``{ #anchor }``, ``/// note | Title`` blocks,
+  ``{* docs_src *}`` includes, termy consoles, ``<abbr>``): one rule each in
+  ``dialect_variants``, applied by ``heading_title`` and ``words``.
 - ``markup_only(body)``: a body that is almost all markup (what ``words`` keeps is under a
   fifth of its letters and digits, and under ``4 * MARKUP_WORDS`` of them): it is not embedded
   alone but joins a neighbour (``absorb_markup``), keeping the neighbour's headings.
