@@ -7,10 +7,10 @@ lower-ranked chunk, or none in the candidates). ``SectionFocus`` reads the secti
 best ``read`` passages: each is cut into units (paragraphs, list items, sentences of a long
 paragraph: exact slices of the section), the units are embedded with the collection's model
 (the same e5 that ranked the chunks; a multilingual cross-encoder would read the pair better,
-but none ships in a package the registries give: bench/README.md, "Second stage"), and the
-``pick`` units closest to the query that the passages above them do not already hold, and
-that are closer to it than the passage that matched their section (``over_head``), are
-inserted right after the best passage of their section. The budget assembly
+but none ships in a package the registries give: bench/README.md, "A second stage before
+the budget"), and the ``pick`` units closest to the query that the passages above them do
+not already hold, and that are closer to it than the passage that matched their section
+(``over_head``), are inserted right after the best passage of their section. The budget assembly
 (``assembly.pack``) then takes them best first like any passage, and joins one that touches a
 taken passage.
 
