@@ -2,7 +2,7 @@
 
 ``python -m bench.context [--sets clickhouse_ru,chroma_general,PATH] [--budgets 512,1024,2048]
 [--peers recursive,semchunk,chonkie,llamaindex,langchain] [--fusion rrf|dbsf] [--option KEY=JSON]
-[--limit N] [--work DIR] [--out FILE]``
+[--also KEY=JSON] [--limit N] [--work DIR] [--out FILE]``
 
 Every splitter cuts at 200 tokens of the embedding model (multilingual-e5-small, no special
 tokens) and every chunk is an exact slice of its file, except ``langchain``: the pipeline a
@@ -42,7 +42,9 @@ harness; ``ragingest (product)`` is ``ragingest ingest`` into a real Chroma dire
 ``ragingest.retriever`` — dense/hybrid with ``k=5, parents=False, dedup=False``, context with
 ``max_context_tokens=N, tokenizer="tiktoken:cl100k_base", k=20`` and its defaults otherwise
 (passages placed in their file by their text); ``--option KEY=JSON`` passes a retriever
-option to its context rows (``fusion`` and ``dense_weight`` to its hybrid row too).
+option to its context rows (``fusion`` and ``dense_weight`` to its hybrid row too);
+``--also KEY=JSON`` adds a second product context row with that option on the same collection
+(``--also second_stage='"sentences"'``: the rows with and without a second stage).
 Embeddings are cached in ``--work`` (``EmbeddingCache`` files, and the product's own cache,
 seeded with the same vectors), so a rerun only embeds chunks it has not seen; the product's
 Chroma directory is emptied (cache kept) before each ingest, so a changed splitter is always

@@ -12,9 +12,15 @@ from ragingest.cli.terminal import terminal_safe as safe
 
 
 def context_command(args: argparse.Namespace) -> int:
-    """Print the budgeted context for ``args.text`` (text or ``--json``); returns 0."""
+    """Print the budgeted context for ``args.text`` (text or ``--json``); returns 0; a budget
+    under 1 token is a ``ValueError`` saying so (exit 2)."""
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
 
+    if args.max_context_tokens < 1:
+        raise ValueError(
+            f"--max-context-tokens must be at least 1, not {args.max_context_tokens}: "
+            "the budget of the context in the embedding model's tokens"
+        )
     retriever = HeadingFirstRetriever(
         persist_dir=args.persist_dir, collection=args.collection, k=args.k,
         where=args.where or None, model=args.model, records_url=args.records_url,

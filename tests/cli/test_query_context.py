@@ -41,3 +41,9 @@ def test_query_prints_the_budgeted_context_an_app_gets(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"context: {len(texts)} passages, {report['tokens']} of 40 tokens, ")
     assert texts[0].split("\n")[0] in out
+
+
+def test_query_refuses_a_budget_under_one_token(capsys):
+    argv = ["query", "вопрос", "--persist-dir", "nowhere", "--collection", "kb"]
+    assert main([*argv, "--max-context-tokens", "0"]) == 2
+    assert "--max-context-tokens must be at least 1, not 0" in capsys.readouterr().err
