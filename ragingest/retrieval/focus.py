@@ -131,7 +131,8 @@ class SectionFocus(BaseDocumentCompressor):
             if section is None:
                 continue
             offset = int(passage.metadata["parent_start"])
-            held = [_span(p) for p in passages[: at + 1]]
+            source = _source(passage)
+            held = [_span(p) for p in passages[: at + 1] if _source(p) == source]
             title = _title(passage)
             found = [
                 (offset + a, offset + b)
@@ -156,6 +157,10 @@ class SectionFocus(BaseDocumentCompressor):
         while len(self._vectors) > UNIT_CACHE:
             self._vectors.popitem(last=False)
         return np.stack([self._vectors[t] for t in texts])
+
+
+def _source(doc: Document) -> str:
+    return str(doc.metadata.get("doc_id") or doc.metadata.get("source", ""))
 
 
 def _title(doc: Document) -> str:
