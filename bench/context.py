@@ -2,7 +2,7 @@
 
 ``python -m bench.context [--sets clickhouse_ru,chroma_general,PATH] [--budgets 512,1024,2048]
 [--peers recursive,semchunk,chonkie,llamaindex,langchain] [--fusion rrf|dbsf] [--option KEY=JSON]
-[--work DIR] [--out FILE]``
+[--also KEY=JSON] [--limit N] [--work DIR] [--out FILE]``
 
 Every splitter cuts at 200 tokens of the embedding model (multilingual-e5-small, no special
 tokens) and every chunk is an exact slice of its file, except ``langchain``: the pipeline a
@@ -20,7 +20,14 @@ looked up in ``../shared/eval`` and ``bench/data``), per splitter:
   (``ragingest.evaluate.retrieval``): the same for everyone;
 - **context @ N**: the share of questions whose every reference lies whole inside one
   passage of a context of at most N cl100k tokens; passages are taken best first, each whole,
-  while they fit (``ragingest.retrieval.context.fit_budget``), at most 20 of them.
+  while they fit (``ragingest.retrieval.context.fit_budget``), at most 20 of them; beside
+  each, ``chars@N`` and ``tokens@N``: the mean context characters and cl100k tokens a
+  question (a row that wins by a longer context shows it);
+- **context @ plain chars** (``context@2441ch``): the same at an equal context, a budget of
+  the characters the plain LangChain pipeline's context has a question (its row: ``k = 4``
+  nearest by cosine, ``context@k4``; ``bench.context_chars``), the product with
+  ``tokenizer=len``; the margins name it ``context@plain chars`` (over the best peer at the
+  same characters) and ``context@plain chars vs its k=4`` (over the pipeline as written).
 
 Every row is scored twice: with each reference's edge whitespace trimmed (the main reading:
 a splitter that strips its chunks' edges can never hold a reference that starts with the space
@@ -35,7 +42,9 @@ harness; ``ragingest (product)`` is ``ragingest ingest`` into a real Chroma dire
 ``ragingest.retriever`` — dense/hybrid with ``k=5, parents=False, dedup=False``, context with
 ``max_context_tokens=N, tokenizer="tiktoken:cl100k_base", k=20`` and its defaults otherwise
 (passages placed in their file by their text); ``--option KEY=JSON`` passes a retriever
-option to its context rows (``fusion`` and ``dense_weight`` to its hybrid row too).
+option to its context rows (``fusion`` and ``dense_weight`` to its hybrid row too);
+``--also KEY=JSON`` adds a second product context row with that option on the same collection
+(``--also second_stage='"sentences"'``: the rows with and without a second stage).
 Embeddings are cached in ``--work`` (``EmbeddingCache`` files, and the product's own cache,
 seeded with the same vectors), so a rerun only embeds chunks it has not seen; the product's
 Chroma directory is emptied (cache kept) before each ingest, so a changed splitter is always
@@ -54,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, SHARED
+from bench.context_chars import PLAIN_K, Sizes, char_budget, greedy, plain_pipeline
 from bench.scoring import readings, score_context, score_ranked, scores
 
 PEERS = ("recursive", "semchunk", "chonkie", "llamaindex", "langchain")
@@ -102,8 +112,10 @@ def splitter_row(
     budgets: list[int],
     count: Any,
     fusion: str = "rrf",
+    chars: int | None = None,
 ) -> tuple[dict[str, Any], list[Any], Any]:
-    """Dense, hybrid and context scores of one splitter's chunks (in process)."""
+    """Dense, hybrid and context scores of one splitter's chunks (in process); ``chars``: a
+    context budget in characters too (the plain pipeline's)."""
     from ragingest.evaluate import metrics as m
     from ragingest.evaluate.chunking import split_corpus
     from ragingest.evaluate.retrieval import nearest, retrieve
@@ -119,21 +131,20 @@ def splitter_row(
         "hybrid": retrieve(chunks, vectors, query_vectors, RANK_DEPTH, texts, fusion),
     }
     deep = retrieve(chunks, vectors, query_vectors, CONTEXT_DEPTH, texts, fusion)
+    lengths = [len(c.text) for c in chunks]
     per_q: dict[str, list[float]] = {}
+    seen = Sizes()
     for n, q in enumerate(questions):
         refs = readings(q, corpus)
         for mode, ranking in rankings.items():
             score_ranked(per_q, mode, refs, [hits[i] for i in ranking[n][:5]])
-        for budget in budgets:
-            spans, total = [], 0
-            for i in deep[n]:
-                if len(spans) == MAX_PASSAGES:
-                    break
-                if total + sizes[i] <= budget:
-                    spans.append((chunks[i].corpus_id, chunks[i].start, chunks[i].end))
-                    total += sizes[i]
-            score_context(per_q, budget, refs, spans)
-    row = scores(per_q) | _sizes(chunks, sizes)
+        limits = [(str(b), sizes, b) for b in budgets]
+        limits += [(char_budget(chars), lengths, chars)] if chars else []
+        for key, size, budget in limits:
+            taken = [chunks[i] for i in greedy(deep[n], size, budget, MAX_PASSAGES)]
+            score_context(per_q, key, refs, [(c.corpus_id, c.start, c.end) for c in taken])
+            seen.add(key, [c.text for c in taken], count)
+    row = scores(per_q) | seen.row() | _sizes(chunks, sizes)
     return row, chunks, vectors
 
 
@@ -170,8 +181,11 @@ def product_row(
     persist: Path,
     budgets: list[int],
     options: dict[str, Any],
+    count: Any = None,
+    chars: int | None = None,
 ) -> dict[str, Any]:
-    """``ragingest ingest`` + ``ragingest.retriever``, scored like the others."""
+    """``ragingest ingest`` + ``ragingest.retriever``, scored like the others (``chars``: at
+    that many characters too, ``tokenizer=len``)."""
     import ragingest
     from bench.hybrid import located
     from ragingest.cli.main import main
@@ -194,22 +208,45 @@ def product_row(
         for q in questions:
             top = [located(d, corpus) for d in found.invoke(q.text)]
             score_ranked(per_q, mode, readings(q, corpus), top)
-    for budget in budgets:
+    ranked = scores(per_q)
+    contexts = context_row(corpus, questions, persist, budgets, options, count, chars)
+    return ranked | contexts | {"raw": ranked["raw"] | contexts["raw"]}
+
+
+def context_row(
+    corpus: dict[str, str],
+    questions: list[Any],
+    persist: Path,
+    budgets: list[int],
+    options: dict[str, Any],
+    count: Any = None,
+    chars: int | None = None,
+) -> dict[str, Any]:
+    """The product's context rows over the collection ``product_row`` ingested."""
+    import ragingest
+    from bench.hybrid import located
+
+    collection = "bench-context"
+    per_q: dict[str, list[float]] = {}
+    seen = Sizes()
+    limits: list[tuple[str, int, Any]] = [(str(b), b, CL100K) for b in budgets]
+    limits += [(char_budget(chars), chars, len)] if chars else []
+    for key, budget, tokenizer in limits:
         found = ragingest.retriever(
             persist,
             collection,
             k=MAX_PASSAGES,
             max_context_tokens=budget,
-            tokenizer=CL100K,
+            tokenizer=tokenizer,
             **options,
         )
         for q in questions:
-            spans = [
-                (h.corpus_id, h.start, h.end)
-                for h in (located(d, corpus) for d in found.invoke(q.text))
-            ]
-            score_context(per_q, budget, readings(q, corpus), spans)
-    return scores(per_q)
+            docs = found.invoke(q.text)
+            spans = [(h.corpus_id, h.start, h.end) for h in (located(d, corpus) for d in docs)]
+            score_context(per_q, key, readings(q, corpus), spans)
+            if count is not None:
+                seen.add(key, [d.page_content for d in docs], count)
+    return scores(per_q) | seen.row()
 
 
 def measure(
@@ -219,6 +256,8 @@ def measure(
     work: Path,
     options: dict[str, Any],
     fusion: str = "rrf",
+    limit: int | None = None,
+    also: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     from ragingest.evaluate.cache import EmbeddingCache
     from ragingest.evaluate.chunking import build_splitter
@@ -228,26 +267,37 @@ def measure(
 
     folder = set_folder(name)
     corpus = load_corpus(folder / "corpora")
-    questions = load_questions(_questions_file(folder), corpus)
+    questions = load_questions(_questions_file(folder), corpus)[:limit]
     key = folder.resolve().name
     cache = EmbeddingCache(None, work / f"eval_{key}.sqlite")
     count = token_counter(CL100K)
     rows: dict[str, Any] = {}
     started = time.perf_counter()
+    plain, mean_chars = plain_pipeline(corpus, questions, cache, count)
+    chars = round(mean_chars)  # the plain pipeline's context a question: the equal context
     ours, chunks, vectors = splitter_row(
-        build_splitter(DEFAULT, None), corpus, questions, cache, budgets, count, fusion
+        build_splitter(DEFAULT, None), corpus, questions, cache, budgets, count, fusion, chars
     )
     rows["ragingest"] = ours
     persist = work / f"product_{key}"
     seed_product_cache(persist, chunks, vectors)
-    rows["ragingest (product)"] = product_row(folder, corpus, questions, persist, budgets, options)
+    rows["ragingest (product)"] = product_row(
+        folder, corpus, questions, persist, budgets, options, count, chars
+    )
+    if also:  # the same collection, other retriever options: a row beside the product's
+        label = "ragingest (product, " + ", ".join(f"{k}={v}" for k, v in also.items()) + ")"
+        rows[label] = context_row(corpus, questions, persist, budgets, options | also, count, chars)
     for peer in peers:
         label, splitter = peer_splitter(peer)
-        rows[label] = splitter_row(splitter, corpus, questions, cache, budgets, count, fusion)[0]
+        rows[label] = splitter_row(
+            splitter, corpus, questions, cache, budgets, count, fusion, chars
+        )[0]
         print(f"{key}: {label}: {json.dumps(rows[label])}", file=sys.stderr, flush=True)
+    rows[f"LangChain pipeline as written (k = {PLAIN_K}, dense)"] = plain
     return {
         "folder": str(folder),
         "questions": len(questions),
+        "plain chars": chars,
         "seconds": round(time.perf_counter() - started),
         "rows": rows,
     }
@@ -257,14 +307,23 @@ def margins(result: dict[str, Any], reading: str = "") -> dict[str, float]:
     """Per metric: ragingest minus the best plain splitter (context: the product's rows), in
     the trimmed reading, or the raw one with ``reading="raw"``."""
     rows = {name: row.get(reading, {}) if reading else row for name, row in result["rows"].items()}
-    peers = [r for name, r in rows.items() if not name.startswith("ragingest")]
+    peers = [r for name, r in rows.items() if not name.startswith(("ragingest", "LangChain p"))]
     out: dict[str, float] = {}
-    if not peers:  # --peers "": the ragingest rows alone
-        return out
-    for metric, value in rows["ragingest"].items():
+    product = rows["ragingest (product)"]
+    for metric, value in rows["ragingest"].items() if peers else ():  # --peers "": none
         if " r@5" in metric or " mrr" in metric or metric.startswith("context@"):
-            ours = rows["ragingest (product)"][metric] if metric.startswith("context@") else value
-            out[metric] = round(ours - max(p[metric] for p in peers), 3)
+            ours = product[metric] if metric.startswith("context@") else value
+            theirs = [p[metric] for p in peers if metric in p]
+            if not theirs:
+                continue
+            label = "context@plain chars" if metric.endswith("ch") else metric  # same across sets
+            out[label] = round(ours - max(theirs), 3)
+    plain = next((r for name, r in rows.items() if name.startswith("LangChain pipeline")), None)
+    equal = [m for m in product if m.startswith("context@") and m.endswith("ch")]
+    if plain and equal:  # the goal: at the plain pipeline's characters, over it
+        out[f"context@plain chars vs its k={PLAIN_K}"] = round(
+            product[equal[0]] - plain[f"context@k{PLAIN_K}"], 3
+        )
     return out
 
 
@@ -272,21 +331,26 @@ COLUMNS = ("dense r@5", "dense mrr", "hybrid r@5", "hybrid mrr")
 
 
 def print_table(name: str, result: dict[str, Any], budgets: list[int]) -> None:
+    keys = [*map(str, budgets), char_budget(result["plain chars"]), f"k{PLAIN_K}"]
     columns = [
         *COLUMNS,
-        *(f"context@{b}" for b in budgets),
+        *(f"context@{b}" for b in keys),
+        *(f"{size}@{b}" for b in keys for size in ("chars", "tokens")),
         "mean e5 tokens",
         "mean cl100k tokens",
         "chunks",
     ]
-    print(f"\n{name} ({result['questions']} questions, {result['seconds']} s)")
+    print(
+        f"\n{name} ({result['questions']} questions, {result['seconds']} s; the plain "
+        f"pipeline's context: {result['plain chars']} characters a question)"
+    )
     print(f"| splitter | {' | '.join(columns)} |")
     print("|---" * (len(columns) + 1) + "|")
     for label, row in result["rows"].items():
         cells = [str(row.get(c, "–")) for c in columns]
         print(f"| {label} | {' | '.join(cells)} |")
     print("margin over the best peer:", margins(result))
-    raw = [c for c in columns if c in next(iter(result["rows"].values()))["raw"]]
+    raw = [c for c in columns if any(c in row["raw"] for row in result["rows"].values())]
     print(f"raw references (as the questions file gives them): | splitter | {' | '.join(raw)} |")
     for label, row in result["rows"].items():
         print(f"| {label} | {' | '.join(str(row['raw'].get(c, '–')) for c in raw)} |")
@@ -315,6 +379,16 @@ def main() -> None:
         default="rrf",
         help="how the harness rows fuse dense and BM25 (the product's rows: --option fusion=...)",
     )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="the first N questions of each set (iterating)"
+    )
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        help="a retriever option for a second product context row on the same collection, "
+        "KEY=JSON (focus=true: the row with the second stage beside the one without)",
+    )
     parser.add_argument("--out", default=None, help="write the JSON here too")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -325,7 +399,8 @@ def main() -> None:
     peers = [p for p in args.peers.split(",") if p]
     results = {}
     for name in args.sets.split(","):
-        results[name] = measure(name, budgets, peers, work, options, args.fusion)
+        also = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.also)}
+        results[name] = measure(name, budgets, peers, work, options, args.fusion, args.limit, also)
         print_table(name, results[name], budgets)
     for reading in ("", "raw"):
         every = [m for m in (margins(r, reading) for r in results.values()) if m]

@@ -56,6 +56,6 @@ def score_ranked(per_q: dict[str, list[float]], mode: str, refs: Any, top: list[
         per_q.setdefault(f"{prefix}{mode} mrr", []).append(m.mrr(references, top))
 
 
-def score_context(per_q: dict[str, list[float]], budget: int, refs: Any, spans: Any) -> None:
+def score_context(per_q: dict[str, list[float]], budget: int | str, refs: Any, spans: Any) -> None:
     for prefix, references in refs.items():
         per_q.setdefault(f"{prefix}context@{budget}", []).append(whole(references, spans))

@@ -34,6 +34,8 @@ from ragingest.defaults import (
 from ragingest.version import __version__
 
 if TYPE_CHECKING:
+    from langchain_core.documents import BaseDocumentCompressor
+
     from ragingest.pipeline.api import ingest
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
     from ragingest.vectorstore.access import ALL, AllPrincipals, Principals
@@ -57,6 +59,7 @@ def retriever(
     auto_merge: float | None = None,
     tokenizer: str | Callable[[str], int] | None = None,
     join_neighbours: bool = True,
+    second_stage: str | BaseDocumentCompressor | None = None,
     model: str | None = None,
     records_url: str | None = None,
     chroma_host: str | None = None,
@@ -78,8 +81,10 @@ def retriever(
     generator: ``max_context_tokens`` keeps the best passages whole within that budget,
     counted by ``tokenizer`` (the generator's: a tokenizer.json, a folder,
     ``"tiktoken:NAME"``, a callable; default the embedding model's); ``auto_merge=0.5``
-    returns a parent section when half of its chunks hit. LangChain's ``search_kwargs={"k":
-    2}`` works too.
+    returns a parent section when half of its chunks hit; ``second_stage`` reads the
+    candidates again before the budget (``"sentences"``, ``"neighbours"`` or a LangChain
+    ``BaseDocumentCompressor``: ``retrieval.focus``). LangChain's
+    ``search_kwargs={"k": 2}`` works too.
 
     A Chroma server instead of ``persist_dir``'s embedded store: ``chroma_host``,
     ``chroma_port``, ``chroma_token`` (default ``$RAGINGEST_CHROMA_TOKEN``),
@@ -103,8 +108,9 @@ def retriever(
         where=where, search_type=search_type, fetch_k=fetch_k, lambda_mult=lambda_mult,
         hybrid=hybrid, fusion=fusion, dense_weight=dense_weight,
         max_context_tokens=max_context_tokens, auto_merge=auto_merge, tokenizer=tokenizer,
-        join_neighbours=join_neighbours, model=model, records_url=records_url, server=server,
-        search_kwargs=search_kwargs, principals=as_access(principals),
+        join_neighbours=join_neighbours, second_stage=second_stage, model=model,
+        records_url=records_url, server=server, search_kwargs=search_kwargs,
+        principals=as_access(principals),
     )  # fmt: skip
 
 

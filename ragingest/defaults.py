@@ -47,6 +47,11 @@ SearchType = Literal["similarity", "mmr"]
 SEARCH_TYPES: tuple[SearchType, ...] = get_args(SearchType)
 TOP_K = 4  # passages a query or the retriever returns
 HYBRID = True  # BM25 fused with the vectors: it measured better on both eval sets
+# under a budget, a second stage over the candidates (retrieval.focus: "sentences" of the
+# matched sections that answer, "neighbours" of the best passage first): none won on every
+# tuning set, so none by default (bench/README.md, "A second stage before the budget")
+SECOND_STAGES = ("sentences", "neighbours")
+SECOND_STAGE: str | None = None
 Fusion = Literal["dbsf", "rrf"]
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
 # how the dense and BM25 lists become one: their scores scaled by each list's distribution

@@ -116,6 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"how the two rankings become one: {d.FUSION} (default: each list's scores scaled "
         "by their distribution and summed) or rrf (reciprocal ranks)",
     )
+    qry.add_argument(
+        "--max-context-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print the context an app's retriever gives the generator within N tokens of the "
+        "embedding model (passages whole, best first, up to -k of them) instead of the hits",
+    )
     qry.add_argument("--json", action="store_true", help="print JSON")
     add_principal_args(qry)
 

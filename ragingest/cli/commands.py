@@ -193,6 +193,10 @@ def query_command(args: argparse.Namespace) -> int:
     from ragingest.retrieval.query import RANKS, search
     from ragingest.vectorstore.readable import readable_store
 
+    if args.max_context_tokens is not None:
+        from ragingest.cli.query_context import context_command
+
+        return context_command(args)
     with readable_store(args.persist_dir) as persist:
         hits = search(
             args.text,

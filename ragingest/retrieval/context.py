@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
+from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
@@ -181,7 +181,8 @@ def _as_parent(hit: Document, parent: Document, hits: set[str]) -> Document:
 
 
 class ContextRetriever(SyncRetriever):
-    """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``fit_budget``
+    """Chunks from ``base`` → ``auto_merge`` (when ``merge_threshold``) → ``compressor``
+    (a LangChain ``BaseDocumentCompressor``, e.g. ``focus.SectionFocus``) → ``fit_budget``
     (neighbours in one section joined when ``join_neighbours`` and a ``parent_store``) → the
     first ``k``.
 
@@ -200,6 +201,7 @@ class ContextRetriever(SyncRetriever):
     k: int | None = None  # at most this many passages (None: as many as fit)
     count: TokenCounter | None = None  # None: the embedding model's tokenizer
     join_neighbours: bool = True
+    compressor: BaseDocumentCompressor | None = None  # a second stage before the budget
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
@@ -219,6 +221,8 @@ class ContextRetriever(SyncRetriever):
             passages = auto_merge(
                 passages, self.parent_store.mget, self._children, self.merge_threshold
             )
+        if self.compressor is not None:
+            passages = list(self.compressor.compress_documents(passages, query))
         if self.count is None:
             self.count = token_counter()
         joins = self.join_neighbours and self.parent_store is not None

@@ -30,14 +30,24 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
+from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
-from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, SEARCH_TYPES, TOP_K, Fusion, SearchType
+from ragingest.defaults import (
+    DENSE_WEIGHT,
+    FUSION,
+    HYBRID,
+    SEARCH_TYPES,
+    SECOND_STAGE,
+    TOP_K,
+    Fusion,
+    SearchType,
+)
 from ragingest.retrieval.call_options import SEARCH_KWARGS, call_k, required_keys, whole_k
 from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
 from ragingest.retrieval.filters import Where, as_filter
+from ragingest.retrieval.focus import second_stage
 from ragingest.retrieval.fusion import check_fusion
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
@@ -137,6 +147,13 @@ class HeadingFirstRetriever(SyncRetriever):
     join_neighbours: bool = Field(
         default=True,
         description="under a budget, join hits that meet in one section",
+    )
+    second_stage: str | BaseDocumentCompressor | None = Field(
+        default=SECOND_STAGE,
+        description="under a budget, a stage over the candidates before it: 'sentences' (the "
+        "units of the matched sections closest to the query, embedded at query time), "
+        "'neighbours' (the best passage's neighbours first: retrieval.focus), or any "
+        "LangChain BaseDocumentCompressor (a CrossEncoderReranker)",
     )
     model: str | None = Field(
         default=None,
@@ -252,6 +269,7 @@ class HeadingFirstRetriever(SyncRetriever):
                 k=self.k,
                 count=token_counter(self.tokenizer),
                 join_neighbours=self.join_neighbours,
+                compressor=second_stage(self.second_stage, store, source),
             )
 
     @property

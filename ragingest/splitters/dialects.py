@@ -22,6 +22,9 @@ Contract:
   comes back as it is (the same string). Heading anchors (``{#table_engine-kafka}``) stay in
   the embedded text, the breadcrumb's included: e5 reads their English words (measured:
   bench/README.md, "Documentation dialects").
+- MkDocs Material as FastAPI writes it (spaced ``{ #anchor }``, ``/// note | Title`` blocks,
+  ``{* docs_src *}`` includes, termy consoles, ``<abbr>``): one rule each in
+  ``dialect_variants``, applied by ``heading_title`` and ``words``.
 - ``markup_only(body)``: a body that is almost all markup (what ``words`` keeps is under a
   fifth of its letters and digits, and under ``4 * MARKUP_WORDS`` of them): it is not embedded
   alone but joins a neighbour (``absorb_markup``), keeping the neighbour's headings.
@@ -34,6 +37,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ragingest.splitters import dialect_variants as variants
 from ragingest.splitters.structure import Path
 
 if TYPE_CHECKING:  # the type only: ``pieces`` is imported by the modules that import this one
@@ -82,7 +86,7 @@ _CHEAP = re.compile(r"<|\{[#.{]|:::|!!!|\?\?\?|===|\[!|^[ \t]*\.\. |^(?:import|e
 
 def heading_title(raw: str) -> str:
     """A heading's words (module docstring)."""
-    title = _SHORTCODE.sub("", _ATTRIBUTES.sub("", raw))
+    title = _SHORTCODE.sub("", _ATTRIBUTES.sub("", variants.heading_anchor_out(raw)))
     if "<" in title:
         title = _inline(title)
     title = " ".join(title.split())
@@ -96,11 +100,13 @@ def clean_path(path: Path) -> Path:
 
 def words(body: str) -> str:
     """The embedded form of ``body`` (module docstring)."""
-    if not _CHEAP.search(body):
+    if not _CHEAP.search(body) and not variants.CHEAP.search(body):
         return body
     out: list[str] = []
     fence = ""
     skip = ""  # the closing tag of a <script>/<style> block being left out
+    termy = False  # inside a <div class="termy"> (dialect_variants)
+    console = False  # a fence of a termy console: its colouring tags go
     changed = False
     lines = body.split("\n")
     tag_end = -1  # the last line of a tag written over several lines (<Tabs\n  groupId="x">)
@@ -114,7 +120,9 @@ def words(body: str) -> str:
             else:
                 continue
         if fence:
-            out.append(line)
+            kept = variants.console_words(line) if console else line
+            changed = changed or kept != line
+            out.append(kept)
             if line.lstrip().startswith(fence):
                 fence = ""
             continue
@@ -126,9 +134,12 @@ def words(body: str) -> str:
         if line.lstrip().startswith("|"):  # a table row stays whole (its header is matched)
             out.append(line)
             continue
+        if termy or variants.TERMY.match(line):
+            termy = not variants.TERMY_END.search(line)
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
+            console = termy or variants.console_fence(line)
             out.append(line)
             continue
         if _OPEN_TAG.match(line):
@@ -168,6 +179,9 @@ def _line_words(line: str) -> str:
     """One line outside code in its embedded form ('' when it is all markup)."""
     if _ESM.match(line):
         return ""
+    block = variants.block_marker(line)
+    if block is not None:
+        return block
     container = _CONTAINER.match(line)
     if container:
         return _title_words(container.group(2))
@@ -241,8 +255,9 @@ def code_spans(text: str) -> list[tuple[int, int]]:
 
 def _inline_prose(text: str) -> str:
     if "{" in text:
-        text = _SHORTCODE.sub("", text)
+        text = variants.include_out(_SHORTCODE.sub("", text))
     if "<" in text:
+        text = variants.abbr_words(text)
         text = _TAG.sub("", text)
     if "://" in text:
         text = _LINK.sub(lambda m: m.group(1) if _OPAQUE.search(m.group(2)) else m.group(), text)

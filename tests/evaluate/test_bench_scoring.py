@@ -31,3 +31,17 @@ def test_a_chunk_without_the_leading_space_holds_the_trimmed_reference_only():
 def test_scores_put_the_raw_reading_under_raw():
     out = scores({"dense r@5": [1.0, 0.0], "raw dense r@5": [0.0, 0.0], "dense mrr": [1.0, 0.5]})
     assert out == {"dense r@5": 50.0, "dense mrr": 0.75, "raw": {"dense r@5": 0.0}}
+
+
+def test_an_equal_context_in_characters_takes_passages_whole_while_they_fit():
+    from bench.context_chars import Sizes, char_budget, greedy
+
+    # deterministic test vectors: passage sizes in characters, a ranking, a budget
+    sizes = [500, 2000, 400, 300, 100]
+    assert greedy([1, 0, 2, 3, 4], sizes, 2441, limit=20) == [1, 2]
+    assert greedy([0, 2, 3, 4, 1], sizes, 1300, limit=3) == [0, 2, 3]
+    assert char_budget(2440.6) == "2441ch"
+    seen = Sizes()
+    seen.add("1024", ["abc", "de"], count=lambda text: 1)
+    seen.add("1024", ["x"], count=lambda text: 1)
+    assert seen.row() == {"chars@1024": 3, "tokens@1024": 2}

@@ -178,3 +178,64 @@ def test_a_jsx_tag_over_several_lines_is_markup():
     read = words(page)
     assert "groupId" not in read and "defaultValue" not in read and 'value="npm"' not in read
     assert "Команда установки." in read and "Если a < b\nи это не тег." in read
+
+
+FASTAPI = (
+    "# Первые шаги { #first-steps }\n\nСамый простой файл FastAPI может выглядеть так:\n\n"
+    "{* ../../docs_src/first_steps/tutorial001_py39.py hl[3] *}\n\nЗапустите сервер:\n\n"
+    '<div class="termy">\n\n```console\n$ <font color="#4E9A06">fastapi</font> dev '
+    '<u style="text-decoration-style:solid">main.py</u>\n```\n\n</div>\n\n'
+    "/// note | Технические детали\n\nКоманда uvicorn обращается к объекту app.\n\n///\n\n"
+    '## Проверка { #check-it .sub }\n\nЭто <abbr title="также известная как: эндпоинт">'
+    "операция</abbr> пути.\n\n//// tab | Python 3.10+\n\n```Python\napp = FastAPI()\n```\n\n"
+    "////\n"
+)
+
+
+@pytest.mark.parametrize("size", [1000, 90])
+def test_mkdocs_variants_leave_the_metadata_and_the_embedded_text(size):
+    # as FastAPI writes MkDocs Material: spaced anchors, pymdownx blocks, source includes,
+    # a termy console and <abbr>; for_vectorstore embeds what ingest embeds
+    from ragingest.splitters import for_vectorstore
+
+    splitter = HeadingFirstSplitter(size, 0, 0, unit="chars")
+    docs = for_vectorstore([Document(page_content=FASTAPI, metadata={"source": "p.md"})], splitter)
+    assert docs
+    for doc in docs:
+        meta = doc.metadata
+        for key in ("title", "section_path", "h1", "h2", "h3"):
+            assert "{" not in meta.get(key, ""), meta
+        assert meta["title"] == "Первые шаги" and meta["h1"] == "Первые шаги"
+    assert {d.metadata.get("h2") for d in docs} >= {"Проверка"}
+    embedded = "\n".join(d.page_content for d in docs)
+    assert embedded == "\n".join(c.embed_text for c in splitter.split_chunks(FASTAPI))
+    for mark in ("///", "{*", "docs_src", "<font", "<u ", "termy", "<abbr", "| Python"):
+        assert mark not in embedded, (mark, embedded)
+    for kept in ("Технические детали", "Python 3.10+", "$ fastapi dev main.py", "app = FastAPI()",
+                 "операция (также известная как: эндпоинт) пути", "{ #first-steps }"):  # fmt: skip
+        assert kept in embedded, (kept, embedded)
+
+
+def test_mkdocs_variant_rules_one_by_one():
+    assert heading_title("Первые шаги { #first-steps }") == "Первые шаги"
+    assert heading_title("Проверка { #check-it .sub data-x=1 }") == "Проверка"
+    assert words("/// note | Заметка\n\nТекст.\n\n///") == "Заметка\n\nТекст."
+    assert words("//// tab | Python 3.10+\n\nТекст.\n\n////") == "Python 3.10+\n\nТекст."
+    assert words("/// tip\nТекст.\n///") == "Текст."
+    # slashes before prose or a path are not a marker; a directive is dropped as text, the
+    # file it names is never opened (it does not exist here)
+    assert words("/// это / не блок\nТекст.") == "/// это / не блок\nТекст."
+    assert words("До {* ../../docs_src/missing.py *} после.") == "До  после."
+    assert words('<abbr title="">API</abbr> и <abbr title="x">Y</abbr>') == "API и Y (x)"
+    # a console fence outside a termy div loses its colouring tags; other code keeps them
+    assert words("```console\n$ <b>ls</b>\n```") == "```console\n$ ls\n```"
+    assert "<b>" in words("```html\n<b>ls</b>\n```\n<i>x</i>")
+
+
+def test_mkdocs_variant_patterns_are_linear():
+    n = 200_000
+    lines = ["{ " + " " * n, "{ #a" + " " * n, "{*" + " " * n, "/" * n, "/// " + " " * n + "x",
+             "<abbr title=\"" + "a" * n, "{ #" * (n // 3), "///" + "|" * n]  # fmt: skip
+    for line in lines:
+        assert words("<b>x</b>\n" + line).startswith("x")
+        assert heading_title(line[:n]) is not None
