@@ -6,7 +6,10 @@ Each line: ``started``, ``finished`` (ISO 8601, UTC), ``seconds``, ``collection`
 "refused" | "error"), ``error``, ``files_seen``, ``files_changed`` (parsed: new or modified),
 ``files_unchanged``, ``files_failed``, ``files_deleted`` (gone from the roots), ``chunks_added``,
 ``chunks_skipped``, ``chunks_deleted``, ``chunks_updated``, ``embeddings_computed``,
-``embeddings_cached``, ``rebuilt``, ``pid``. A run killed with ``kill -9`` writes no line.
+``embeddings_cached``, ``rebuilt``, ``access_policy`` (where the run's policy came from, ""
+without one), ``access_changed`` (files whose readers were rewritten) and
+``access_changed_sources`` (their sources, the first ``ACCESS_SOURCES_LOGGED``), ``pid``.
+A run killed with ``kill -9`` writes no line.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUN_LOG = "ragingest_runs.jsonl"
+ACCESS_SOURCES_LOGGED = 1000  # sources whose readers changed, named in a run's line (then counted)
 
 
 def run_log_path(persist_dir: str | Path, override: str | Path | None = None) -> Path:
@@ -118,6 +122,9 @@ def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
         "embeddings_computed": report.embeddings_computed,
         "embeddings_cached": report.embeddings_cached,
         "rebuilt": report.rebuilt,
+        "access_policy": report.access_policy,
+        "access_changed": len(report.access_changed),  # an audit trail of permission changes
+        "access_changed_sources": report.access_changed[:ACCESS_SOURCES_LOGGED],
         "pid": os.getpid(),
     }
     try:

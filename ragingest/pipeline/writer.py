@@ -165,8 +165,17 @@ class Writer:
     def set_access(self, source: str, access: tuple[str, ...], state: FileState | None) -> None:
         """Give every chunk of ``source`` (and their parent sections) the readers ``access`` in
         one store update under the write gate, then its ``state`` row (when it has one): a
-        reader sees the old readers on every copy or the new ones on every copy."""
+        reader sees the old readers on every copy or the new ones on every copy.
+
+        One journaled step: the state row first says its readers are unknown (``access``
+        None, which no policy's readers equal), then the copies change, then the row names
+        the new readers. A run stopped anywhere in between leaves a row the next run under a
+        policy finds different from the readers it computes, so it writes them to every copy
+        again: the change is completed (or, the config reverted, rolled back); a row never
+        names readers its chunks do not hold."""
         keys = self.manager.list_keys(group_ids=[source])
+        if state is not None:
+            self.states.put([(source, replace(state, access=None))])
         with self._gate():
             self.store.set_access(keys, access)
         if state is not None:

@@ -3,6 +3,7 @@ plain dicts (the CLI's ``query`` command prints them)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ from ragingest.vectorstore.guarded import GuardedSource
 from ragingest.vectorstore.reader import open_reader
 from ragingest.vectorstore.seam import ChunkSource
 from ragingest.vectorstore.server import ChromaServer
+
+log = logging.getLogger(__name__)
 
 __all__ = ["RANKS", "parse_where", "search"]
 
@@ -51,9 +54,17 @@ def search(
         persist_dir, collection, model=model, records_url=records_url, server=server
     )
     who = as_access(principals)
-    store: ChunkSource = GuardedSource(reader, who)  # refuses a policy read with no principals
+    guard = GuardedSource(reader, who)  # refuses a policy read with no principals
+    store: ChunkSource = guard
     with reading(store):
         in_step = not hybrid or store.lexical_in_step()
+        unmatched = guard.unmatched()
+    if unmatched:
+        log.warning(
+            "%s: no document of collection %r names %s as a reader (names are exact, "
+            "case-sensitive strings), so only public documents can answer",
+            ", ".join(unmatched), collection, "it" if len(unmatched) == 1 else "them",
+        )
     if not in_step:  # a write cut short: the full store repairs it
         from ragingest.vectorstore.server import use_server
         from ragingest.vectorstore.store import open_store

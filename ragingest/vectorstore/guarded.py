@@ -44,11 +44,13 @@ from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
+from ragingest.schema import ACCESS_KEY, PUBLIC_PRINCIPAL
 from ragingest.vectorstore.access import Access, Principals, access_filter, readable_names
 from ragingest.vectorstore.readable_ids import ReadableIds, readable
 from ragingest.vectorstore.seam import (
     AllOf,
     ChunkSource,
+    Condition,
     Filter,
     LexicalSearch,
     ParentSource,
@@ -124,6 +126,20 @@ class GuardedSource:
             if self.access is not None and isinstance(principals, Principals)
             else None
         )
+
+    def unmatched(self) -> list[str]:
+        """The caller's principals (``*`` aside) that no chunk's ``access`` names: a name
+        spelt otherwise than the policy spells it (``group:HR`` against ``group:hr``: names
+        are exact strings) reads only what is public, which looks like an answer; callers
+        say so. [] without a policy filter (no policy, or ``ALL``)."""
+        if self.names is None:
+            return []
+        return [
+            name
+            for name in self.names
+            if name != PUBLIC_PRINCIPAL
+            and not self.inner.chunk_ids(Condition(ACCESS_KEY, "$contains", name))
+        ]
 
     def readable(self) -> ReadableIds | None:
         """The ids the caller may read, kept per write generation (None: no access filter, or
