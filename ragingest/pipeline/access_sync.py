@@ -131,7 +131,7 @@ def sync_held(
 def _with_access(item: PlanItem, policy: AccessPolicy) -> PlanItem:
     """``item`` with its readers: a walked file's from ``policy`` (a document source's came
     with it); its task's too."""
-    if item.status not in KEPT:
+    if item.status not in KEPT or item.page_readers:  # pages: each chunk its pages' readers
         return item
     access = item.access
     if access is None:

@@ -92,11 +92,16 @@ def plan_sources(
             continue
         stamp = stamp_of(task)
         state = known.get(task.group)
+        paged = policy is not None and access is None  # its pages' own readers
         if is_unchanged(stamp, state):
-            plan.items.append(PlanItem(task.group, "unchanged", state=state, access=access))
+            plan.items.append(
+                PlanItem(task.group, "unchanged", state=state, access=access, page_readers=paged)
+            )
         else:
             file_task = FileTask(task.group, stamp=stamp, documents=task.documents, access=access)
-            plan.items.append(PlanItem(task.group, "parse", task=file_task, access=access))
+            plan.items.append(
+                PlanItem(task.group, "parse", task=file_task, access=access, page_readers=paged)
+            )
     return plan
 
 
