@@ -116,7 +116,8 @@ def chunk_readers(store: Path, source: str) -> list[tuple[int, int, list[str], l
     for meta in got["metadatas"]:
         parent = parents.mget([meta["parent_id"]])[0]
         assert parent is not None
-        out.append((meta["page_start"], meta["page_end"], meta["access"], parent.metadata["access"]))
+        readers = (meta["access"], parent.metadata["access"])
+        out.append((meta["page_start"], meta["page_end"], *readers))
     return sorted(out)
 
 
