@@ -115,17 +115,23 @@ def sync_held(
     policy's rule for each allows now, narrowed to what it held before
     (``shared_readers``: a connector's own list is never widened to the rule's), written
     in place like any change. A reader the policy dropped since is dropped here too, and a
-    source whose old and new readers share no one is hidden until it is read again."""
+    source whose old and new readers share no one is hidden until it is read again; so is one
+    whose readers its state does not name (pages with their own readers, a change stopped
+    half-way): its state row goes first, so the next good run parses it again in full."""
     if policy is None:
         return
     for group in sorted(held):
         state = known.get(group)
-        rule = policy.access_for(group.removeprefix(GROUP_PREFIX))
-        access = shared_readers(state.access, rule) if state and state.access else (NO_READER,)
-        if state is not None and state.access == access:
+        if state is None or state.access is None:  # readers unknown, or each page's own
+            writer.states.delete([group])  # first: read again in full by the next good run
+            writer.set_access(group, (NO_READER,), None)
+            report.access_changed.append(group)
             continue
-        writer.set_access(group, access, state)
-        report.access_changed.append(group)
+        rule = policy.access_for(group.removeprefix(GROUP_PREFIX))
+        access = shared_readers(state.access, rule)
+        if state.access != access:
+            writer.set_access(group, access, state)
+            report.access_changed.append(group)
 
 
 def _with_access(item: PlanItem, policy: AccessPolicy) -> PlanItem:

@@ -30,7 +30,7 @@ from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.split import FileChunks
 from ragingest.pipeline.state import FileState, FileStates
-from ragingest.schema import ChunkRecord
+from ragingest.schema import ACCESS_KEY, ChunkRecord
 from ragingest.vectorstore.origins import origins, ragingest_sources
 from ragingest.vectorstore.record_manager import IndexRecords
 from ragingest.vectorstore.store import ChunkStore
@@ -129,6 +129,7 @@ class Writer:
             empty = [task.source for task, chunks in group if not chunks]
             if empty:  # nothing of the file went through index(): its old chunks go here
                 self.report.deleted += self.delete_sources(empty)
+            self._own_readers(group)
         self.states.put(
             (task.source, FileState(task.stamp, len(chunks), access=task.access))
             for task, chunks in group
@@ -140,6 +141,22 @@ class Writer:
             len(records),
             ", ".join(task.source for task, _chunks in group),
         )
+
+    def _own_readers(self, group: Group) -> None:
+        """The readers of chunks that carry their own (pages of one document naming
+        different lists: no file-wide list, ``FileTask.access`` None) written in place:
+        ``index()`` skips a chunk whose id is unchanged, and readers are not part of the id
+        (``schema.ID_EXCLUDED``), so a change of a page's readers would not reach it."""
+        by_readers: dict[tuple[str, ...], list[str]] = {}
+        for task, chunks in group:
+            if task.access is not None:
+                continue
+            for record in chunks:
+                own = record.metadata.get(ACCESS_KEY)
+                if isinstance(own, list):
+                    by_readers.setdefault(tuple(map(str, own)), []).append(record.id)
+        for access, ids in sorted(by_readers.items()):
+            self.store.set_access(ids, access)
 
     def _gate(self) -> Any:
         """The store's read gate, held exclusively (``vectorstore.gate``)."""

@@ -53,11 +53,6 @@ class CallOptions:
     where: Any = None
     principals: Access | None = None
 
-    @property
-    def scoped(self) -> bool:
-        """Whether the call reads under its own principals or filter."""
-        return self.where is not None or self.principals is not None
-
 
 def call_options(config: RunnableConfig | None, kwargs: dict[str, Any]) -> CallOptions:
     """The call's options: ``k=`` as a keyword, else from ``config["configurable"]`` with

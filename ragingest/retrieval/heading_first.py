@@ -303,7 +303,7 @@ class HeadingFirstRetriever(SyncRetriever):
         search = self._search.model_copy(
             update={
                 "store": source,
-                "parent_store": source.parent_store if self._search.parent_store else None,
+                "parent_store": None if self._search.parent_store is None else source.parent_store,
                 "where": both(as_filter(self._search.where), where),
             }
         )

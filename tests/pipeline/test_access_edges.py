@@ -143,6 +143,12 @@ def test_pages_of_one_document_keep_their_own_readers(tmp_path):
     assert again.access_changed == [] and again.embeddings_computed == 0
     assert chunk_readers(store, "wiki/report") == found
 
+    docs[1].metadata["access"] = ["group:hr"]  # ceo loses page two: the same text and ids
+    revoked = run(docs, store, AccessPolicy(default="public"))
+    assert revoked.embeddings_computed == 0
+    got = chunk_readers(store, "wiki/report")
+    assert all("group:ceo" not in a for _first, last, a, _p in got if last <= 2), got
+
 
 class Wiki(BaseLoader):
     """A connector whose server is down while ``down`` exists."""
@@ -178,6 +184,32 @@ def test_a_failed_source_does_not_keep_a_revoked_reader(tmp_path):
     back = run([loader], store, rules(wiki=["ceo"]))
     assert back.failed == 0 and widened.failed == 1
     assert readers_of(store, "wiki/pay.md") == {("group:ceo",)}
+
+
+class PagedWiki(BaseLoader):
+    """A connector's paged document, each page its own readers; down while ``down`` exists."""
+
+    def __init__(self, down: str) -> None:
+        self.down = down
+
+    def lazy_load(self) -> Iterator[Document]:
+        if os.path.exists(self.down):
+            raise ConnectionError("the wiki server is down")
+        yield from pages("wiki/report", ["group:hr"], ["group:hr", "group:ceo"])
+
+
+def test_a_failed_paged_source_is_hidden_then_read_again_with_its_pages_readers(tmp_path):
+    store, down = tmp_path / "store", tmp_path / "down"
+    loader = PagedWiki(str(down))
+    run([loader], store, AccessPolicy(default="public"))
+    before = chunk_readers(store, "wiki/report")
+    assert ["group:hr"] in [a for *_pages, a, _p in before]
+    down.touch()
+    run([loader], store, AccessPolicy(default="public"))
+    assert readers_of(store, "wiki/report") == {(NO_READER,)}  # no page list is known now
+    down.unlink()
+    run([loader], store, AccessPolicy(default="public"))
+    assert chunk_readers(store, "wiki/report") == before
 
 
 def test_the_run_log_records_permission_changes(tmp_path):
