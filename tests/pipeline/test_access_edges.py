@@ -17,6 +17,7 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
+from ragingest.pipeline.access_sync import ruled_source
 from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
 from ragingest.vectorstore.aliases import resolve_collection
 from ragingest.vectorstore.collection_info import chroma_client
@@ -62,6 +63,22 @@ def test_a_symlinks_unix_readers_are_its_targets_folders(tmp_path):
     finally:
         os.chmod(shared / "secret", 0o755)
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_links_rules_are_its_targets_inside_the_root_and_its_own_outside(tmp_path):
+    root, outside = tmp_path / "data", tmp_path / "elsewhere"
+    (root / "hr").mkdir(parents=True)
+    (root / "pub").mkdir()
+    outside.mkdir()
+    (root / "hr/s.md").write_text("x", "utf-8")
+    (outside / "o.md").write_text("x", "utf-8")
+    os.symlink("../hr/s.md", root / "pub/in.md")
+    os.symlink(outside / "o.md", root / "pub/out.md")
+    assert ruled_source("pub/in.md", root / "pub/in.md") == "hr/s.md"
+    assert ruled_source("pub/out.md", root / "pub/out.md") == "pub/out.md"
+    assert ruled_source("hr/s.md", root / "hr/s.md") == "hr/s.md"
+    assert ruled_source("data/pub/in.md", root / "pub/in.md") == "data/hr/s.md"  # two roots
+    assert ruled_source("doc:wiki", None) == "doc:wiki"
 
 
 class Stopped(BaseException):
