@@ -3,7 +3,6 @@ plain dicts (the CLI's ``query`` command prints them)."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,12 +11,10 @@ from ragingest.defaults import FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval.filters import parse_where
 from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.access import Access, as_access
-from ragingest.vectorstore.guarded import GuardedSource
+from ragingest.vectorstore.guarded import GuardedSource, say_unmatched
 from ragingest.vectorstore.reader import open_reader
 from ragingest.vectorstore.seam import ChunkSource
 from ragingest.vectorstore.server import ChromaServer
-
-log = logging.getLogger(__name__)
 
 __all__ = ["RANKS", "parse_where", "search"]
 
@@ -58,13 +55,7 @@ def search(
     store: ChunkSource = guard
     with reading(store):
         in_step = not hybrid or store.lexical_in_step()
-        unmatched = guard.unmatched()
-    if unmatched:
-        log.warning(
-            "%s: no document of collection %r names %s as a reader (names are exact, "
-            "case-sensitive strings), so only public documents can answer",
-            ", ".join(unmatched), collection, "it" if len(unmatched) == 1 else "them",
-        )
+        say_unmatched(guard, collection)
     if not in_step:  # a write cut short: the full store repairs it
         from ragingest.vectorstore.server import use_server
         from ragingest.vectorstore.store import open_store

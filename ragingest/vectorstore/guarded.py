@@ -38,6 +38,7 @@ filtered read returns (HNSW's approximation aside).
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -60,6 +61,8 @@ from ragingest.vectorstore.seam import (
 
 if TYPE_CHECKING:
     from ragingest.vectorstore.gate import ReadGate
+
+log = logging.getLogger(__name__)
 
 FIRST_PAGE = 16  # ids of the lexical index checked at a time, doubled while too few pass
 POOL_MIN = 200  # dense hits read unfiltered at least (the collection's HNSW search_ef)
@@ -285,6 +288,19 @@ class GuardedSource:
             return self.inner.vectors(ids, both(where, self.access))
         kept = [i for i in ids if i in readable]
         return self.inner.vectors(kept, where) if kept else {}
+
+
+def say_unmatched(source: GuardedSource, collection: str) -> list[str]:
+    """``source.unmatched()``, said in a warning that names ``collection`` (the command line
+    shows it: a misspelt group otherwise reads as "only public answers")."""
+    unmatched = source.unmatched()
+    if unmatched:
+        log.warning(
+            "%s: no document of collection %r names %s as a reader (names are exact, "
+            "case-sensitive strings), so only public documents can answer",
+            ", ".join(unmatched), collection, "it" if len(unmatched) == 1 else "them",
+        )
+    return unmatched
 
 
 def guarded(source: ChunkSource, principals: Access) -> GuardedSource:
