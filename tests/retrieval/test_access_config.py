@@ -97,7 +97,10 @@ def test_a_configurable_setting_a_call_cannot_change_is_refused(kb, key):
     assert anna.invoke(QUESTION, config={"configurable": {"thread_id": "7"}})  # another's key
 
 
-def test_principals_on_a_collection_without_a_policy_are_refused(kb):
+def test_principals_on_a_collection_without_a_policy_are_refused(kb, capsys):
+    argv = ["query", QUESTION, "--persist-dir", str(kb), "--collection", "open", "--as", "anna"]
+    assert main(argv) == 2
+    assert "without an access policy" in capsys.readouterr().err
     with pytest.raises(NoAccessPolicyError, match="without an access policy"):
         ragingest.retriever(kb, "open", principals=ANNA)
     with pytest.raises(NoAccessPolicyError):
