@@ -30,14 +30,13 @@ def whole_k(value: Any, name: str = "k") -> int:
 
 
 # what one call may set through ``config["configurable"]`` (the LangChain way), and the names
-# a retriever setting goes by that a call cannot set: refused, never ignored. Other keys
-# belong to other runnables of the chain (``thread_id``, ...) and pass.
+# of search settings and of readers a call cannot set that way: refused, never ignored. Other
+# keys belong to other runnables of the chain (``thread_id``, an LLM's ``model``) and pass.
 CONFIGURABLE = ("k", "where", "principals", "search_kwargs")
 NOT_PER_CALL = frozenset(
     {
         "filter", "fetch_k", "lambda_mult", "search_type", "hybrid", "fusion", "dense_weight",
-        "parents", "dedup", "max_context_tokens", "auto_merge", "tokenizer", "model",
-        "collection", "persist_dir", "records_url", "server", "user", "users", "group",
+        "parents", "dedup", "max_context_tokens", "auto_merge", "user", "users", "group",
         "groups", "principal", "access",
     }
 )  # fmt: skip

@@ -94,7 +94,8 @@ def test_a_configurable_setting_a_call_cannot_change_is_refused(kb, key):
         anna.invoke(QUESTION, config={"configurable": {key: "x"}})
     with pytest.raises(TypeError, match="configurable"):
         anna.invoke(QUESTION, principals=["group:hr"])
-    assert anna.invoke(QUESTION, config={"configurable": {"thread_id": "7"}})  # another's key
+    for other in ({"thread_id": "7"}, {"model": "gpt-4o"}):  # other runnables' keys pass
+        assert anna.invoke(QUESTION, config={"configurable": other})
 
 
 def test_principals_on_a_collection_without_a_policy_are_refused(kb, capsys):
