@@ -56,7 +56,11 @@ BODIES = ("salaries are paid monthly", "the office opens at nine", "holidays sta
 FILES = ("hr/a.md", "pub/b.md", "misc/c.md")
 LINK = "pub/link.md"  # -> ../hr/a.md: judged by hr's rule
 WIKI = "wiki/report"
-PAGE = "Section {n}\n\nThe words of page {n} are meant for the readers of page {n} only.\n"
+PAGES = (  # distinct words: a line repeated on every page is a running header, cleaned away
+    "Section one\n\nThe vacation rules of page one apply to every office in the north.\n",
+    "Section two\n\nThe salary bands of page two are reviewed each spring by the board.\n",
+)
+NUMBERS = {"one": 1, "two": 2}
 # (class, method, stop before or after the call, at its n-th call in the run)
 WRITE_POINTS = st.tuples(
     st.sampled_from(
@@ -97,7 +101,7 @@ class Wiki(BaseLoader):
             meta: dict[str, object] = {"source": WIKI, "page": i}
             if state["paged"] and readers is not None:
                 meta["access"] = readers
-            yield Document("\n".join([PAGE.format(n=i + 1)] * 2), metadata=meta)
+            yield Document(PAGES[i], metadata=meta)
 
 
 def admits(readers: object, caller: str) -> bool:
@@ -168,9 +172,20 @@ class PermissionWrites(RuleBasedStateMachine):
             os.symlink("../hr/a.md", link)
         self.completed()
 
-    @rule(paged=st.booleans(), first=PAGE_READERS, second=PAGE_READERS, down=st.booleans())
-    def change_wiki(self, paged, first, second, down) -> None:
-        self.wiki = {"down": down, "paged": paged, "pages": [first, second]}
+    @rule(paged=st.booleans(), first=PAGE_READERS, second=PAGE_READERS)
+    def change_wiki(self, paged, first, second) -> None:
+        self.wiki = {"down": False, "paged": paged, "pages": [first, second]}
+        self.completed()
+
+    @rule(first=PAGE_READERS, second=PAGE_READERS)
+    def change_page_readers(self, first, second) -> None:
+        """The same pages, other readers: the chunks' ids stay, their readers must not."""
+        self.wiki = {"down": False, "paged": True, "pages": [first, second]}
+        self.completed()
+
+    @rule()
+    def wiki_down(self) -> None:
+        self.wiki = {**self.wiki, "down": True}  # until the wiki changes again
         self.completed()
 
     @rule(point=WRITE_POINTS, folder=st.sampled_from(["hr", "pub", "wiki"]), names=GRANTS,
@@ -228,8 +243,9 @@ class PermissionWrites(RuleBasedStateMachine):
     def allowed(self, caller: str, source: str, text: str) -> bool:
         """Whether the policy now in force (the model's) lets ``caller`` read ``text`` of
         ``source``."""
-        if source == WIKI and self.loaded["paged"]:
-            pages = {int(n) for n in re.findall(r"(?:Section|page) (\d+)", text)}
+        own = self.loaded["paged"] and any(names is not None for names in self.loaded["pages"])
+        if source == WIKI and own:  # else no page names readers: the rule decides
+            pages = {NUMBERS[n] for n in re.findall(r"(?:Section|page) (one|two)", text)}
             lists = self.loaded["pages"]
             return all(admits(lists[p - 1] or ["!nobody"], caller) for p in pages)
         folder = {"hr/a.md": "hr", LINK: "hr", "pub/b.md": "pub", WIKI: "wiki"}.get(source)
