@@ -6,10 +6,7 @@ Each line: ``started``, ``finished`` (ISO 8601, UTC), ``seconds``, ``collection`
 "refused" | "error"), ``error``, ``files_seen``, ``files_changed`` (parsed: new or modified),
 ``files_unchanged``, ``files_failed``, ``files_deleted`` (gone from the roots), ``chunks_added``,
 ``chunks_skipped``, ``chunks_deleted``, ``chunks_updated``, ``embeddings_computed``,
-``embeddings_cached``, ``rebuilt``, ``access_policy`` (where the run's policy came from, ""
-without one), ``access_changed`` (files whose readers were rewritten) and
-``access_changed_sources`` (their sources, the first ``ACCESS_SOURCES_LOGGED``), ``pid``.
-A run killed with ``kill -9`` writes no line.
+``embeddings_cached``, ``rebuilt``, ``pid``. A run killed with ``kill -9`` writes no line.
 """
 
 from __future__ import annotations
@@ -27,9 +24,9 @@ if TYPE_CHECKING:
     from ragingest.pipeline.report import RunReport
 
 log = logging.getLogger(__name__)
+ACCESS_SOURCES_LOGGED = 1000  # sources whose readers changed, named in a run's line (then counted)
 
 RUN_LOG = "ragingest_runs.jsonl"
-ACCESS_SOURCES_LOGGED = 1000  # sources whose readers changed, named in a run's line (then counted)
 
 
 def run_log_path(persist_dir: str | Path, override: str | Path | None = None) -> Path:
@@ -98,7 +95,10 @@ def now() -> str:
 
 def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
     """Append the line of the run ``report`` describes (begun at ``started``) to the run log
-    of ``options``; a log that cannot be written is a warning, never a failed run."""
+    of ``options``; a log that cannot be written is a warning, never a failed run. Beside the
+    module docstring's keys, an audit of permission changes: ``access_policy`` (where the
+    run's policy came from, "" without one), ``access_changed`` (files whose readers were
+    rewritten) and ``access_changed_sources`` (the first ``ACCESS_SOURCES_LOGGED`` of them)."""
     status = "refused" if report.refused else "error" if report.error else None
     status = status or ("failed_files" if report.failed else "ok")
     record = {
@@ -110,6 +110,9 @@ def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
         "persist_dir": str(options.persist_dir),
         "status": status,
         "error": report.error,
+        "access_policy": report.access_policy,
+        "access_changed": len(report.access_changed),
+        "access_changed_sources": report.access_changed[:ACCESS_SOURCES_LOGGED],
         "files_seen": len(report.files),
         "files_changed": report.changed,
         "files_unchanged": report.unchanged,
@@ -122,9 +125,6 @@ def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
         "embeddings_computed": report.embeddings_computed,
         "embeddings_cached": report.embeddings_cached,
         "rebuilt": report.rebuilt,
-        "access_policy": report.access_policy,
-        "access_changed": len(report.access_changed),  # an audit trail of permission changes
-        "access_changed_sources": report.access_changed[:ACCESS_SOURCES_LOGGED],
         "pid": os.getpid(),
     }
     try:
