@@ -107,6 +107,12 @@ class ServerUnreachableError(RagIngestError):
     the message names it and what to check. The CLI exits with ``EXIT_UNREACHABLE``."""
 
 
+class NoAccessPolicyError(RagIngestError):
+    """A read named principals on a collection made without an access policy: nothing could
+    filter by them (every chunk is everyone's), so the read is refused rather than believed
+    to filter."""
+
+
 class PrincipalsRequiredError(RagIngestError):
     """A read of a collection with an access policy named no principals (and not ``ALL``)."""
 

@@ -157,6 +157,8 @@ BOX_MAP_HINT = "_box_map"
 SCAN_PAGES_HINT = "_scan_pages"  # the OCR'd pages: {page: degrees turned to read it upright}
 NOTES_HINT = "_notes"  # list[str]: what the loader changed or lost (loaders.notes, run report)
 LOST_HINT = "_partly_failed"  # True: some of the file's content is not in its documents
+# joined pages whose ``access`` differ: [[page, [principal, ...]], ...], one per page document
+PAGE_ACCESS_HINT = "_page_access"
 LOADER_HINTS = (
     CONTENT_TYPE_HINT,
     PAGE_MAP_HINT,
@@ -167,6 +169,7 @@ LOADER_HINTS = (
     SCAN_PAGES_HINT,
     NOTES_HINT,
     LOST_HINT,
+    PAGE_ACCESS_HINT,
 )
 
 

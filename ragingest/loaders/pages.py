@@ -7,7 +7,9 @@ Contract of ``normalize_documents(documents)``, per ``metadata["source"]`` (in i
   PyPDFium2Loader, ...) or unstructured elements (``category`` metadata: UnstructuredLoader,
   ``mode="elements"`` loaders) become ONE document: its text is the normalized Markdown our
   own loaders render (``loaders.blocks.render``), with ``_page_map`` where pages are known,
-  so page breaks make no chunk boundaries and chunks get ``page_start``/``page_end``. Running
+  so page breaks make no chunk boundaries and chunks get ``page_start``/``page_end``; pages
+  that name different readers (``metadata["access"]``) keep them, each page's list in
+  ``_page_access`` (a page without one: nobody), so each chunk gets its pages'. Running
   headers/footers, page numbers and a table of contents are cleaned by the rules of
   ``loaders.cleaning`` (``clean_blocks``; each rule switchable, counts in ``_cleaning``).
   Lines of a page are joined into paragraphs (a paragraph runs on across a page break when
@@ -63,9 +65,12 @@ from ragingest.loaders.partition import element_blocks
 from ragingest.loaders.plain_headings import heading_edits
 from ragingest.loaders.source_map import apply_edits, normalize_mapped
 from ragingest.schema import (
+    ACCESS_KEY,
     CLEANING_HINT,
     CONTENT_TYPE_HINT,
     DOCUMENT_KEYS,
+    NO_READER,
+    PAGE_ACCESS_HINT,
     PAGE_MAP_HINT,
     SCHEMA,
     SOURCE_MAP_HINT,
@@ -195,6 +200,9 @@ def _joined(source: str, group: list[Document], rules: CleaningRules) -> Documen
         )
     )
     metadata[CLEANING_HINT] = counts
+    page_readers = _page_readers(group)
+    if page_readers is not None:
+        metadata[PAGE_ACCESS_HINT] = page_readers
     if len(page_map) > 1:
         metadata[PAGE_MAP_HINT] = page_map
     if pages > 1:
@@ -245,6 +253,20 @@ def _date_of(metadata: Mapping[str, object]) -> str | None:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return None
+
+
+def _page_readers(group: list[Document]) -> list[list[object]] | None:
+    """``[[page, readers], ...]`` of pages that do not all name the same readers
+    (``metadata["access"]``), one per document, as given (the pipeline checks them); a page
+    without a list is readable by no one (``NO_READER``): where a connector names readers
+    for some pages, the others must not fall to a wider rule. None when the pages agree."""
+    given = [d.metadata.get(ACCESS_KEY) for d in group]
+    if all(value == given[0] for value in given):
+        return None  # one list (or none) for every page: the document's own
+    return [
+        [_page_of(d), [NO_READER] if value is None else value]
+        for d, value in zip(group, given, strict=True)
+    ]
 
 
 def _common_metadata(group: list[Document]) -> dict[str, object]:

@@ -6,7 +6,10 @@ Where the readers come from, for each source of a run under a policy:
 
 1. a Document (a given one, or a LangChain loader's) that carries ``metadata["access"]``: that
    list of principal strings, as it is (``user:NAME``, ``group:NAME``, ``unix:user:NAME``,
-   ``unix:group:NAME``, ``schema.PUBLIC_PRINCIPAL``); a bad value fails that source, named;
+   ``unix:group:NAME``, ``schema.PUBLIC_PRINCIPAL``); a bad value fails that source, named.
+   Pages of one document (a paged loader's) that name different lists keep them: each chunk
+   gets the readers every page of its section admits (``section_readers``), and a page
+   without a list, where others have one, is readable by no one;
 2. else the first ``[[access]]`` rule whose ``match`` glob covers the source (its path under the
    ingested root, or the file name; fnmatch, so ``*`` crosses folders): its ``users``,
    ``groups`` and ``public`` (a rule that grants nobody hides what it matches). First match,
@@ -31,7 +34,14 @@ from typing import Literal
 
 from ragingest.config import ConfigError, read_config
 from ragingest.pipeline.access_unix import unix_readers
-from ragingest.schema import ACCESS_KEY, MAX_VALUE_CHARS, NO_READER, PUBLIC_PRINCIPAL
+from ragingest.schema import (
+    ACCESS_KEY,
+    MAX_VALUE_CHARS,
+    NO_READER,
+    PAGE_ACCESS_HINT,
+    PUBLIC_PRINCIPAL,
+)
+from ragingest.splitters.chunk_metadata import page_range
 from ragingest.vectorstore.access import PREFIXES
 
 Default = Literal["deny", "public"]
@@ -70,6 +80,17 @@ def readers(names: Iterable[str]) -> tuple[str, ...]:
     if len(found) > 1:
         found.discard(NO_READER)
     return tuple(sorted(found or {NO_READER}))
+
+
+def shared_readers(*lists: Sequence[str]) -> tuple[str, ...]:
+    """The readers every one of ``lists`` admits (as stored, ``readers``): ``*`` admits
+    everyone, so it gives way to the other lists' names; nobody in common is ``NO_READER``.
+    Used where one copy holds what several sources of readers allow (a chunk spanning pages
+    of different readers, the kept chunks of a source whose loader failed)."""
+    named = [set(names) for names in lists if PUBLIC_PRINCIPAL not in names]
+    if not named:  # every list admits everyone
+        return readers(name for names in lists for name in names)
+    return readers(set.intersection(*named))
 
 
 @dataclass(frozen=True)
@@ -186,6 +207,35 @@ def _names(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise AccessPolicyError(f'{where} must be a list of names (["hr", "ceo"])')
     return tuple(value)
+
+
+PageReaders = list[tuple[int, tuple[str, ...]]]
+
+
+def page_access(
+    documents: Sequence[Mapping[str, object]], source: str
+) -> PageReaders | None:
+    """The per-page readers of one source's joined pages (``schema.PAGE_ACCESS_HINT``, set
+    where its pages named different ``access`` lists), each list checked; None when it has
+    none. ``ValueError`` naming the source and the page when one is bad."""
+    found: PageReaders = []
+    for meta in documents:
+        for page, value in meta.get(PAGE_ACCESS_HINT) or ():  # type: ignore[attr-defined]
+            found.append((int(page), check_principals(value, f"{source} (page {page})")))
+    return found or None
+
+
+def section_readers(
+    pages: PageReaders, page_map: Sequence[tuple[int, int]] | None, span: tuple[int, int]
+) -> tuple[str, ...]:
+    """The readers of the text ``span`` of a joined document whose pages have the readers
+    ``pages``: those every page it covers admits (``shared_readers``); every page's where the
+    document has no page map."""
+    covered = list(pages)
+    if page_map:
+        first, last = page_range(list(page_map), *span)
+        covered = [(page, names) for page, names in pages if first <= page <= last] or covered
+    return shared_readers(*(names for _page, names in covered))
 
 
 def document_access(

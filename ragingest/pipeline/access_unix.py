@@ -5,7 +5,8 @@ Contract of ``unix_readers(path)``: the owner when it may read (``unix:user:NAME
 group when it may (``unix:group:NAME``), every caller who names principals when others may
 (``schema.PUBLIC_PRINCIPAL``), and each named user and group of the file's POSIX ACL
 (``system.posix_acl_access``) whose entry, under the ACL's mask, allows reading; each only
-when it may also pass through every folder above the file (their x bits: a world-readable
+when it may also pass through every folder above the file (the file a symlink leads to:
+its own folders, not the link's; their x bits: a world-readable
 file in a folder only ``hr`` may enter is ``hr``'s, not everyone's). A name the
 system can't resolve is written as its number (``unix:user:1001``). Where extended attributes
 or ACLs are not supported (another OS, a file system without them) only the mode bits count.
@@ -77,7 +78,8 @@ def unix_readers(path: Path) -> list[str]:
     through every folder above it (module docstring)."""
     try:
         info = os.stat(path)
-        folders = [os.stat(folder) for folder in Path(os.path.abspath(path)).parents]
+        # the folders above the file itself: a symlink's own folders grant nothing
+        folders = [os.stat(folder) for folder in Path(os.path.realpath(path)).parents]
     except OSError:
         return []
     entries = read_acl(path)

@@ -88,6 +88,8 @@ class PlanItem:
     path: Path | None = None  # the walked file, when it is one
     # its readers under the run's access policy (``pipeline.access_sync``); None: no policy
     access: tuple[str, ...] | None = None
+    # joined pages naming different readers: each chunk carries its pages' (``pipeline.split``)
+    page_readers: bool = False
 
 
 @dataclass

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ragingest.pipeline.report import RunReport
 
 log = logging.getLogger(__name__)
+ACCESS_SOURCES_LOGGED = 1000  # sources whose readers changed, named in a run's line (then counted)
 
 RUN_LOG = "ragingest_runs.jsonl"
 MAX_FAILURES = 100  # failed files listed in one line (``files_failed`` counts them all)
@@ -107,7 +108,10 @@ def failures(report: RunReport) -> list[dict[str, str]]:
 
 def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
     """Append the line of the run ``report`` describes (begun at ``started``) to the run log
-    of ``options``; a log that cannot be written is a warning, never a failed run."""
+    of ``options``; a log that cannot be written is a warning, never a failed run. Beside the
+    module docstring's keys, an audit of permission changes: ``access_policy`` (where the
+    run's policy came from, "" without one), ``access_changed`` (files whose readers were
+    rewritten) and ``access_changed_sources`` (the first ``ACCESS_SOURCES_LOGGED`` of them)."""
     status = "refused" if report.refused else "error" if report.error else None
     status = status or ("failed_files" if report.failed else "ok")
     record = {
@@ -119,6 +123,9 @@ def log_run(options: IngestOptions, report: RunReport, started: str) -> None:
         "persist_dir": str(options.persist_dir),
         "status": status,
         "error": report.error,
+        "access_policy": report.access_policy,
+        "access_changed": len(report.access_changed),
+        "access_changed_sources": report.access_changed[:ACCESS_SOURCES_LOGGED],
         "files_seen": len(report.files),
         "files_changed": report.changed,
         "files_unchanged": report.unchanged,

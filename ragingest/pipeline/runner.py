@@ -31,7 +31,12 @@ from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.models.resolve import load_model_info
 from ragingest.pipeline import runlog
-from ragingest.pipeline.access_sync import recorded_settings, refuse_widening, sync_access
+from ragingest.pipeline.access_sync import (
+    recorded_settings,
+    refuse_widening,
+    sync_access,
+    sync_held,
+)
 from ragingest.pipeline.checks import (
     FAILED_BEFORE,
     note_root_configs,
@@ -177,13 +182,16 @@ def run_locked(
         recorded = ragingest_sources(manager, known)  # other code's groups are never deleted
         refuse_mass_delete(plan, sourced, recorded, o, report)
     sync_access(plan, o.access_policy, writer, known, report)  # readers before contents
+    recorded_groups = set(known) | set(manager.list_groups())
+    held = sourced.keep(recorded_groups) - {item.source for item in plan.items}
+    sync_held(held, o.access_policy, writer, known, report)  # a failed loader's too
     keep = update(plan, engine_for(o, embeddings), writer, o)
     for failure in sourced.failed:  # its chunks of the last good run stay
         log.warning("%s", failure)
         report.files.append(
             FileResult(failure.path, "failed", error=failure.reason, kind=failure.kind)
         )
-    keep |= sourced.keep(set(known) | set(manager.list_groups()))
+    keep |= sourced.keep(recorded_groups)
     if o.delete_missing:
         writer.delete_missing(known, keep)
     report.rebuilt = lifecycle.finish(target)

@@ -31,7 +31,7 @@ from ragingest.loaders.sources import (
     SourceTask,
     unique_tasks,
 )
-from ragingest.pipeline.access_policy import AccessPolicy, document_access
+from ragingest.pipeline.access_policy import AccessPolicy, document_access, page_access
 from ragingest.pipeline.plan import FileTask, PlanItem, is_unchanged
 from ragingest.pipeline.stamps import FileStamp, FileState
 
@@ -92,27 +92,39 @@ def plan_sources(
             continue
         stamp = stamp_of(task)
         state = known.get(task.group)
+        paged = policy is not None and access is None  # its pages' own readers
         if is_unchanged(stamp, state):
-            plan.items.append(PlanItem(task.group, "unchanged", state=state, access=access))
+            plan.items.append(
+                PlanItem(task.group, "unchanged", state=state, access=access, page_readers=paged)
+            )
         else:
             file_task = FileTask(task.group, stamp=stamp, documents=task.documents, access=access)
-            plan.items.append(PlanItem(task.group, "parse", task=file_task, access=access))
+            plan.items.append(
+                PlanItem(task.group, "parse", task=file_task, access=access, page_readers=paged)
+            )
     return plan
 
 
 def source_access(task: SourceTask, policy: AccessPolicy | None) -> tuple[str, ...] | None:
     """The readers of a document source's task: its documents' ``access`` when they name
-    one, else the ``policy``'s for its key; None without a policy. ``ValueError`` naming the
+    one, else the ``policy``'s for its key; None without a policy, and None for joined pages
+    that name different readers (each chunk carries its pages', ``pipeline.split``: the
+    task has no one list to compare or write in place; a change of them is a change of
+    content). ``ValueError`` naming the
     source when its documents' readers are bad, or named without a policy (they would not be
     enforced)."""
-    given = document_access([d.metadata for d in task.documents], task.key)
+    metadata = [d.metadata for d in task.documents]
+    given = document_access(metadata, task.key)
+    paged = page_access(metadata, task.key)
     if policy is None:
-        if given is not None:
+        if given is not None or paged is not None:
             raise ValueError(
                 f"{task.key}: its documents name readers (metadata['access']) but this run has "
                 "no access policy, so nothing would enforce them: pass "
                 "access_policy=AccessPolicy() (deny by default) or give --config FILE with "
                 "[access_policy]"
             )
+        return None
+    if paged is not None:  # each chunk gets its pages' readers when it is split
         return None
     return given if given is not None else policy.access_for(task.key)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from langchain_core.documents import Document
 
@@ -23,9 +24,11 @@ from ragingest.loaders.corpus import CorpusCleaner, apply_corpus
 from ragingest.loaders.notes import add_note, file_notes
 from ragingest.loaders.source_map import indexed_text, to_source
 from ragingest.loaders.text_quality import looks_garbled, real_word_share
+from ragingest.pipeline.access_policy import page_access, section_readers
 from ragingest.pipeline.plan import FileTask
 from ragingest.schema import (
     ACCESS_KEY,
+    PAGE_MAP_HINT,
     ChunkRecord,
     bound_extras,
     storable_keys,
@@ -101,6 +104,7 @@ def records_of(
     meta.pop(ACCESS_KEY, None)  # the run's policy says who reads (``pipeline.access_sync``)
     if access is not None:
         meta[ACCESS_KEY] = list(access)
+    pages = page_access([meta], source) if access is None else None  # pages' own readers
     meta, left_out = bound_extras(meta)
     for note in (renamed, left_out):
         if note:
@@ -117,6 +121,9 @@ def records_of(
     for i, chunk in enumerate(chunks):
         metadata = chunk_metadata(meta, chunk, i, len(chunks))
         metadata["content_type"] = content_type
+        if pages is not None:  # those of every page its section (returned for it) covers
+            page_map = cast("list[tuple[int, int]] | None", meta.get(PAGE_MAP_HINT))
+            metadata[ACCESS_KEY] = list(section_readers(pages, page_map, chunk.parent_span))
         problems = storable_problems(metadata)
         if problems:  # checked before anything is written: Chroma would keep the damage
             raise FileError(source, f"chunk {i}: metadata Chroma cannot store: {problems[0]}")

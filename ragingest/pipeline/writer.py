@@ -30,7 +30,7 @@ from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.split import FileChunks
 from ragingest.pipeline.state import FileState, FileStates
-from ragingest.schema import ChunkRecord
+from ragingest.schema import ACCESS_KEY, ChunkRecord
 from ragingest.vectorstore.origins import origins, ragingest_sources
 from ragingest.vectorstore.record_manager import IndexRecords
 from ragingest.vectorstore.store import ChunkStore
@@ -129,6 +129,7 @@ class Writer:
             empty = [task.source for task, chunks in group if not chunks]
             if empty:  # nothing of the file went through index(): its old chunks go here
                 self.report.deleted += self.delete_sources(empty)
+            self._own_readers(group)
         self.states.put(
             (task.source, FileState(task.stamp, len(chunks), access=task.access))
             for task, chunks in group
@@ -140,6 +141,22 @@ class Writer:
             len(records),
             ", ".join(task.source for task, _chunks in group),
         )
+
+    def _own_readers(self, group: Group) -> None:
+        """The readers of chunks that carry their own (pages of one document naming
+        different lists: no file-wide list, ``FileTask.access`` None) written in place:
+        ``index()`` skips a chunk whose id is unchanged, and readers are not part of the id
+        (``schema.ID_EXCLUDED``), so a change of a page's readers would not reach it."""
+        by_readers: dict[tuple[str, ...], list[str]] = {}
+        for task, chunks in group:
+            if task.access is not None:
+                continue
+            for record in chunks:
+                own = record.metadata.get(ACCESS_KEY)
+                if isinstance(own, list):
+                    by_readers.setdefault(tuple(map(str, own)), []).append(record.id)
+        for access, ids in sorted(by_readers.items()):
+            self.store.set_access(ids, access)
 
     def _gate(self) -> Any:
         """The store's read gate, held exclusively (``vectorstore.gate``)."""
@@ -165,8 +182,17 @@ class Writer:
     def set_access(self, source: str, access: tuple[str, ...], state: FileState | None) -> None:
         """Give every chunk of ``source`` (and their parent sections) the readers ``access`` in
         one store update under the write gate, then its ``state`` row (when it has one): a
-        reader sees the old readers on every copy or the new ones on every copy."""
+        reader sees the old readers on every copy or the new ones on every copy.
+
+        One journaled step: the state row first says its readers are unknown (``access``
+        None, which no policy's readers equal), then the copies change, then the row names
+        the new readers. A run stopped anywhere in between leaves a row the next run under a
+        policy finds different from the readers it computes, so it writes them to every copy
+        again: the change is completed (or, the config reverted, rolled back); a row never
+        names readers its chunks do not hold."""
         keys = self.manager.list_keys(group_ids=[source])
+        if state is not None:
+            self.states.put([(source, replace(state, access=None))])
         with self._gate():
             self.store.set_access(keys, access)
         if state is not None:

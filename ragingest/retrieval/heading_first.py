@@ -18,7 +18,10 @@ parents, neighbours and auto-merge counts of documents they may not read never c
 LangChain habits work or say what to write instead: ``search_kwargs={"k": 2, "filter":
 {...}}`` (also ``fetch_k``, ``lambda_mult``) sets those fields; ``invoke(q, k=2)`` and
 ``invoke(q, config={"configurable": {"k": 2}})`` (or ``{"search_kwargs": {"k": 2}}``) set
-``k`` for one call; ``k="2"`` is read as 2; a ``k`` below 0 or not a whole number is a
+``k`` for one call, and ``{"principals": [...], "where": {...}}`` (or ``search_kwargs``'
+``filter``) read that call as those principals, under that filter ANDed with the
+retriever's (``for_call``); a configurable key naming a setting no call can change is
+refused, never ignored; ``k="2"`` is read as 2; a ``k`` below 0 or not a whole number is a
 ``ValueError`` saying so; a query that finds nothing under a ``where`` naming a metadata key
 no chunk of the collection has raises ``ValueError`` naming the key and the keys there are
 (a typo otherwise reads as "no answer").
@@ -27,7 +30,7 @@ no chunk of the collection has raises ``ValueError`` naming the key and the keys
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import BaseDocumentCompressor, Document
@@ -44,7 +47,7 @@ from ragingest.defaults import (
     Fusion,
     SearchType,
 )
-from ragingest.retrieval.call_options import SEARCH_KWARGS, call_k, required_keys, whole_k
+from ragingest.retrieval.call_options import SEARCH_KWARGS, call_options, required_keys, whole_k
 from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
 from ragingest.retrieval.filters import Where, as_filter
 from ragingest.retrieval.focus import second_stage
@@ -52,10 +55,10 @@ from ragingest.retrieval.fusion import check_fusion
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.sync_retriever import SyncRetriever
-from ragingest.vectorstore.access import AllPrincipals, Principals, as_access
+from ragingest.vectorstore.access import Access, AllPrincipals, Principals, as_access
 from ragingest.vectorstore.gate import reading
-from ragingest.vectorstore.guarded import GuardedSource
-from ragingest.vectorstore.seam import ChunkSource
+from ragingest.vectorstore.guarded import GuardedSource, both, guarded
+from ragingest.vectorstore.seam import ChunkSource, Filter
 from ragingest.vectorstore.server import ChromaServer
 
 
@@ -280,14 +283,59 @@ class HeadingFirstRetriever(SyncRetriever):
     def invoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
-        """LangChain's ``invoke``; ``k`` for this call from ``k=`` or ``config["configurable"]``."""
-        return super().invoke(input, config, **call_k(config, kwargs))
+        """LangChain's ``invoke``; ``k`` for this call from ``k=`` or ``config["configurable"]``,
+        and from there its ``where`` and ``principals`` (``call_options``)."""
+        options = call_options(config, kwargs)
+        retriever = self.for_call(options.principals, options.where)
+        k = {} if options.k is None else {"k": options.k}
+        return super(HeadingFirstRetriever, retriever).invoke(input, config, **k)
 
     async def ainvoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
         """LangChain's ``ainvoke``, as ``invoke``."""
-        return await super().ainvoke(input, config, **call_k(config, kwargs))
+        options = call_options(config, kwargs)
+        retriever = self.for_call(options.principals, options.where)
+        k = {} if options.k is None else {"k": options.k}
+        return await super(HeadingFirstRetriever, retriever).ainvoke(input, config, **k)
+
+    def unmatched_principals(self) -> list[str]:
+        """The principals this retriever reads as that no chunk of the collection names
+        (``GuardedSource.unmatched``): ``["group:HR"]`` where the policy wrote ``hr``, so
+        its answers are only the public documents. [] without a policy or for ``ALL``."""
+        source = self._search.store
+        return source.unmatched() if isinstance(source, GuardedSource) else []
+
+    def for_call(self, principals: Access = None, where: Filter | None = None) -> Self:
+        """This retriever reading as ``principals`` (None: its own) with ``where`` ANDed to its
+        own filter (None: none), over the same open store: what one call's
+        ``config["configurable"]`` asks. Every read still goes through one
+        ``GuardedSource`` (``NoAccessPolicyError`` naming principals on a collection
+        without a policy, ``PrincipalsRequiredError`` for none on one with)."""
+        if principals is None and where is None:
+            return self
+        source = self._search.store
+        if principals is not None:
+            assert isinstance(source, GuardedSource)
+            source = guarded(source, principals)
+        search = self._search.model_copy(
+            update={
+                "store": source,
+                "parent_store": None if self._search.parent_store is None else source.parent_store,
+                "where": both(as_filter(self._search.where), where),
+            }
+        )
+        search._with_chunks = None  # the new source's
+        inner: ChunkRetriever | ContextRetriever = search
+        if isinstance(self._inner, ContextRetriever):
+            inner = self._inner.model_copy(
+                update={"base": search, "store": source, "parent_store": source.parent_store}
+            )
+        copy = self.model_copy(
+            update={"principals": principals if principals is not None else self.principals}
+        )
+        copy._search, copy._inner, copy._keys = search, inner, self._keys
+        return copy
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None

@@ -11,7 +11,7 @@ from ragingest.defaults import FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval.filters import parse_where
 from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.access import Access, as_access
-from ragingest.vectorstore.guarded import GuardedSource
+from ragingest.vectorstore.guarded import GuardedSource, say_unmatched
 from ragingest.vectorstore.reader import open_reader
 from ragingest.vectorstore.seam import ChunkSource
 from ragingest.vectorstore.server import ChromaServer
@@ -51,9 +51,11 @@ def search(
         persist_dir, collection, model=model, records_url=records_url, server=server
     )
     who = as_access(principals)
-    store: ChunkSource = GuardedSource(reader, who)  # refuses a policy read with no principals
+    guard = GuardedSource(reader, who)  # refuses a policy read with no principals
+    store: ChunkSource = guard
     with reading(store):
         in_step = not hybrid or store.lexical_in_step()
+        say_unmatched(guard, collection)
     if not in_step:  # a write cut short: the full store repairs it
         from ragingest.vectorstore.server import use_server
         from ragingest.vectorstore.store import open_store

@@ -7,7 +7,9 @@ A read names its caller's principals as a ``Principals`` value:
 - ``Principals.of(user="bob", groups=["hr"])`` or ``Principals(("user:bob", "group:hr"))``:
   the chunks whose ``access`` list names any of them, or ``PUBLIC_PRINCIPAL``;
 - ``ALL``: every chunk, said explicitly (an operator's or a test's read);
-- None: allowed only on a collection without a policy (else ``PrincipalsRequiredError``).
+- None: allowed only on a collection without a policy (else ``PrincipalsRequiredError``);
+  naming principals on a collection without a policy is refused (``NoAccessPolicyError``):
+  they would filter nothing.
 
 ``access_filter`` is the one translation of principals into a store filter; the store seam ANDs
 it into every read.
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ragingest.errors import PrincipalsRequiredError
+from ragingest.errors import NoAccessPolicyError, PrincipalsRequiredError
 from ragingest.schema import ACCESS_KEY, NO_READER, PUBLIC_PRINCIPAL
 from ragingest.vectorstore.seam import AnyOf, Condition, Filter
 
@@ -77,6 +79,16 @@ def as_access(value: Access | Iterable[str]) -> Access:
     return Principals(tuple(value))
 
 
+def no_policy(principals: Principals) -> NoAccessPolicyError:
+    """The error of a read naming ``principals`` on a collection without an access policy."""
+    return NoAccessPolicyError(
+        f"principals {', '.join(principals.names) or '(none)'} given, but this collection was "
+        "made without an access policy: every chunk is everyone's, so nothing would filter "
+        "by them. Ingest it under a policy (--config FILE with [[access]] rules; Python: "
+        "access_policy=AccessPolicy.from_config(FILE)), or read it without principals"
+    )
+
+
 def principals_required() -> PrincipalsRequiredError:
     """The error of a read that names nobody on a collection with an access policy."""
     return PrincipalsRequiredError(
@@ -89,13 +101,17 @@ def principals_required() -> PrincipalsRequiredError:
 def access_filter(principals: Access, policy: bool) -> Filter | None:
     """The filter a read under ``principals`` ANDs into its own, on a collection with
     (``policy``) or without an access policy (everyone reads all of it). None: nothing to add.
-    Raises ``PrincipalsRequiredError`` when a policy collection is read with no principals."""
-    if isinstance(principals, _All) or (not policy and principals is not None):
+    Raises ``PrincipalsRequiredError`` when a policy collection is read with no principals,
+    and ``NoAccessPolicyError`` when a collection without one is read naming principals
+    (nothing could filter by them: the caller must not believe it does)."""
+    if isinstance(principals, _All):
         return None
     if principals is None:
         if policy:
             raise principals_required()
         return None
+    if not policy:
+        raise no_policy(principals)
     return AnyOf(tuple(Condition(ACCESS_KEY, "$contains", n) for n in readable_names(principals)))
 
 

@@ -38,17 +38,20 @@ filtered read returns (HNSW's approximation aside).
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
+from ragingest.schema import ACCESS_KEY, PUBLIC_PRINCIPAL
 from ragingest.vectorstore.access import Access, Principals, access_filter, readable_names
 from ragingest.vectorstore.readable_ids import ReadableIds, readable
 from ragingest.vectorstore.seam import (
     AllOf,
     ChunkSource,
+    Condition,
     Filter,
     LexicalSearch,
     ParentSource,
@@ -58,6 +61,8 @@ from ragingest.vectorstore.seam import (
 
 if TYPE_CHECKING:
     from ragingest.vectorstore.gate import ReadGate
+
+log = logging.getLogger(__name__)
 
 FIRST_PAGE = 16  # ids of the lexical index checked at a time, doubled while too few pass
 POOL_MIN = 200  # dense hits read unfiltered at least (the collection's HNSW search_ef)
@@ -124,6 +129,20 @@ class GuardedSource:
             if self.access is not None and isinstance(principals, Principals)
             else None
         )
+
+    def unmatched(self) -> list[str]:
+        """The caller's principals (``*`` aside) that no chunk's ``access`` names: a name
+        spelt otherwise than the policy spells it (``group:HR`` against ``group:hr``: names
+        are exact strings) reads only what is public, which looks like an answer; callers
+        say so. [] without a policy filter (no policy, or ``ALL``)."""
+        if self.names is None:
+            return []
+        return [
+            name
+            for name in self.names
+            if name != PUBLIC_PRINCIPAL
+            and not self.inner.chunk_ids(Condition(ACCESS_KEY, "$contains", name))
+        ]
 
     def readable(self) -> ReadableIds | None:
         """The ids the caller may read, kept per write generation (None: no access filter, or
@@ -269,6 +288,19 @@ class GuardedSource:
             return self.inner.vectors(ids, both(where, self.access))
         kept = [i for i in ids if i in readable]
         return self.inner.vectors(kept, where) if kept else {}
+
+
+def say_unmatched(source: GuardedSource, collection: str) -> list[str]:
+    """``source.unmatched()``, said in a warning that names ``collection`` (the command line
+    shows it: a misspelt group otherwise reads as "only public answers")."""
+    unmatched = source.unmatched()
+    if unmatched:
+        log.warning(
+            "%s: no document of collection %r names %s as a reader (names are exact, "
+            "case-sensitive strings), so only public documents can answer",
+            ", ".join(unmatched), collection, "it" if len(unmatched) == 1 else "them",
+        )
+    return unmatched
 
 
 def guarded(source: ChunkSource, principals: Access) -> GuardedSource:

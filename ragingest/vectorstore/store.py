@@ -53,6 +53,7 @@ from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.lexical import lexical_text
 from ragingest.vectorstore.names import chroma_name
 from ragingest.vectorstore.reader import ChromaReads, to_chroma
+from ragingest.vectorstore.seam import ParentSource
 
 if TYPE_CHECKING:  # the types only: the parents database is opened by open_store
     from ragingest.vectorstore.parents import ParentStore
@@ -107,8 +108,8 @@ class ChunkStore(ChromaReads, Chroma):
     """
 
     journal: Journal | None = None
-    parent_store: ParentStore | None = None  # set by open_store
-    lexical: Any = None  # a LexicalIndex or PgLexicalIndex, set by open_store
+    _parents: ParentStore | None = None  # set by open_store (``parent_store``)
+    _lexical: Any = None  # a LexicalIndex or PgLexicalIndex, set by open_store (``lexical``)
     gate: ReadGate | None = None  # readers see a write group whole (set by open_store)
     _lexical_synced: bool = False
     _query_handle: Any = None  # the chromadb collection the reads go to (``_handle``)
@@ -120,24 +121,63 @@ class ChunkStore(ChromaReads, Chroma):
         client: Any,
         reads: GuardedClient | None = None,
         guard_seam: bool = False,
+        principals: Access = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(collection_name=collection_name, client=reads or client, **kwargs)
         self.chroma_client = client  # writes and upkeep: every chunk
         self.physical_name = collection_name
         self._reads = reads if guard_seam else None
+        self._principals = principals if guard_seam and reads is not None else None
 
     @property
     def collection(self) -> Any:
-        """The chromadb collection, through chromadb's public client API."""
+        """The chromadb collection, through chromadb's public client API; on a store opened
+        for principals (``open_store(principals=...)``) the guarded one, whose reads admit
+        only what they may read (``chroma.guarded``)."""
+        if self._reads is not None:
+            return self._reads.get_collection(self.physical_name)
+        return self._chroma()
+
+    def _chroma(self) -> Any:
+        """The chromadb collection itself: every chunk (the store's writes and upkeep)."""
         return self.chroma_client.get_collection(self.physical_name)
+
+    @property
+    def parent_store(self) -> ParentSource | None:
+        """The parent sections beside Chroma; on a store opened for principals only those
+        whose own ``access`` admits them (``guarded.GuardedParents``, read-only)."""
+        if self._parents is None or self._principals is None:
+            return self._parents
+        from ragingest.vectorstore.guarded import GuardedParents
+
+        access = access_filter(self._principals, policy=True)
+        return self._parents if access is None else GuardedParents(self._parents, access)
+
+    @parent_store.setter
+    def parent_store(self, parents: ParentStore | None) -> None:
+        self._parents = parents
+
+    @property
+    def lexical(self) -> Any:
+        """The lexical index; on a store opened for principals one that returns only the ids
+        they may read (``guarded.GuardedLexical``, read-only)."""
+        if self._lexical is None or self._principals is None:
+            return self._lexical
+        from ragingest.vectorstore.guarded import GuardedLexical, GuardedSource
+
+        return GuardedLexical(self._lexical, GuardedSource(self, self._principals))
+
+    @lexical.setter
+    def lexical(self, index: Any) -> None:
+        self._lexical = index
 
     def _handle(self) -> Any:
         """The chromadb collection the reads go to, fetched once (as langchain_chroma keeps
         one) and again after ``delete_collection``."""
         if self._query_handle is None:
             reads = self._reads  # a reader's store: its seam reads are guarded too
-            handle = self.collection if reads is None else reads.get_collection(self.physical_name)
+            handle = self._chroma() if reads is None else reads.get_collection(self.physical_name)
             self._query_handle = handle
         return self._query_handle
 
@@ -175,13 +215,13 @@ class ChunkStore(ChromaReads, Chroma):
             self._sync_before_write()
             if self.journal is not None:
                 self.journal(ids, "add")
-            if self.parent_store is not None and parent_texts is not None:
+            if self._parents is not None and parent_texts is not None:
                 from ragingest.vectorstore.parents import parent_documents
 
                 parents = parent_documents(documents, parent_texts)
                 if parents:
-                    self.parent_store.mset(parents)
-            collection = self.collection
+                    self._parents.mset(parents)
+            collection = self._chroma()
             step = self.chroma_client.get_max_batch_size()
             for i in range(0, len(ids), step):
                 collection.upsert(
@@ -190,28 +230,28 @@ class ChunkStore(ChromaReads, Chroma):
                     metadatas=[_stored(doc.metadata) for doc in documents[i : i + step]],
                     documents=[doc.page_content for doc in documents[i : i + step]],
                 )
-            if self.lexical is not None:
+            if self._lexical is not None:
                 stored = [lexical_text(d.page_content, _stored(d.metadata)) for d in documents]
-                self.lexical.add(ids, stored)
+                self._lexical.add(ids, stored)
         return ids
 
     def delete(self, ids: list[str] | None = None, *, journal: bool = True, **kwargs: Any) -> None:
         """Delete chunks by id (or what ``where=`` matches) from Chroma and the lexical
         index, and the parent sections no remaining chunk refers to."""
         if ids is None and kwargs.get("where"):
-            ids = list(self.collection.get(where=kwargs.pop("where"), include=[])["ids"])
+            ids = list(self._chroma().get(where=kwargs.pop("where"), include=[])["ids"])
         if not ids:
             return
         with self._writing():
             self._sync_before_write()
             if journal and self.journal is not None:
                 self.journal(list(ids), "delete")
-            parents = self._parent_ids(ids) if self.parent_store is not None else set()
+            parents = self._parent_ids(ids) if self._parents is not None else set()
             super().delete(ids, **kwargs)
-            if self.lexical is not None:
-                self.lexical.delete(ids)
-            if parents and self.parent_store is not None:
-                self.parent_store.mdelete(sorted(parents - self._parent_ids(among=parents)))
+            if self._lexical is not None:
+                self._lexical.delete(ids)
+            if parents and self._parents is not None:
+                self._parents.mdelete(sorted(parents - self._parent_ids(among=parents)))
 
     def set_access(self, ids: Sequence[str], access: Sequence[str]) -> None:
         """Replace the readers (``schema.ACCESS_KEY``) of the chunks ``ids`` and of their
@@ -221,10 +261,10 @@ class ChunkStore(ChromaReads, Chroma):
             return
         value = stored_access(access)
         with self._writing():
-            parents = self._parent_ids(ids) if self.parent_store is not None else set()
-            chunk_access(self.collection, ids, value, self.chroma_client.get_max_batch_size())
-            if parents and self.parent_store is not None:
-                parent_access(self.parent_store, sorted(parents), value)
+            parents = self._parent_ids(ids) if self._parents is not None else set()
+            chunk_access(self._chroma(), ids, value, self.chroma_client.get_max_batch_size())
+            if parents and self._parents is not None:
+                parent_access(self._parents, sorted(parents), value)
 
     def _writing(self) -> contextlib.AbstractContextManager[None]:
         """The read gate held exclusively (re-entrant: the writer may hold it already)."""
@@ -234,8 +274,8 @@ class ChunkStore(ChromaReads, Chroma):
         """Drop the collection and its lexical index."""
         super().delete_collection()
         self._query_handle = None
-        if self.lexical is not None:
-            self.lexical.drop()
+        if self._lexical is not None:
+            self._lexical.drop()
 
     def sync_lexical(self, prune: bool = True) -> int:
         """Make the lexical index hold Chroma's ids: index what it lacks (from Chroma's stored
@@ -244,23 +284,23 @@ class ChunkStore(ChromaReads, Chroma):
         Safe beside a running writer: the index is read before Chroma, and a writer adds to
         Chroma first and deletes from it first, so an id in the index that Chroma lacks at the
         later read is really gone."""
-        if self.lexical is None:
+        if self._lexical is None:
             return 0
-        indexed = self.lexical.ids()
+        indexed = self._lexical.ids()
         in_chroma = set(self.ids())
         extra = sorted(indexed - in_chroma) if prune else []
         missing = sorted(in_chroma - indexed)
-        self.lexical.delete(extra)
-        collection = self.collection
+        self._lexical.delete(extra)
+        collection = self._chroma()
         for i in range(0, len(missing), PAGE):
             got = collection.get(ids=missing[i : i + PAGE], include=["documents", "metadatas"])
             pairs = zip(got["documents"], got["metadatas"], strict=True)
-            self.lexical.add(got["ids"], [lexical_text(t or "", m) for t, m in pairs])
+            self._lexical.add(got["ids"], [lexical_text(t or "", m) for t, m in pairs])
         return len(extra) + len(missing)
 
     def _sync_before_write(self) -> None:
         """Once per store: a run killed between Chroma and the lexical index left them apart."""
-        if self._lexical_synced or self.lexical is None:
+        if self._lexical_synced or self._lexical is None:
             return
         self._lexical_synced = True
         if not self.lexical_in_step():
@@ -270,9 +310,9 @@ class ChunkStore(ChromaReads, Chroma):
     def prune_parents(self) -> int:
         """Delete every parent section no chunk of the collection refers to (a full pass, for
         repairs); returns how many went."""
-        if self.parent_store is None:
+        if self._parents is None:
             return 0
-        return self.parent_store.prune(self._parent_ids())
+        return self._parents.prune(self._parent_ids())
 
     def _parent_ids(self, ids: list[str] | None = None, among: set[str] | None = None) -> set[str]:
         """The parent ids of the chunks ``ids`` (all chunks when None), or which of the
@@ -289,7 +329,7 @@ class ChunkStore(ChromaReads, Chroma):
         else:
             queries = [{}]
         found: set[str] = set()
-        collection = self.collection
+        collection = self._chroma()
         for query in queries:
             offset = 0
             while True:
@@ -374,6 +414,7 @@ def open_store(
         client=client,
         reads=GuardedClient(client, access, refuse) if access or refuse else None,
         guard_seam=principals is not None,
+        principals=principals,
         collection_metadata=fresh,
     )
     from ragingest.vectorstore.parents import ParentStore

@@ -40,3 +40,10 @@ def test_a_server_admits_only_what_the_principals_may_read(tmp_path):
                                principals=who)  # fmt: skip
             assert {d.id for d in plain.similarity_search("alpha beta", k=12)} == want
             assert set(plain.get()["ids"]) == want
+            # its side stores too: the collection, the parents and the lexical index
+            assert set(plain.collection.get()["ids"]) == want
+            keys = sorted({str(d.metadata["parent_id"]) for d in docs})
+            shown = [p for p in plain.parent_store.mget(keys) if p is not None]
+            assert all(matches(admit, p.metadata) for p in shown)
+            words = " ".join(d.page_content for d in docs)
+            assert {i for i, _ in plain.lexical.search(words, 50)} <= want

@@ -152,7 +152,9 @@ def test_a_stale_set_never_shows_a_text(policy_store):
 )
 def test_the_dense_pool_holds_three_times_n_readable_chunks(share, n, pool):
     """Deterministic: the pool for a caller reading ``share`` of a 10 000-chunk collection."""
-    guard = GuardedSource(MemoryStore(NamedEmbeddings(dimensions=8)), HR)
+    memory = MemoryStore(NamedEmbeddings(dimensions=8))
+    memory.policy = True  # principals name readers only under a policy
+    guard = GuardedSource(memory, HR)
     ids = ReadableIds(frozenset(str(i) for i in range(int(share * 10_000))), 10_000)
     assert guard.pool(n, ids) == pool
     assert POOL_CAP < 3 * 20 / 0.02  # (the fourth case: past the cap, Chroma's filter answers)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.documents import Document
 
-from ragingest.errors import PrincipalsRequiredError
+from ragingest.errors import NoAccessPolicyError, PrincipalsRequiredError
 from ragingest.vectorstore.access import ALL, Principals, access_filter
 from ragingest.vectorstore.collection_info import ACCESS_POLICY_KEY, chroma_client
 from ragingest.vectorstore.guarded import GuardedSource
@@ -124,8 +124,10 @@ def test_a_policy_read_names_its_principals_or_all(policy_source):
     assert everything.parent_store.mget(["p2"])[0] is not None
 
 
-def test_without_a_policy_principals_read_everything(tmp_path):
+def test_without_a_policy_principals_are_refused_and_none_or_all_read_everything(tmp_path):
     memory = MemoryStore(NamedEmbeddings(dimensions=64))
     memory.add_documents(_documents())
-    for who in (None, ALL, Principals.of(user="ann")):
+    for who in (None, ALL):
         assert GuardedSource(memory, who).count() == 12
+    with pytest.raises(NoAccessPolicyError, match="made without an access policy"):
+        GuardedSource(memory, Principals.of(user="ann"))  # would filter nothing
