@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from filelock import FileLock
 
+from ragingest.models.kernels import build_kernel, choose_kernel
+
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
@@ -133,7 +135,6 @@ def _export(folder: str | Path, target: Path) -> Path:
     try:
         import onnx  # noqa: F401  (the quantizer needs it)
         import torch
-        from onnxruntime.quantization import QuantType, quantize_dynamic
         from transformers import AutoModel, AutoTokenizer
     except ImportError as exc:
         raise RuntimeError(
@@ -173,14 +174,7 @@ def _export(folder: str | Path, target: Path) -> Path:
             )
         quantized = Path(tmp) / MODEL_FILE
         fused = _fuse(plain, model.config, Path(tmp) / "fused.onnx")
-        # per channel: cosine to torch's vectors 0.996 on the eval corpora (per tensor: 0.98)
-        quantize_dynamic(
-            str(fused),
-            str(quantized),
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            extra_options={"DefaultTensorType": 1},  # FLOAT, for the fused ops' outputs
-        )
+        build_kernel(fused, quantized, choose_kernel())  # int8 unless this CPU says fp32
         os.replace(quantized, final)  # another process exporting too: the same file wins
     return final
 
