@@ -5,11 +5,12 @@
 Every row embeds the same heading-first chunks of the eval corpora (``--quick``: the two
 smallest) with the document prompt; the rows are timed in turn on three interleaved thirds
 of the chunks, ``--repeat`` rounds (texts/s = chunks ÷ median seconds per third × 3, so a
-load spike hits one third of one row, not a whole row). Recall: every question of
-``questions_df.csv`` for those corpora takes its top 5 chunks by exact cosine, queries
-embedded by the same row (``bench.backend.scores``: recall and recall@5). Each row carries
-the CPU's model name, its class (``models.kernels.cpu_class``), the flags that pick MLAS's
-and oneDNN's kernels, and the load average around it.
+load spike hits one third of one row, not a whole row), and the process's CPU time per text
+(all threads: what a row costs where the cores are busy anyway, as on a shared machine).
+Recall: every question of ``questions_df.csv`` for those corpora takes its top 5 chunks by
+exact cosine, queries embedded by the same row (``bench.backend.scores``: recall and
+recall@5). Each row carries the CPU's model name, its class (``models.kernels.cpu_class``),
+the flags that pick MLAS's and oneDNN's kernels, and the load average around it.
 
 Rows:
 - ``onnx int8, N streams``: the default: each text alone, N runs at once on one thread each
@@ -148,15 +149,17 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
         encode(texts[:4], prompt=passage)  # warm up
     thirds = [list(range(k, len(texts), 3)) for k in range(3)]
     seconds: dict[str, list[list[float]]] = {name: [[], [], []] for name in encoders}
+    cpu_seconds: dict[str, float] = dict.fromkeys(encoders, 0.0)  # all threads' CPU time
     vectors: dict[str, np.ndarray] = {}
     loads = []
 
     for r in range(repeat):
         for k, part in enumerate(thirds):
             for name, encode in encoders.items():
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 rows = encode([texts[i] for i in part], prompt=passage)
                 seconds[name][k].append(time.perf_counter() - started)
+                cpu_seconds[name] += time.process_time() - cpu_started
                 if r == 0:
                     vectors.setdefault(name, np.zeros((len(texts), rows.shape[1]), np.float32))
                     vectors[name][part] = rows
@@ -173,6 +176,8 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
             {
                 "row": name,
                 "texts_per_s": round(len(texts) / sum(per_third), 1),
+                # CPU time per text: what a row costs when every core is busy anyway
+                "cpu_ms_per_text": round(1000 * cpu_seconds[name] / (repeat * len(texts)), 1),
                 "seconds": [[round(x, 2) for x in s] for s in seconds[name]],
                 **scores(questions, chunks, top),
             }
@@ -182,6 +187,7 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
         row["speed_vs_default"] = round(row["texts_per_s"] / base, 2)
         say(
             f"  {row['row']:48s} {row['texts_per_s']:6.1f} texts/s ({row['speed_vs_default']}x)"
+            f" {row['cpu_ms_per_text']:6.1f} CPU ms/text"
             f"  recall {row['recall']} recall@5 {row['recall_at_5']}"
         )
     result["rows"] = out
