@@ -16,9 +16,9 @@ directory (the ONNX model file is built already; nothing else is cached):
   ``RecursiveCharacterTextSplitter(800, 80)`` → ``HuggingFaceEmbeddings`` (e5-small on torch,
   sentence-transformers' default batches of 32) → ``Chroma.from_documents``.
 
-Wall = the child process's whole life (imports and model load included), as a user waits for
-it; the load average is read before and after each child. Speed ratio = median plain wall ÷
-median ragingest wall.
+Wall = the child process from its start to the end of its ingest (imports and model load
+included), as a user waits for it; the load average is read before and after each child.
+Speed ratio = median plain wall ÷ median ragingest wall.
 """
 
 from __future__ import annotations
@@ -50,15 +50,17 @@ with _EncodeClock(model) as clock:
     began = time.perf_counter()
     report = ingest([corpus], IngestOptions(persist, "bench"))
     ingest_s = time.perf_counter() - began
+ingested = time.perf_counter()
 texts = _embed_texts(corpus, IngestOptions(persist.with_name("unused"), "bench"))
 info = load_model_info(None)
 began = time.perf_counter()
 model.encode(texts, prompt=info.document_prompt or None, batch_size=64,
              normalize_embeddings=True, convert_to_numpy=True)
 encode_s = time.perf_counter() - began
+after_ingest_s = time.perf_counter() - ingested
 print(json.dumps({"ingest_s": ingest_s, "encode_inside_s": clock.seconds, "added": report.added,
                   "computed": report.embeddings_computed, "pure_encode_s": encode_s,
-                  "pure_texts": len(texts)}))
+                  "pure_texts": len(texts), "after_ingest_s": after_ingest_s}))
 """
 
 PLAIN_CHILD = """
@@ -102,7 +104,7 @@ def write_corpus(dest: Path, sets: list[str], files: int | None) -> tuple[int, i
 
 def child(kind: str, code_root: Path, corpus: Path, persist: Path) -> dict[str, Any]:
     """Run one child; its wall time, the load average around it and what it printed."""
-    env = {**os.environ, "PYTHONPATH": str(code_root), "TOKENIZERS_PARALLELISM": "false"}
+    env = {**os.environ, "PYTHONPATH": str(code_root)}
     script = PLAIN_CHILD if kind == "plain" else RAGINGEST_CHILD
     load = os.getloadavg()[0]
     started = time.perf_counter()
@@ -114,7 +116,9 @@ def child(kind: str, code_root: Path, corpus: Path, persist: Path) -> dict[str, 
     if done.returncode != 0:
         raise RuntimeError(f"{kind} failed: {done.stderr.strip()[-2000:]}")
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"kind": kind, "wall_s": round(wall, 2), "load": [round(load, 2),
+    # a user's wait: the process until its ingest ended (the pure encode after it is ours)
+    out["wall_s"] = wall - out.pop("after_ingest_s", 0.0)
+    return {"kind": kind, "load": [round(load, 2),
             round(os.getloadavg()[0], 2)], **{k: round(v, 2) if isinstance(v, float) else v
             for k, v in out.items()}}  # fmt: skip
 
