@@ -220,8 +220,8 @@ def intra_op_threads() -> int:
 
 def encode_streams() -> int:
     """Texts run at once, one intra-op thread each: ``intra_op_threads()``, else the cores this
-    process may run on. On 2 cores two single-threaded runs embed 1.14-1.43x the texts per
-    second of one run on two intra-op threads, for 9 % less CPU per text (bench/README.md,
+    process may run on. On 2 cores two single-threaded runs embed 1.03-1.43x the texts per
+    second of one run on two intra-op threads, for 7-10 % less CPU per text (bench/README.md,
     "Encoder per CPU class"): the ops of one ~180-token text are too small to split across
     threads that sleep between ops, and the vectors are the same bit for bit."""
     threads = intra_op_threads()
