@@ -6,9 +6,12 @@ The model runs on ONNX Runtime with int8 weights by default (``onnx_backend``; n
 sentence-transformers import), or as a sentence-transformers model on torch
 (``backend="torch"`` or ``RAGINGEST_BACKEND=torch``).
 
-Batches are cut by padded tokens as well as by count (``max_batch_tokens``): activations grow
-with batch × length (attention with batch × length²), so 64 texts of 512 tokens in one forward
-pass would cost ~800 MB more peak memory than 16, for no speed on a CPU.
+On torch, texts are bucketed by token length (sorted within each call, vectors returned in
+input order) so a batch pads little, and batches are cut by padded tokens as well as by count
+(``max_batch_tokens``): activations grow with batch × length (attention with batch ×
+length²), so 64 texts of 512 tokens in one forward pass would cost ~800 MB more peak memory
+than 16, for no speed on a CPU. The ONNX encoder runs each text alone (no padding at all) and
+schedules its texts itself, so it gets the whole call at once.
 """
 
 from __future__ import annotations
@@ -71,9 +74,10 @@ class ModelEncoder:
 
     def _batches(self, texts: list[str], prompt: str) -> list[list[int]]:
         """Indices of ``texts``, longest first, in batches of at most ``batch_size`` texts and
-        ``max_batch_tokens`` padded tokens (a longer single text is a batch of its own)."""
-        if len(texts) == 1:
-            return [[0]]
+        ``max_batch_tokens`` padded tokens (a longer single text is a batch of its own); all of
+        them in one batch, in order, for a model that runs each text alone (onnx)."""
+        if len(texts) == 1 or self.info.backend == "onnx":
+            return [list(range(len(texts)))]
         counted = self.info.backend_tokenizer.encode_batch_fast(
             [prompt + t for t in texts], add_special_tokens=True
         )

@@ -19,6 +19,7 @@ from typing import Any
 
 from ragingest.defaults import MODEL
 from ragingest.errors import MissingExtraError
+from ragingest.models.kernels import choose_kernel
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -107,7 +108,8 @@ def read_model_json(folder: Path, name: str) -> dict[str, Any]:
 def model_fingerprint(name: str, folder: Path, backend: str | None = None) -> str:
     """Stable across machines for the same weights: config files plus the weights' sizes and
     first MiB (hashing all of them would cost seconds at every start). A backend other than
-    torch computes other vectors (int8), so it is part of the fingerprint."""
+    torch computes other vectors, so it is part of the fingerprint, with the kernel the ONNX
+    model is built with (``kernels.choose_kernel``: int8 or fp32)."""
     digest = hashlib.sha256(name.encode())
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or path.name.startswith("."):
@@ -117,4 +119,6 @@ def model_fingerprint(name: str, folder: Path, backend: str | None = None) -> st
         with path.open("rb") as handle:
             digest.update(handle.read(1 << 20))
     backend = backend_name(backend)
-    return digest.hexdigest()[:16] + ("" if backend == "torch" else f"-{backend}-int8")
+    if backend == "torch":
+        return digest.hexdigest()[:16]
+    return f"{digest.hexdigest()[:16]}-{backend}-{choose_kernel()}"

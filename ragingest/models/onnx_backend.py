@@ -27,11 +27,14 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from filelock import FileLock
+
+from ragingest.models.kernels import build_kernel, choose_kernel
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -129,21 +132,12 @@ def mapped_copy(model_file: Path) -> Path:
 
 def _export(folder: str | Path, target: Path) -> Path:
     final = target / MODEL_FILE
-    # (onnx: the quantizer needs it; a dependency, as onnxruntime)
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     target.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target) as tmp, _quiet():
         fused = float_graph(Path(folder), Path(tmp))
         quantized = Path(tmp) / MODEL_FILE
-        # per channel: cosine to torch's vectors 0.996 on the eval corpora (per tensor: 0.98)
-        quantize_dynamic(
-            str(fused),
-            str(quantized),
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            extra_options={"DefaultTensorType": 1},  # FLOAT, for the fused ops' outputs
-        )
+        build_kernel(fused, quantized, choose_kernel())  # int8 unless this CPU says fp32
         os.replace(quantized, final)  # another process exporting too: the same file wins
     return final
 
@@ -174,11 +168,24 @@ def _quiet() -> Iterator[None]:
 
 
 def intra_op_threads() -> int:
-    """The intra-op threads ONNX Runtime is given: those torch was told to use (a Ray actor sets
-    1), else ``$OMP_NUM_THREADS`` as torch reads it (ONNX Runtime's own build ignores it), else
-    0: ONNX Runtime's default (physical cores, as torch's). torch itself is not imported."""
+    """The threads ONNX Runtime may use: those torch was told to use (a Ray actor sets 1), else
+    ``$OMP_NUM_THREADS`` as torch reads it (ONNX Runtime's own build ignores it), else 0 (no
+    cap: the cores this process may run on). torch itself is not imported."""
     torch = sys.modules.get("torch")
     return int(torch.get_num_threads()) if torch is not None else omp_threads()
+
+
+def encode_streams() -> int:
+    """Texts run at once, one intra-op thread each: ``intra_op_threads()``, else the cores this
+    process may run on. On 2 cores two single-threaded runs embed 1.03-1.43x the texts per
+    second of one run on two intra-op threads, for 7-10 % less CPU per text (bench/README.md,
+    "Encoder per CPU class"): the ops of one ~180-token text are too small to split across
+    threads that sleep between ops, and the vectors are the same bit for bit."""
+    threads = intra_op_threads()
+    if threads > 0:
+        return threads
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 def omp_threads() -> int:
@@ -204,6 +211,7 @@ class OnnxSentenceEncoder:
         onnx_file: Path,
         max_seq_length: int,
         tokenizer: ModelInputs | Tokenizer,
+        streams: int | None = None,
     ) -> None:
         import onnxruntime as ort
 
@@ -212,13 +220,17 @@ class OnnxSentenceEncoder:
         self.pooling, self.normalize = pooling_config(self.folder)
         # ``ModelInfo.model_inputs`` (the process's one tokenizer), or a tokenizer of our own
         self.tokenizer = tokenizer
+        # ``streams`` texts run at once (default ``encode_streams()``), each on one thread of
+        # its caller: ONNX Runtime's ``run`` is thread-safe and releases the GIL
+        self.streams = max(1, streams or encode_streams())
+        self._executor: ThreadPoolExecutor | None = None
         options = ort.SessionOptions()
-        options.intra_op_num_threads = intra_op_threads()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
         options.enable_cpu_mem_arena = False  # the arena keeps the largest batch's memory
-        # idle intra-op threads sleep instead of spinning: a spinning thread burns a core
-        # that the other threads of the process (a query's lexical and Chroma work, other
-        # queries) and of the machine are waiting for, and gives back nothing on a busy CPU
-        # (100 000 chunks, 2 cores: a plain Chroma search's CPU per query 34 -> 16 ms)
+        # no intra-op pool, so no idle thread spinning on a core that the process's other
+        # threads (a query's lexical and Chroma work) and the machine wait for (100 000
+        # chunks, 2 cores: a plain Chroma search's CPU per query 34 -> 16 ms without spinning)
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(
             str(onnx_file), options, providers=["CPUExecutionProvider"]
@@ -235,8 +247,8 @@ class OnnxSentenceEncoder:
         convert_to_numpy: bool = True,
         **_: object,
     ) -> np.ndarray:
-        """The vectors of ``sentences`` (one per text, or one for a single string), each text run
-        alone; L2-normalized when asked."""
+        """The vectors of ``sentences`` (one per text, in their order, or one for a single
+        string), each text run alone, ``streams`` at once; L2-normalized when asked."""
         single = isinstance(sentences, str)
         texts: list[str] = [sentences] if isinstance(sentences, str) else list(sentences)
         if prompt:
@@ -245,17 +257,32 @@ class OnnxSentenceEncoder:
         # activations over the whole input tensor, so in a batch a text's vector would depend
         # on its neighbours (cosine 0.997 between a batch of 16 and alone); alone it is also
         # faster on a CPU, with no padding (64 chunks of 40-250 words: 1.6 s vs 2.8 s)
-        pooled = []
-        for text in texts:
-            encoded = self._tokenize(text)
-            feeds = {name: encoded[name] for name in self.input_names}
-            hidden = self.session.run(None, feeds)[0]
-            pooled.append(self._pool(hidden, encoded["attention_mask"])[0])
-        rows = np.stack(pooled) if pooled else np.zeros((0, 0), dtype=np.float32)
+        # tokenized on this thread: the streams never use the process's shared tokenizer
+        inputs = [self._tokenize(text) for text in texts]
+        # longest first: the streams finish together (each takes the next text when free)
+        order = sorted(range(len(inputs)), key=lambda i: -inputs[i]["input_ids"].shape[1])
+        rows = np.zeros((len(texts), 0), dtype=np.float32)
+        for i, vector in zip(order, self._runs([inputs[i] for i in order]), strict=True):
+            if rows.shape[1] == 0:
+                rows = np.empty((len(texts), vector.shape[0]), dtype=np.float32)
+            rows[i] = vector
         if normalize_embeddings or self.normalize:
             norms = np.linalg.norm(rows, axis=1, keepdims=True)
             rows = rows / np.clip(norms, 1e-12, None)
         return rows[0] if single else rows
+
+    def _runs(self, inputs: list[dict[str, np.ndarray]]) -> Iterator[np.ndarray]:
+        """The pooled vector of each input, in order, ``streams`` runs at once."""
+        if self.streams == 1 or len(inputs) < 2:
+            return map(self._run, inputs)
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.streams, thread_name_prefix="onnx-encode")
+        return self._executor.map(self._run, inputs)
+
+    def _run(self, encoded: dict[str, np.ndarray]) -> np.ndarray:
+        feeds = {name: encoded[name] for name in self.input_names}
+        hidden = self.session.run(None, feeds)[0]
+        return self._pool_rows(hidden, encoded["attention_mask"])[0]
 
     def _tokenize(self, text: str) -> dict[str, np.ndarray]:
         """Ids, mask and type ids of one text, cut to ``max_seq_length`` with the special tokens
@@ -274,7 +301,7 @@ class OnnxSentenceEncoder:
         rows = {"input_ids": ids, "attention_mask": [1] * len(ids), "token_type_ids": type_ids}
         return {k: np.asarray([v], dtype=np.int64) for k, v in rows.items()}
 
-    def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _pool_rows(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if self.pooling == "cls":
             return hidden[:, 0].astype(np.float32)
         weights = mask[..., None].astype(np.float32)

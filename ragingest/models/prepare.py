@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from ragingest.models.kernels import kernel_note
 from ragingest.models.locate import backend_name
 from ragingest.models.resolve import load_model_info, onnx_model_file
 
@@ -22,6 +23,7 @@ def prepare(name: str | None = None) -> str:
     (``$RAGINGEST_BACKEND``); returns the path the model runs from."""
     info = load_model_info(name)
     if backend_name() == "onnx":
+        print(kernel_note(), file=sys.stderr)
         return str(onnx_model_file(info))
     return info.path
 

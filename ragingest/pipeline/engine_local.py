@@ -1,5 +1,9 @@
 """The local engine: the corpus scan (copies, boilerplate), then each task split in this
-process (the writer embeds through the store, from the embedding cache first)."""
+process (the writer embeds through the store, from the embedding cache first). With the onnx
+backend the tasks are split on a thread of their own, up to one write group ahead
+(``prefetch``), so the encoder never waits for the next group; torch's sentence-transformers
+sets padding on the process's one tokenizer while it encodes, so there the split stays on the
+run's thread."""
 
 from __future__ import annotations
 
@@ -10,9 +14,11 @@ from typing import TYPE_CHECKING, cast
 from ragingest.errors import FileError
 from ragingest.loaders.bounded import ParserPool
 from ragingest.loaders.corpus import CorpusCleaner
+from ragingest.models.locate import backend_name
 from ragingest.pipeline.engine import SplitOutcome
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.plan import FileTask, scan_corpus
+from ragingest.pipeline.prefetch import Prefetch
 from ragingest.pipeline.split import Splitting, split_task
 from ragingest.splitters.factory import base_splitter
 from ragingest.vectorstore.cache import CachedEmbeddings
@@ -45,6 +51,11 @@ def split_outcome(
         return SplitOutcome(task, error=exc)
 
 
+def _chunk_count(outcome: SplitOutcome) -> int:
+    """What an outcome holds for the prefetch budget: its chunks (an error: 1)."""
+    return max(1, len(outcome.chunks or ()))
+
+
 def _model(embeddings: CachedEmbeddings) -> SentenceTransformerEmbeddings:
     # a run's cached embeddings wrap the run's model (runner.run builds them so)
     return cast("SentenceTransformerEmbeddings", embeddings.lazy.embeddings)
@@ -67,11 +78,21 @@ class LocalEngine:
         if any(task.documents is None for task in tasks):
             parsers.start()
         self.splitting.parsers = parsers
+        ahead: Prefetch[SplitOutcome] | None = None
         try:
             corpus = scan_corpus(tasks, o.cleaning, o.max_file_bytes, parsers)
-            yield (split_outcome(task, self.splitting, corpus) for task in tasks)
+            outcomes = (split_outcome(task, self.splitting, corpus) for task in tasks)
+            if backend_name() == "onnx" and len(tasks) > 1:
+                ahead = Prefetch(outcomes, o.write_batch_size, _chunk_count)
+                yield ahead
+            else:
+                yield outcomes
         finally:
+            if ahead is not None:
+                ahead.close()  # no new parse starts; the one running ends with its worker
             parsers.close()
+            if ahead is not None:
+                ahead.join()
 
     def written(self, seconds: float) -> None:
         """Nothing to record: the local engine keeps no per-write statistics."""

@@ -57,6 +57,7 @@ from ragingest.pipeline.sources import SourcePlan, plan_sources
 from ragingest.pipeline.stamps import RECORDED_FAILURES, failed_state
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Group, Writer
+from ragingest.schema import ChunkRecord
 from ragingest.splitters.factory import SplitSettings, check_sizes
 from ragingest.vectorstore import retention
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
@@ -249,6 +250,7 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
     keep: set[str] = set()
     group: Group = []
     pending = 0
+    unembedded: list[ChunkRecord] = []  # of the group, embedded a model batch at a time
     bar = _progress(plan.items, options.progress)
     sources = {task.name: task.source for task in plan.tasks}  # copies are named by source
     pace = Pace()
@@ -323,9 +325,13 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
             group.append((outcome.task, chunks))
             pending += len(chunks)
             pace.show(bar, item.source, len(chunks))
+            unembedded.extend(chunks)
             if pending >= options.write_batch_size:
                 flush()
-                group, pending = [], 0
+                group, pending, unembedded = [], 0, []
+            elif len(unembedded) >= options.batch_size:  # the encoder starts before the group
+                writer.embed_new(unembedded)
+                unembedded = []
         flush()
     return keep
 

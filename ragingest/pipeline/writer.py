@@ -109,7 +109,7 @@ class Writer:
             return
         self.states.delete([task.source for task, _chunks in group])
         records = [record for _task, chunks in group for record in chunks]
-        self._embed_new(records)
+        self.embed_new(records)
         with self._gate():  # readers see the group's files all before or all after
             if records:
                 sink = RecordSink(self.store, records)
@@ -163,9 +163,11 @@ class Writer:
         gate = getattr(self.store, "gate", None)
         return gate.writing() if gate is not None else contextlib.nullcontext()
 
-    def _embed_new(self, records: Sequence[ChunkRecord]) -> None:
-        """Embed, before the gate is taken, the records ``index()`` will add (no vector from
-        an engine, no record yet), so readers wait for the store writes only."""
+    def embed_new(self, records: Sequence[ChunkRecord]) -> None:
+        """Embed the records ``index()`` will add (no vector yet, no record yet): ``write``
+        does, before the gate is taken, so readers wait for the store writes only; the run
+        does as soon as a model batch of them is split, so the encoder need not wait for a
+        whole write group."""
         todo = [r for r in records if r.vector is None]
         if not todo:
             return
