@@ -296,7 +296,8 @@ def onnx_model_file(info: ModelInfo) -> Path:
 @contextlib.contextmanager
 def _shared_tokenizer(tokenizer: PreTrainedTokenizerBase) -> Iterator[None]:
     """Make sentence-transformers take ``tokenizer`` instead of loading its own copy of it:
-    it has no argument for an existing instance, and a second copy is ~280 MB of RSS."""
+    it has no public argument for an instance (6.2: ``Transformer`` always calls
+    ``AutoProcessor.from_pretrained``), and a second copy is ~280 MB of RSS."""
     from sentence_transformers.base.modules import transformer as st_transformer
 
     real = st_transformer.AutoProcessor
