@@ -129,3 +129,8 @@ def __getattr__(name: str) -> object:
 
         return getattr(access, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names with its lazy exports (``__all__``), not imported by listing them."""
+    return sorted(set(globals()) | set(__all__))

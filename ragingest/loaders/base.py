@@ -32,7 +32,8 @@ from ragingest.errors import (
     UnreadableFileError,
 )
 from ragingest.loaders.identity import FileIdentity
-from ragingest.loaders.walk import file_type_name, printable, source_of
+from ragingest.loaders.source_keys import printable, source_of
+from ragingest.loaders.walk import file_type_name
 from ragingest.schema import TITLE_FROM_NAME_HINT, short_hash
 
 MAX_FILE_BYTES = MAX_FILE_MB * 1024 * 1024  # larger files are refused: bounded time and memory

@@ -37,13 +37,9 @@ inside ``function`` and is killed with the worker's process group.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -54,14 +50,16 @@ from langchain_core.documents import Document
 
 from ragingest.defaults import FILE_TIMEOUT
 from ragingest.errors import FileError, FileMemoryError, FileTimeoutError, ParseError
-from ragingest.loaders.process_tree import kill_group, resident_bytes, tree_resident_bytes
+from ragingest.loaders.process_tree import resident_bytes, tree_resident_bytes
 from ragingest.loaders.progress import report, timeout_reason
+from ragingest.loaders.worker_process import WorkerProcess
 
 if TYPE_CHECKING:  # the type only: the worker imports the loaders when it parses
     from ragingest.loaders.cleaning import CleaningRules
     from ragingest.loaders.identity import FileIdentity
 
 log = logging.getLogger(__name__)
+
 
 def default_memory_mb() -> int:
     """The smaller of 2 GB and half the machine's memory (MB)."""
@@ -75,7 +73,6 @@ def default_memory_mb() -> int:
 DEFAULT_FILE_MEMORY_MB = default_memory_mb()
 _START_TIMEOUT = 300.0  # the worker's interpreter and imports, on a loaded machine
 _MEMORY_POLL = 0.05  # seconds between looks at the worker's resident memory
-WORKER_MODULE = "ragingest.loaders.parse_worker"
 T = TypeVar("T")
 
 
@@ -108,48 +105,6 @@ def _file_key(path: Path) -> tuple[str, int, int] | None:
     return (str(path), info.st_size, info.st_mtime_ns)
 
 
-class _Worker:
-    """The worker process (``loaders.parse_worker``, run as ``python -m``) and its end of the
-    connection: started by ``subprocess`` so that it never imports the caller's ``__main__``."""
-
-    def __init__(self, memory_bytes: int | None) -> None:
-        ours, theirs = socket.socketpair()
-        descriptor = theirs.fileno()
-        package_root = str(Path(__file__).resolve().parents[2])
-        python_path = [package_root, *filter(None, [os.environ.get("PYTHONPATH")])]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(python_path)}
-        command = [sys.executable, "-m", WORKER_MODULE, str(descriptor)]
-        command += [str(memory_bytes or 0), str(os.getpid())]
-        try:
-            self.process = subprocess.Popen(
-                command,
-                pass_fds=(descriptor,),
-                env=env,
-                stdin=subprocess.DEVNULL,
-                process_group=0,  # a group of its own: killed whole, what it started included
-            )
-        finally:
-            theirs.close()
-        self.connection = Connection(ours.detach())
-        self.connection.send(list(sys.path))
-        self.pid = self.process.pid
-
-    @property
-    def exitcode(self) -> int | None:
-        """The exit status (negative: the signal), None while it runs."""
-        return self.process.poll()
-
-    def join(self, timeout: float) -> None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout)
-
-    def kill(self) -> None:
-        kill_group(self.pid)  # the worker and what it started (pandoc)
-        if self.process.poll() is None:
-            self.process.kill()
-        self.join(5)
-
-
 class ParserPool:
     """One worker process running parsers under a time bound (see the module docstring)."""
 
@@ -170,7 +125,7 @@ class ParserPool:
         """Start the worker now (it imports while the caller does other work)."""
         if not self.bounded or self._process is not None:
             return
-        self._process = _Worker(None if self._watch else self.memory_bytes)
+        self._process = WorkerProcess(None if self._watch else self.memory_bytes)
         self._connection = self._process.connection
 
     def _ready(self, path: object) -> Connection:

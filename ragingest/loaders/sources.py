@@ -4,10 +4,8 @@
 
 Contract:
 
-- ``split_sources(sources)`` keeps the order; a ``str``/``PathLike`` is a path, a
-  ``BaseLoader`` a loader, a ``Document`` or an iterable of them given documents (adjacent
-  ``Document`` items of ``sources`` form one source). Anything else raises ``TypeError``
-  naming it and what is accepted.
+- ``source_items.split_sources(sources)`` sorts what a run was given into paths and
+  ``DocumentSource``s.
 - ``DocumentSource.tasks()`` loads once, normalizes (``loaders.pages.normalize_documents``:
   pages and elements joined, front matter as metadata) and groups by ``metadata["source"]``.
   A loader's documents without one are keyed by the loader's name; given documents without
@@ -28,14 +26,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import cast
 
-from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.errors import FileError
@@ -46,14 +41,8 @@ from ragingest.loaders.pages import normalize_documents
 from ragingest.loaders.partition import setup as setup_unstructured
 from ragingest.schema import ACCESS_KEY, from_content
 
-# What ingest reads: paths (files or folders), LangChain loaders, Documents and iterables of
-# Documents, one of them or an iterable mixing them (module docstring).
-Source = str | os.PathLike[str] | BaseLoader | Document | Iterable[Document]
-Sources = Source | Iterable[Source]
-
 log = logging.getLogger(__name__)
 GROUP_PREFIX = "doc:"  # record-manager groups of document sources (files: their path)
-_PATH_ATTRS = ("file_path", "path", "web_path", "url", "source")
 
 
 class SourceError(FileError):
@@ -165,7 +154,7 @@ def source_tasks(
     """``DocumentSource(name, load, given, ours).tasks(cleaning)`` in this process (the worker's
     entry point: module level, so it pickles by name)."""
     owner = getattr(load, "__self__", None)
-    if owner is not None and _is_unstructured(owner):
+    if owner is not None and is_unstructured(owner):
         setup_unstructured()  # its spaCy model offline, no telemetry (in whichever process)
     try:
         loaded = list(load())
@@ -210,7 +199,7 @@ def source_tasks(
     return [SourceTask(key, content_hash(docs), tuple(docs), name) for key, docs in by_key.items()]
 
 
-def _is_unstructured(loader: object) -> bool:
+def is_unstructured(loader: object) -> bool:
     return "unstructured" in type(loader).__module__ or type(loader).__name__.startswith(
         "Unstructured"
     )
@@ -238,70 +227,6 @@ def content_hash(documents: Iterable[Document]) -> str:
         digest.update(json.dumps(metadata, sort_keys=True, default=str).encode("utf-8"))
         digest.update(b"\x1d")
     return digest.hexdigest()
-
-
-def loader_name(loader: BaseLoader) -> str:
-    """``Class(path)`` for a loader with a path-like attribute, else ``Class``."""
-    cls = type(loader).__name__
-    for attr in _PATH_ATTRS:
-        value = getattr(loader, attr, None)
-        if isinstance(value, str | os.PathLike) and str(value):
-            return f"{cls}({value})"
-    return cls
-
-
-def split_sources(
-    sources: Sources,
-) -> tuple[list[Path], list[DocumentSource]]:
-    """Paths and document sources of ``sources`` (module docstring)."""
-    if isinstance(sources, str | os.PathLike | BaseLoader | Document):
-        sources = [sources]
-    paths: list[Path] = []
-    found: list[DocumentSource] = []
-    pending: list[Document] = []
-
-    def flush() -> None:
-        if pending:
-            items = list(pending)
-            found.append(DocumentSource("documents", lambda: items, given=True))
-            pending.clear()
-
-    for item in sources:
-        if isinstance(item, Document):
-            pending.append(item)
-            continue
-        flush()
-        if isinstance(item, str | os.PathLike):
-            paths.append(Path(item))
-        elif isinstance(item, BaseLoader):
-            if _is_unstructured(item):
-                setup_unstructured()  # its spaCy model offline, no telemetry
-            ours = type(item).__module__.startswith("ragingest.")
-            found.append(DocumentSource(loader_name(item), item.lazy_load, ours=ours))
-        elif isinstance(item, Iterable) and not isinstance(item, bytes | dict):
-            items = _materialize(item)
-            found.append(DocumentSource("documents", items.copy, given=True))
-        else:
-            raise TypeError(
-                f"cannot ingest {type(item).__name__} {item!r:.80}: give paths, LangChain "
-                "document loaders (BaseLoader) or iterables of Documents"
-            )
-    flush()
-    _unique_names(found)
-    return paths, found
-
-
-def _materialize(items: Iterable[Document]) -> list[Document]:
-    return items if isinstance(items, list) else list(items)  # a generator is read once
-
-
-def _unique_names(sources: list[DocumentSource]) -> None:
-    seen: dict[str, int] = {}
-    for source in sources:
-        count = seen.get(source.name, 0)
-        seen[source.name] = count + 1
-        if count:
-            source.name = f"{source.name}#{count + 1}"
 
 
 def unique_tasks(tasks: Iterable[SourceTask]) -> Iterator[SourceTask | SourceError]:

@@ -1,7 +1,7 @@
 """Embedding models loaded once per process: the ``ModelInfo`` (tokenizer, input limit,
 prompts) the splitters and the store read without the weights, and the encoder itself (ONNX
 Runtime int8 by default, or sentence-transformers on torch). Where a model is comes from
-``locate``.
+``locate``, its tokenizer from ``hf_tokenizer``.
 """
 
 from __future__ import annotations
@@ -11,11 +11,16 @@ import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragingest.errors import MissingExtraError
+from ragingest.models.hf_tokenizer import (
+    load_backend_tokenizer,
+    quiet_transformers,
+    verbatim_tokenizer,
+    wrap_tokenizer,
+)
 from ragingest.models.locate import (
     backend_name,
     cache_dir,
@@ -33,24 +38,6 @@ if TYPE_CHECKING:
     from ragingest.models.onnx_backend import OnnxSentenceEncoder
     from ragingest.models.subset_tokenizer import SubsetTokenizer
     from ragingest.models.tokenizer_view import SplitterTokenizer
-
-# tokenizer classes that are ``tokenizer.json`` verbatim: the wrapper can take our instance
-_VERBATIM_CLASSES = ("PreTrainedTokenizerFast", "TokenizersBackend")
-_WRAPPER_KEYS = (
-    "bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token",
-    "model_max_length", "padding_side", "truncation_side", "clean_up_tokenization_spaces",
-)  # fmt: skip
-
-
-class _Shared:
-    """Hands ``PreTrainedTokenizerFast(tokenizer_object=...)`` our Rust tokenizer itself: it
-    deep-copies what it is given, and a copy of XLM-R's is another ~280 MB and ~1 s."""
-
-    def __init__(self, backend: Tokenizer) -> None:
-        self.backend = backend
-
-    def __deepcopy__(self, memo: dict[int, object]) -> Tokenizer:
-        return self.backend
 
 
 @dataclass
@@ -116,7 +103,7 @@ class ModelInfo:
         if not self._subset_checked:
             self._subset_checked = True
             folder = Path(self.path)
-            if folder.is_dir() and _verbatim(folder):
+            if folder.is_dir() and verbatim_tokenizer(folder):
                 from ragingest.models.subset_tokenizer import SubsetTokenizer
 
                 self._subset = SubsetTokenizer.load(folder / "tokenizer.json", cache_dir())
@@ -128,7 +115,7 @@ class ModelInfo:
         truncation or padding: the wrapper's padded calls leave them set on the Rust side, and
         it clears them itself on its next call without them."""
         if self._backend_tokenizer is None and self._tokenizer is None:
-            self._backend_tokenizer = _load_backend_tokenizer(Path(self.path))
+            self._backend_tokenizer = load_backend_tokenizer(Path(self.path))
         if self._backend_tokenizer is None:
             self._backend_tokenizer = self.tokenizer.backend_tokenizer
         rust = self._backend_tokenizer
@@ -145,8 +132,8 @@ class ModelInfo:
         if self._tokenizer is None:
             folder = Path(self.path)
             if self._backend_tokenizer is None:
-                self._backend_tokenizer = _load_backend_tokenizer(folder)
-            self._tokenizer = _wrap_tokenizer(folder, self._backend_tokenizer)
+                self._backend_tokenizer = load_backend_tokenizer(folder)
+            self._tokenizer = wrap_tokenizer(folder, self._backend_tokenizer)
             if self.max_seq_length:
                 self._tokenizer.model_max_length = self.max_seq_length
             if self._backend_tokenizer is None:
@@ -158,7 +145,7 @@ class ModelInfo:
         """What the splitters count with: ``tokenizer`` once loaded, else (the model's
         tokenizer is ``tokenizer.json`` as is) a ``tokenizer_view.SplitterTokenizer`` over
         ``backend_tokenizer`` that imports no ``transformers``: the same counts and offsets."""
-        if self._tokenizer is None and _verbatim(Path(self.path)):
+        if self._tokenizer is None and verbatim_tokenizer(Path(self.path)):
             from ragingest.models.tokenizer_view import SplitterTokenizer
 
             _ = self.backend_tokenizer  # loaded now: splitting needs it (no subset one meanwhile)
@@ -177,46 +164,6 @@ class ModelInfo:
         encoding.truncate(max(0, self.max_seq_length - self.special_tokens))
         encoding = rust.post_process(encoding, add_special_tokens=True)
         return list(encoding.ids), list(encoding.type_ids)
-
-
-def _quiet_transformers() -> None:
-    """No weight-loading progress bars or length warnings from transformers on our output."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-
-
-def _wrap_tokenizer(folder: Path, backend: Tokenizer | None) -> PreTrainedTokenizerBase:
-    if find_spec("transformers") is None:  # the core counts with ``backend_tokenizer``
-        raise MissingExtraError(f"the transformers tokenizer of {folder.name}", "eval")
-    config = read_model_json(folder, "tokenizer_config.json")
-    _quiet_transformers()
-    if backend is not None and config.get("tokenizer_class") in _VERBATIM_CLASSES:
-        from transformers import PreTrainedTokenizerFast
-
-        kwargs = {k: config[k] for k in _WRAPPER_KEYS if k in config}
-        return PreTrainedTokenizerFast(tokenizer_object=_Shared(backend), **kwargs)
-    from transformers import AutoTokenizer  # a class with its own rules (imports torch)
-
-    return AutoTokenizer.from_pretrained(str(folder), use_fast=True)
-
-
-def _verbatim(folder: Path) -> bool:
-    """The model's tokenizer is its ``tokenizer.json`` as is (no class with its own rules)."""
-    config = read_model_json(folder, "tokenizer_config.json")
-    verbatim = config.get("tokenizer_class") in _VERBATIM_CLASSES
-    return verbatim and (folder / "tokenizer.json").is_file()
-
-
-def _load_backend_tokenizer(folder: Path) -> Tokenizer | None:
-    """``tokenizer.json`` read by the Rust library directly: the fast way (no ``transformers``
-    or torch import); None when the model has no such file or a tokenizer class of its own."""
-    if not _verbatim(folder):
-        return None
-    from tokenizers import Tokenizer
-
-    return Tokenizer.from_file(str(folder / "tokenizer.json"))
 
 
 def load_model_info(name: str | None = None, backend: str | None = None) -> ModelInfo:
@@ -276,7 +223,7 @@ def _load_model(name: str, backend: str) -> SentenceTransformer | OnnxSentenceEn
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise MissingExtraError("the torch backend (RAGINGEST_BACKEND=torch)", "torch") from exc
-    _quiet_transformers()
+    quiet_transformers()
 
     device = os.environ.get("RAGINGEST_DEVICE", "cpu")
     with _shared_tokenizer(info.tokenizer):
@@ -296,7 +243,8 @@ def onnx_model_file(info: ModelInfo) -> Path:
 @contextlib.contextmanager
 def _shared_tokenizer(tokenizer: PreTrainedTokenizerBase) -> Iterator[None]:
     """Make sentence-transformers take ``tokenizer`` instead of loading its own copy of it:
-    it has no argument for an existing instance, and a second copy is ~280 MB of RSS."""
+    it has no public argument for an instance (6.2: ``Transformer`` always calls
+    ``AutoProcessor.from_pretrained``), and a second copy is ~280 MB of RSS."""
     from sentence_transformers.base.modules import transformer as st_transformer
 
     real = st_transformer.AutoProcessor

@@ -2,7 +2,7 @@
 **settings)``.
 
 ``sources``: paths (files or folders), LangChain ``BaseLoader``s (ours or any of
-langchain-community's) and iterables of ``Document``s, in any mix (``loaders.sources``).
+langchain-community's) and iterables of ``Document``s, in any mix (``loaders.source_items``).
 Every kind gets the same re-indexing: keyed by ``metadata["source"]`` (a file: its path under
 the ingested root, prefixed by the root's name when several are given: ``loaders.walk``), an
 unchanged source is not split or embedded again, a source gone from
@@ -38,7 +38,7 @@ from ragingest.pipeline.options import IngestOptions, RunSettings
 from ragingest.splitters.factory import SplitSettings
 
 if TYPE_CHECKING:  # a run's modules are imported on its first call (``run``)
-    from ragingest.loaders.sources import Sources
+    from ragingest.loaders.source_items import Sources
     from ragingest.pipeline.report import RunReport
 
 P = ParamSpec("P")
@@ -133,7 +133,7 @@ def make_options(
 def run(sources: Any, options: IngestOptions, report: RunReport | None = None) -> RunReport:
     """One run over ``sources`` with ready ``IngestOptions``; the ``RunReport`` (``report``
     when given: filled as the run goes, so a caller still has it when the run raises)."""
-    from ragingest.loaders.sources import split_sources
+    from ragingest.loaders.source_items import split_sources
     from ragingest.pipeline.runner import ingest as run_all
 
     paths, documents = split_sources(sources)

@@ -43,7 +43,6 @@ run) and the next run converges.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import math
 import pickle
@@ -63,7 +62,7 @@ from ragingest.pipeline.engine_local import run_splitting, split_outcome
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.ray_env import data_context, failed, pool_size
-from ragingest.pipeline.ray_tasks import EmbedActor, scan_batch, split_batch
+from ragingest.pipeline.ray_tasks import EmbedActor, scan_batch, split_batch, task_rows
 from ragingest.pipeline.split import FileChunks
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_text_hashes
 
@@ -96,21 +95,6 @@ class RayStats:
 
 
 LAST_STATS = RayStats()
-
-
-def task_rows(tasks: Sequence[FileTask]) -> list[dict[str, str]]:
-    """The rows the scan and the split read (``ray_tasks``' module docstring), one a task."""
-    return [
-        {
-            "path": t.name,
-            "root": str(t.root) if t.root else "",
-            "source": t.source,
-            "base": str(t.base) if t.base else "",
-            "identity": t.identity.as_text() if t.identity else "",  # only it is read
-            "access": json.dumps(t.access) if t.access is not None else "",  # "": no policy
-        }
-        for t in tasks
-    ]
 
 
 class RayEngine:
@@ -201,7 +185,10 @@ class RayEngine:
             log.warning(
                 "--ray-actors %d is more than this cluster (%g CPUs, %.1f GiB) holds beside a "
                 "split task: using %d embedding actors",
-                o.ray_actors, cpus, (memory or 0) / 2**30, actors,
+                o.ray_actors,
+                cpus,
+                (memory or 0) / 2**30,
+                actors,
             )
         stats.actors = actors
         # split tasks on the CPUs the actors leave: no more worker processes (each builds a

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,7 +88,6 @@ def ray_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     }
 
 
-
 @contextlib.contextmanager
 def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iterator[ModuleType]:
     """``ray`` initialised for this block: a fresh local runtime on 127.0.0.1 without an
@@ -95,13 +95,17 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
     shuts Ray down after."""
     env = ray_environment()
     saved = {key: os.environ.get(key) for key in env}
+    imported_before = "ray" in sys.modules  # then Ray read its constants without our env
     os.environ.update(env)
     try:
         import ray
-        from ray._private import ray_constants
 
-        # read from the environment when ray is first imported: set it for an earlier import
-        ray_constants.ENABLE_RAY_CLUSTER = False
+        if imported_before:
+            # no public switch: Ray reads RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER once, at its first
+            # import, and without it resolves the node address 127.0.0.1 to a non-loopback one
+            from ray._private import ray_constants
+
+            ray_constants.ENABLE_RAY_CLUSTER = False
         kwargs: dict[str, Any] = {
             "log_to_driver": False,
             "include_dashboard": False,

@@ -31,6 +31,7 @@ import os
 import pickle
 import socket
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +85,22 @@ def _parsers(timeout: float | None, memory_mb: int | None) -> ParserPool:
     return pool
 
 
+def task_rows(tasks: Sequence[FileTask]) -> list[dict[str, str]]:
+    """The rows the scan and the split read (module docstring), one a task (``_task`` reads
+    one back)."""
+    return [
+        {
+            "path": t.name,
+            "root": str(t.root) if t.root else "",
+            "source": t.source,
+            "base": str(t.base) if t.base else "",
+            "identity": t.identity.as_text() if t.identity else "",  # only it is read
+            "access": json.dumps(t.access) if t.access is not None else "",  # "": no policy
+        }
+        for t in tasks
+    ]
+
+
 def _task(
     path: str,
     root: str,
@@ -97,9 +114,13 @@ def _task(
     if walked is not None and host != socket.gethostname():
         walked = walked.elsewhere()
     return FileTask(
-        source, Path(path), Path(root) if root else None, base=Path(base) if base else None,
-        identity=walked, access=tuple(json.loads(access)) if access else None,
-    )  # fmt: skip
+        source,
+        Path(path),
+        Path(root) if root else None,
+        base=Path(base) if base else None,
+        identity=walked,
+        access=tuple(json.loads(access)) if access else None,
+    )
 
 
 def _identities(batch: dict[str, Any]) -> list[str]:

@@ -14,7 +14,8 @@ from ragingest.errors import (
     MassDeleteError,
     RagIngestError,
 )
-from ragingest.loaders.walk import SkippedFile, printable
+from ragingest.loaders.source_keys import printable
+from ragingest.loaders.walk import SkippedFile
 
 
 @dataclass

@@ -25,29 +25,21 @@ Contract:
 - MkDocs Material as FastAPI writes it (spaced ``{ #anchor }``, ``/// note | Title`` blocks,
   ``{* docs_src *}`` includes, termy consoles, ``<abbr>``): one rule each in
   ``dialect_variants``, applied by ``heading_title`` and ``words``.
-- ``markup_only(body)``: a body that is almost all markup (what ``words`` keeps is under a
-  fifth of its letters and digits, and under ``4 * MARKUP_WORDS`` of them): it is not embedded
-  alone but joins a neighbour (``absorb_markup``), keeping the neighbour's headings.
+- ``opaque_urls(text)``: where its opaque link targets are (``markup_pieces`` joins a piece
+  that is almost all markup to a neighbour).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ragingest.splitters import dialect_variants as variants
 from ragingest.splitters.structure import Path
-
-if TYPE_CHECKING:  # the type only: ``pieces`` is imported by the modules that import this one
-    from ragingest.splitters.pieces import Piece
 
 # a URL with a run this long of letters and digits is an opaque blob (base64 playground state),
 # not words; a readable long URL (a path, an anchor) stays: dropping every long link target
 # lost clickhouse_ru a question (bench/README.md, "Documentation dialects")
 OPAQUE_RUN = 40
-MARKUP_WORDS = 16  # a piece keeping fewer word characters than this is markup
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # every pattern is linear in the line: no nested or overlapping quantifiers (possessive ones,
@@ -265,65 +257,7 @@ def _inline_prose(text: str) -> str:
     return text
 
 
-def markup_only(body: str, reduced: str | None = None) -> bool:
-    """Whether ``body`` is almost all markup (module docstring); ``reduced``: ``body`` less
-    the parts of opaque link targets that a cut left without their link."""
-    kept = words(body if reduced is None else reduced)
-    letters = sum(1 for ch in kept if ch.isalnum())
-    if letters >= MARKUP_WORDS * 4:  # a paragraph of words is never markup
-        return False
-    return letters * 5 < sum(1 for ch in body if ch.isalnum())
-
-
-def absorb_markup(text: str, pieces: list[Piece]) -> list[Piece]:
-    """``pieces`` with each markup-only one joined to a neighbour (the previous one of its
-    section, else the next, else the previous): the span grows, the neighbour's headings,
-    strategy and sections stay; whatever the size, since the markup adds nothing the model
-    reads (``words``). An opaque link target cut across pieces counts as markup in each."""
-    if len(pieces) < 2:
-        return pieces
+def opaque_urls(text: str) -> list[tuple[int, int]]:
+    """The spans of the URLs in ``text`` that hold an opaque run (sorted, disjoint)."""
     urls = _URL.finditer(text) if "://" in text else iter(())
-    blobs = [m.span() for m in urls if _OPAQUE.search(m.group())]
-    out = list(pieces)
-    i = 0
-    while i < len(out) and len(out) > 1:
-        piece = out[i]
-        body = text[piece.start : piece.end]
-        if piece.oversized or not markup_only(body, _without(text, piece, blobs)):
-            i += 1
-            continue
-        before = i - 1 if i > 0 else None
-        after = i + 1 if i + 1 < len(out) else None
-        if before is not None and (out[before].section == piece.section or after is None):
-            into = out[before]
-            joined = replace(into, end=piece.end, parent=_parent(into, piece))
-            out[before : i + 1] = [joined]
-            i = before
-            continue
-        assert after is not None
-        into = out[after]
-        joined = replace(into, start=piece.start, parent=_parent(into, piece))
-        out[i : after + 1] = [joined]
-    return out
-
-
-def _without(text: str, piece: Piece, blobs: list[tuple[int, int]]) -> str | None:
-    """The piece's text less what of it lies in an opaque URL (None: nothing does)."""
-    first = bisect.bisect_right(blobs, piece.start, key=lambda blob: blob[1])
-    inside = []
-    for a, b in blobs[first:]:  # sorted, disjoint: from the first that ends after the start
-        if a >= piece.end:
-            break
-        inside.append((max(a, piece.start), min(b, piece.end)))
-    if not inside:
-        return None
-    parts, pos = [], piece.start
-    for a, b in inside:
-        parts.append(text[pos:a])
-        pos = b
-    parts.append(text[pos : piece.end])
-    return "".join(parts)
-
-
-def _parent(into: Piece, piece: Piece) -> tuple[int, int]:
-    return (min(into.parent[0], piece.start), max(into.parent[1], piece.end))
+    return [m.span() for m in urls if _OPAQUE.search(m.group())]

@@ -49,8 +49,8 @@ from ragingest.splitters.conventions import (
     measures,
 )
 from ragingest.splitters.counters import SpanCounter
-from ragingest.splitters.dialects import absorb_markup
 from ragingest.splitters.embedded import EmbeddedText
+from ragingest.splitters.markup_pieces import absorb_markup
 from ragingest.splitters.measure import Unit, capped_size
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (

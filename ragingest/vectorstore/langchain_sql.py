@@ -11,6 +11,8 @@ public API offers these; if LangChain renames its module, this is the only place
 from __future__ import annotations
 
 from langchain_classic.indexes import SQLRecordManager
+
+# no public path to the table (langchain_classic 1.x exports only SQLRecordManager): see above
 from langchain_classic.indexes._sql_record_manager import Base as _LangChainBase
 from langchain_classic.indexes._sql_record_manager import UpsertionRecord
 

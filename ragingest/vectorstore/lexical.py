@@ -17,14 +17,14 @@ Contract:
   missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma. Each
   thread keeps one connection to the file (opened again when the file is replaced or the
   process forked): a search costs no connect.
-- ``search`` returns exactly what FTS5's ``OR`` query over ``ranking_terms`` returns (same
-  ids, order and scores), from per-term postings kept in a ``lexical_cache.TermCache`` that
-  the instance's threads share (up to ~128 MB): a term's postings are read from FTS5 once
-  per index version. Every write transaction raises the file's version
-  (``lexical_cache.raise_version``); a search reads it in the snapshot it reads all else
-  in, so it never mixes cached rows of another state (SQLite's ``data_version`` cannot
-  tell: its values are per connection, and a new connection knows nothing of what an older
-  one cached).
+- ``search`` (``lexical_search``) returns exactly what FTS5's ``OR`` query over
+  ``ranking_terms`` returns (same ids, order and scores), from per-term postings kept in a
+  ``lexical_cache.TermCache`` that the instance's threads share (up to ~128 MB): a term's
+  postings are read from FTS5 once per index version. Every write transaction raises the
+  file's version (``lexical_cache.raise_version``); a search reads it in the snapshot it
+  reads all else in, so it never mixes cached rows of another state (SQLite's
+  ``data_version`` cannot tell: its values are per connection, and a new connection knows
+  nothing of what an older one cached).
 """
 
 from __future__ import annotations
@@ -35,17 +35,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
-from ragingest.vectorstore.lexical_cache import (
-    Postings,
-    TermCache,
-    Version,
-    best,
-    create_version,
-    raise_version,
-    read_version,
-)
+from ragingest.vectorstore.lexical_cache import TermCache, create_version, raise_version
+from ragingest.vectorstore.lexical_search import FtsTables, search_snapshot
 from ragingest.vectorstore.lexical_terms import lexical_text, query_terms, ranking_terms, terms
 from ragingest.vectorstore.sqlite_local import ThreadLocalConnection
 
@@ -61,11 +52,6 @@ __all__ = [
 ]
 
 LEXICAL_FILE = "ragingest_lexical.sqlite"
-_ID_BATCH = 500
-
-
-def _phrase(term: str) -> str:
-    return f'"{term}"'
 
 
 class LexicalIndex:
@@ -219,80 +205,8 @@ class LexicalIndex:
             db.execute("BEGIN")  # one snapshot: the version, the counts, the postings, the ids
             if not self._exists(db):
                 return []
-            version = read_version(db)
-            frequency, total = self._frequencies(db, unique, version)
-            chosen = ranking_terms(unique, frequency, total)
-            if not chosen:
-                return []
-            postings = [self._postings(db, term, version) for term in chosen]
-            ranked = self._ranked(db, best(postings, limit, offset))
-            if ranked is None:  # a row without its id (never written so): FTS5's own join
-                return self._search_joined(db, chosen, limit, offset)
-        return ranked[offset : offset + limit]
-
-    def _ranked(
-        self, db: sqlite3.Connection, scored: list[tuple[int, float]]
-    ) -> list[tuple[str, float]] | None:
-        """``scored`` rows as ``(chroma id, score)`` ordered as FTS5's ``ORDER BY -score,
-        id``; None when a row has no id."""
-        by_row: dict[int, str] = {}
-        for i in range(0, len(scored), _ID_BATCH):
-            batch = [row for row, _ in scored[i : i + _ID_BATCH]]
-            marks = ",".join("?" * len(batch))
-            by_row.update(db.execute(f"SELECT n, id FROM {self._ids} WHERE n IN ({marks})", batch))
-        if len(by_row) < len(scored):
-            return None
-        return sorted(((by_row[row], score) for row, score in scored), key=_best_first)
-
-    def _search_joined(
-        self, db: sqlite3.Connection, chosen: Sequence[str], limit: int, offset: int
-    ) -> list[tuple[str, float]]:
-        rows = db.execute(
-            f"SELECT i.id, bm25({self._text}) AS s FROM {self._text} "
-            f"JOIN {self._ids} AS i ON i.n = {self._text}.rowid "
-            f"WHERE {self._text} MATCH ? ORDER BY s, i.id LIMIT ? OFFSET ?",
-            (" OR ".join(map(_phrase, chosen)), limit, offset),
-        ).fetchall()
-        return [(chunk_id, -float(score)) for chunk_id, score in rows]
-
-    def _postings(self, db: sqlite3.Connection, term: str, version: Version | None) -> Postings:
-        """The rows holding ``term`` and its BM25 in each, from the cache or from FTS5."""
-        found = self._cache.postings(version, term)
-        if found is None:
-            rows = db.execute(
-                f"SELECT rowid, bm25({self._text}) FROM {self._text} WHERE {self._text} MATCH ?",
-                (_phrase(term),),
-            ).fetchall()
-            found = Postings(
-                np.fromiter((row for row, _ in rows), dtype=np.int64, count=len(rows)),
-                -np.fromiter((score for _, score in rows), dtype=np.float64, count=len(rows)),
-            )
-            self._cache.keep_postings(version, term, found)
-        return found
-
-    def _frequencies(
-        self, db: sqlite3.Connection, unique: Sequence[str], version: Version | None
-    ) -> tuple[dict[str, int], int]:
-        """Rows per term of ``unique`` (FTS5's vocabulary table, which reads each term's
-        postings) and the row count, kept in the cache for ``version``."""
-        total = self._cache.total(version)
-        if total is None:
-            total = int(db.execute(f"SELECT count(*) FROM {self._ids}").fetchone()[0])
-        counts = self._cache.counts(version, unique)
-        wanted = [term for term in unique if term not in counts]
-        if wanted:
-            db.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self._vocab} "
-                f"USING fts5vocab(main, {self._text}, 'row')"
-            )
-            marks = ",".join("?" * len(wanted))
-            found = db.execute(
-                f"SELECT term, doc FROM temp.{self._vocab} WHERE term IN ({marks})", wanted
-            )
-            new = dict.fromkeys(wanted, 0) | {term: int(rows) for term, rows in found}
-            self._cache.keep_counts(version, total, new)
-            counts |= new
-        return counts, total
+            tables = FtsTables(self._text, self._ids, self._vocab)
+            return search_snapshot(db, tables, self._cache, unique, limit, offset)
 
 
 def lexical_collections(persist_dir: str | Path) -> list[str]:
@@ -326,7 +240,3 @@ def drop_orphans(persist_dir: str | Path, alive: Callable[[], set[str]]) -> list
 def _has_registry(db: sqlite3.Connection) -> bool:
     found = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'lexical_collections'")
     return found.fetchone() is not None
-
-
-def _best_first(item: tuple[str, float]) -> tuple[float, str]:
-    return -item[1], item[0]

@@ -25,9 +25,11 @@ replaced in place on the given chunks and their parent sections: nothing is embe
 
 ``Filter`` is the neutral filter: ``Condition`` (one key, one operator of ``OPERATORS``, one
 value), ``AllOf`` and ``AnyOf``. ``parse_filter`` reads the dict syntax users write (Chroma's
-and LangChain's: ``{"k": v}``, ``{"k": {"$lte": 5}}``, ``$and``/``$or``); each store
-translates a ``Filter`` in one place (Chroma: ``reader.to_chroma``); ``matches`` is its exact
-meaning over one chunk's metadata.
+and LangChain's: ``{"k": v}``, ``{"k": {"$lte": 5}}``, ``$and``/``$or``) and refuses an
+operator that does not test a ``schema.SCHEMA`` key's type (``$contains`` on ``source``), which
+a store would answer with no chunks instead of an error; each store translates a ``Filter`` in
+one place (Chroma: ``reader.to_chroma``); ``matches`` is its exact meaning over one chunk's
+metadata.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from langchain_core.documents import Document
+
+from ragingest.schema import SCHEMA
 
 if TYPE_CHECKING:
     from ragingest.vectorstore.gate import ReadGate
@@ -114,11 +118,36 @@ def parse_filter(where: Mapping[str, Any] | Filter | None) -> Filter | None:
 def _condition(key: str, op: str, value: Any) -> Condition:
     if op not in OPERATORS:
         raise ValueError(f"bad filter on {key!r}: unknown operator {op!r} (known: {OPERATORS})")
+    if key in SCHEMA:
+        _check_field_type(key, op, SCHEMA[key].type)
     if op in ("$in", "$nin"):
         if not isinstance(value, list | tuple):
             raise ValueError(f"bad filter on {key!r}: {op} takes a list")
         return Condition(key, op, tuple(value))
     return Condition(key, op, value)
+
+
+_ORDER = ("$gt", "$gte", "$lt", "$lte")
+
+
+def _check_field_type(key: str, op: str, stored: type) -> None:
+    """``ValueError`` for an operator that does not test a ``SCHEMA`` key's stored type (Chroma
+    answers such a filter with no chunks, or with every chunk for ``$ne``/``$nin`` on a list,
+    never with an error): anything but ``$contains`` on a list, ``$contains`` on one value, an
+    order comparison on a string or a bool. Keys outside ``SCHEMA`` (front matter, catalogue
+    columns) have no declared type and are not checked."""
+    if stored is list and op != "$contains":
+        problem = f"it holds a list, which {op} does not test item by item"
+        hint = f"match an item with {{{key!r}: {{'$contains': item}}}}"
+    elif stored is not list and op == "$contains":
+        problem = f"it holds one {stored.__name__} value and $contains tests a list's items"
+        hint = "use $eq (or $in for several values)"
+    elif op in _ORDER and stored not in (int, float):
+        problem = f"it holds a {stored.__name__} and {op} compares numbers"
+        hint = "use $eq, $ne, $in or $nin"
+    else:
+        return
+    raise ValueError(f"bad filter on {key!r}: {problem}: {hint}")
 
 
 def matches(where: Filter | None, metadata: Mapping[str, Any]) -> bool:

@@ -12,7 +12,7 @@ import pytest
 
 from ragingest import defaults, retriever
 from ragingest.cli.args import build_parser
-from ragingest.cli.commands import ingest_options, split_settings
+from ragingest.cli.run_options import ingest_options, split_settings
 from ragingest.evaluate.runner import evaluate
 from ragingest.evaluate.trace import trace
 from ragingest.pipeline.options import IngestOptions

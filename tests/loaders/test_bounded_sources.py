@@ -17,7 +17,8 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.loaders.process_tree import resident_bytes
-from ragingest.loaders.sources import DocumentSource, loader_name
+from ragingest.loaders.source_items import loader_name
+from ragingest.loaders.sources import DocumentSource
 from ragingest.pipeline.sources import plan_sources
 
 

@@ -156,7 +156,7 @@ def test_html_loaders(tmp_path):
     assert plain.metadata["file_type"] == "html"
     assert plain.metadata["title"] == "Справка: личный кабинет"
     elements = community.UnstructuredHTMLLoader(str(path), mode="elements")
-    from ragingest.loaders.sources import split_sources
+    from ragingest.loaders.source_items import split_sources
 
     _paths, (source,) = split_sources([elements])  # sets unstructured up offline
     (task,) = source.tasks()

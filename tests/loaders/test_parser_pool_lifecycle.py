@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import FileTimeoutError
-from ragingest.loaders.bounded import WORKER_MODULE, ParserPool
+from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.worker_process import WORKER_MODULE
 
 pytestmark = pytest.mark.slow
 

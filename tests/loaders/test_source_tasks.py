@@ -10,11 +10,11 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.loaders import TextLoader as OurTextLoader
+from ragingest.loaders.source_items import split_sources
 from ragingest.loaders.sources import (
     GROUP_PREFIX,
     SourceError,
     content_hash,
-    split_sources,
     unique_tasks,
 )
 

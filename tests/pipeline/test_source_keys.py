@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.loaders.walk import source_bases, walk
+from ragingest.loaders.source_keys import source_bases
+from ragingest.loaders.walk import walk
 from ragingest.vectorstore.store import chroma_client
 
 

@@ -11,7 +11,8 @@ import pytest
 from langchain_core.documents import Document
 
 from ragingest.splitters import HeadingFirstSplitter
-from ragingest.splitters.dialects import heading_title, markup_only, words
+from ragingest.splitters.dialects import heading_title, words
+from ragingest.splitters.markup_pieces import markup_only
 
 PLAYGROUND = "https://play.vuejs.org/#" + "eNp9kUFLAzEQhf9KyOmnQ0" * 12
 VITEPRESS = (

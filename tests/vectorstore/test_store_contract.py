@@ -162,6 +162,26 @@ def test_a_filter_in_the_users_syntax_is_read_once_and_exactly():
         parse_filter({"a": {"$in": 3}})
 
 
+def test_an_operator_that_does_not_test_a_schema_keys_type_is_refused_by_name(source):
+    """Chroma answers ``$contains`` on a string, ``$eq`` on a list and ``$gt`` on a bool with no
+    chunks (``$ne`` on a list: every chunk), never an error; the filter is refused instead,
+    naming the key, the operator and what to use. Keys outside the schema are not checked."""
+    refused = {
+        "source": ("$contains", "f0.md", r"it holds one str value .* use \$eq"),
+        "section_paths": ("$eq", "A", r"it holds a list, which \$eq .*'\$contains'"),
+        "access": ("$ne", "group:hr", r"it holds a list, which \$ne"),
+        "oversized": ("$gt", 0, r"it holds a bool and \$gt compares numbers"),
+        "title": ("$lte", 5, r"it holds a str and \$lte compares numbers"),
+    }
+    for key, (op, value, message) in refused.items():
+        with pytest.raises(ValueError, match=f"bad filter on '{key}': {message}"):
+            parse_filter({key: {op: value}})
+    assert parse_filter({"source": {"$in": ["f0.md"]}}) == Condition("source", "$in", ("f0.md",))
+    assert parse_filter({"chunk_index": {"$gt": 9}}) == Condition("chunk_index", "$gt", 9)
+    assert parse_filter({"tags": {"$contains": "x"}}) == Condition("tags", "$contains", "x")
+    assert source.chunk_ids(parse_filter({"chunk_index": {"$gt": 9}})) == ["c10", "c11"]
+
+
 def test_a_sink_sets_readers_in_place_on_chunks_and_parents(source):
     """``set_access`` replaces a document's readers on its chunks and parent sections, keeps
     their text, vectors and other keys, and the ``$contains`` filter reads the new list."""
