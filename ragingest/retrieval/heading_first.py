@@ -49,6 +49,7 @@ from ragingest.defaults import (
 )
 from ragingest.retrieval.call_options import SEARCH_KWARGS, call_options, required_keys, whole_k
 from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
+from ragingest.retrieval.field_docs import document_fields
 from ragingest.retrieval.filters import Where, as_filter
 from ragingest.retrieval.focus import second_stage
 from ragingest.retrieval.fusion import check_fusion
@@ -63,7 +64,7 @@ from ragingest.vectorstore.server import ChromaServer
 
 
 class HeadingFirstRetriever(SyncRetriever):
-    """A LangChain retriever over an ingested collection (see the module docstring).
+    """A LangChain retriever over an ingested collection (how it reads: the module docstring).
 
     ``HeadingFirstRetriever(persist_dir="chroma_db", collection="kb", k=4)``; each field below
     is a keyword of ``ragingest.retriever`` too."""
@@ -364,3 +365,6 @@ class HeadingFirstRetriever(SyncRetriever):
                 f"where names {', '.join(map(repr, missing))}, which no chunk of collection "
                 f"{self.collection!r} has; its metadata keys: {', '.join(sorted(self._keys))}"
             )
+
+
+document_fields(HeadingFirstRetriever)  # help() shows each field's meaning
