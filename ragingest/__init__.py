@@ -26,6 +26,10 @@ from ragingest.defaults import (
     DENSE_WEIGHT,
     FUSION,
     HYBRID,
+    JOIN_NEIGHBOURS,
+    LAMBDA_MULT,
+    SEARCH_TYPE,
+    SECOND_STAGE,
     TOKEN_HEADER,
     TOP_K,
     Fusion,
@@ -49,17 +53,17 @@ def retriever(
     parents: bool | None = None,
     dedup: bool | None = None,
     where: dict[str, Any] | list[str] | None = None,
-    search_type: SearchType = "similarity",
+    search_type: SearchType = SEARCH_TYPE,
     fetch_k: int | None = None,
-    lambda_mult: float = 0.5,
+    lambda_mult: float = LAMBDA_MULT,
     hybrid: bool = HYBRID,
     fusion: Fusion = FUSION,
     dense_weight: float = DENSE_WEIGHT,
     max_context_tokens: int | None = None,
     auto_merge: float | None = None,
     tokenizer: str | Callable[[str], int] | None = None,
-    join_neighbours: bool = True,
-    second_stage: str | BaseDocumentCompressor | None = None,
+    join_neighbours: bool = JOIN_NEIGHBOURS,
+    second_stage: str | BaseDocumentCompressor | None = SECOND_STAGE,
     model: str | None = None,
     records_url: str | None = None,
     chroma_host: str | None = None,
@@ -72,7 +76,10 @@ def retriever(
 ) -> HeadingFirstRetriever:
     """A LangChain retriever over an ingested collection: a
     ``ragingest.retrieval.HeadingFirstRetriever`` (its fields say what each argument means),
-    built from these arguments.
+    built from these arguments. They restate its fields' names, by design: ``import
+    ragingest`` stays light (the fields need pydantic and LangChain), and the store is given
+    as the CLI's ``chroma_*`` options; each default is ``ragingest.defaults``' (as the
+    fields'), and tests/pipeline/test_ingest_api.py holds names and defaults equal.
 
     The chunks are searched (``hybrid``: BM25 fused with the dense ranking by ``fusion``;
     ``search_type="mmr"``), filtered by ``where`` (``{"source": "a.md"}``, Chroma's syntax or

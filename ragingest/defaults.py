@@ -2,7 +2,8 @@
 
 Bottom layer, imports nothing of ours and nothing heavy, so ``ragingest --help`` reads it
 without loading a model, Chroma or LangChain. ``SplitSettings``, ``HeadingFirstSplitter``,
-``IngestOptions``, the loaders' bounds, ``ragingest.retriever``, ``retrieval.query.search``,
+``IngestOptions``, the loaders' bounds, ``retrieval.settings.RetrievalSettings`` (and so
+``HeadingFirstRetriever`` and ``ragingest.retriever``), ``retrieval.query.search``,
 ``evaluate`` and ``trace`` take their defaults and choices from here, and ``cli.args`` states
 these same values in ``--help`` (tests/cli/test_help_defaults.py holds them equal).
 """
@@ -30,6 +31,8 @@ STRATEGY = "heading"
 ENGINES = ("local", "ray")  # IngestOptions.engine
 ENGINE = "local"
 WRITE_BATCH_SIZE = 256  # chunks per write; whole files, a killed run redoes one batch
+# texts per model forward pass (the ONNX backend runs each text alone whatever it says)
+EMBED_BATCH_SIZE = 64
 MAX_FILE_MB = 32  # larger files are refused: bounded time and memory
 FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
 MAX_CHUNKS_PER_FILE = 20_000  # past it a file fails, named (~10 min of embedding on a CPU)
@@ -46,12 +49,18 @@ MAX_DELETE_SHARE = 0.5
 SearchType = Literal["similarity", "mmr"]
 SEARCH_TYPES: tuple[SearchType, ...] = get_args(SearchType)
 TOP_K = 4  # passages a query or the retriever returns
+SEARCH_TYPE: SearchType = "similarity"
+LAMBDA_MULT = 0.5  # mmr: 1 relevance only, 0 diversity only
+# candidates each ranking reads at least (search.candidate_depth: max(this, 4 k)); also the
+# first pool of a ranking or search told no fetch_k
+MIN_CANDIDATES = 20
 HYBRID = True  # BM25 fused with the vectors: it measured better on both eval sets
 # under a budget, a second stage over the candidates (retrieval.focus: "sentences" of the
 # matched sections that answer, "neighbours" of the best passage first): none won on every
 # tuning set, so none by default (bench/README.md, "A second stage before the budget")
 SECOND_STAGES = ("sentences", "neighbours")
 SECOND_STAGE: str | None = None
+JOIN_NEIGHBOURS = True  # under a budget, hits that meet in one section become one passage
 Fusion = Literal["dbsf", "rrf"]
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
 # how the dense and BM25 lists become one: their scores scaled by each list's distribution

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragingest.defaults import EMBED_BATCH_SIZE
 from ragingest.models.resolve import load_model_info
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ class EmbeddingCache:
             return self._model().model.encode(
                 batch,
                 prompt=self.info.query_prompt or None,
-                batch_size=64,
+                batch_size=EMBED_BATCH_SIZE,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
             )
@@ -80,7 +81,9 @@ class EmbeddingCache:
         if self._embeddings is None:
             from ragingest.models.embeddings import SentenceTransformerEmbeddings
 
-            self._embeddings = SentenceTransformerEmbeddings(self.model, batch_size=64)
+            self._embeddings = SentenceTransformerEmbeddings(
+                self.model, batch_size=EMBED_BATCH_SIZE
+            )
         return self._embeddings
 
     def _fill(

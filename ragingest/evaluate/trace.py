@@ -61,11 +61,12 @@ def trace(
     """Run the five checkpoints for each of ``expect`` (see the module docstring), reading
     only what ``principals`` may read (required on a collection with an access policy)."""
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
-    from ragingest.vectorstore.guarded import GuardedSource, say_unmatched
-    from ragingest.vectorstore.store import open_store
+    from ragingest.retrieval.opening import open_guarded
+    from ragingest.vectorstore.guarded import say_unmatched
 
-    raw = open_store(persist_dir, collection, create=False, records_url=records_url)
-    store = GuardedSource(raw, principals)
+    store = open_guarded(
+        persist_dir, collection, principals, hybrid=hybrid, records_url=records_url
+    )
     say_unmatched(store, collection)
     chunks = _stored_chunks(store)
     loaded = load_sources(sources) if sources else None

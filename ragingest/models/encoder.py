@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ragingest.defaults import EMBED_BATCH_SIZE
 from ragingest.models.resolve import load_model_info, load_sentence_transformer
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class ModelEncoder:
     def __init__(
         self,
         model: str | None = None,
-        batch_size: int = 32,
+        batch_size: int = EMBED_BATCH_SIZE,
         show_progress: bool = False,
         backend: str | None = None,  # onnx | torch; default $RAGINGEST_BACKEND, else onnx
         max_batch_tokens: int = MAX_BATCH_TOKENS,

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from filelock import FileLock
 
+from ragingest.defaults import EMBED_BATCH_SIZE
 from ragingest.models.kernels import build_kernel, choose_kernel
 
 if TYPE_CHECKING:
@@ -241,7 +242,7 @@ class OnnxSentenceEncoder:
         self,
         sentences: str | Sequence[str],
         prompt: str | None = None,
-        batch_size: int = 32,
+        batch_size: int = EMBED_BATCH_SIZE,  # unused: one text per run (below)
         normalize_embeddings: bool = False,
         show_progress_bar: bool = False,
         convert_to_numpy: bool = True,

@@ -33,6 +33,7 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
+from ragingest.defaults import JOIN_NEIGHBOURS
 from ragingest.retrieval.assembly import CHUNK_ONLY, Sections, TokenCounter, chunk_ids, pack
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.sync_retriever import SyncRetriever
@@ -200,7 +201,7 @@ class ContextRetriever(SyncRetriever):
     max_context_tokens: int | None = None
     k: int | None = None  # at most this many passages (None: as many as fit)
     count: TokenCounter | None = None  # None: the embedding model's tokenizer
-    join_neighbours: bool = True
+    join_neighbours: bool = JOIN_NEIGHBOURS
     compressor: BaseDocumentCompressor | None = None  # a second stage before the budget
 
     def _get_relevant_documents(

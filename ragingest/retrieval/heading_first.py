@@ -33,41 +33,34 @@ from pathlib import Path
 from typing import Any, Self
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.documents import Document
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
-from ragingest.defaults import (
-    DENSE_WEIGHT,
-    FUSION,
-    HYBRID,
-    SEARCH_TYPES,
-    SECOND_STAGE,
-    TOP_K,
-    Fusion,
-    SearchType,
-)
+from ragingest.defaults import DENSE_WEIGHT, FUSION, SEARCH_TYPE, SEARCH_TYPES
 from ragingest.retrieval.call_options import SEARCH_KWARGS, call_options, required_keys, whole_k
-from ragingest.retrieval.context import Context, ContextRetriever, TokenCounter, token_counter
+from ragingest.retrieval.context import Context, ContextRetriever, token_counter
 from ragingest.retrieval.field_docs import document_fields
-from ragingest.retrieval.filters import Where, as_filter
+from ragingest.retrieval.filters import as_filter
 from ragingest.retrieval.focus import second_stage
 from ragingest.retrieval.fusion import check_fusion
+from ragingest.retrieval.opening import open_guarded
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
+from ragingest.retrieval.settings import RetrievalSettings
 from ragingest.retrieval.sync_retriever import SyncRetriever
 from ragingest.vectorstore.access import Access, AllPrincipals, Principals, as_access
-from ragingest.vectorstore.gate import reading
 from ragingest.vectorstore.guarded import GuardedSource, both, guarded
 from ragingest.vectorstore.seam import ChunkSource, Filter
 from ragingest.vectorstore.server import ChromaServer
 
 
-class HeadingFirstRetriever(SyncRetriever):
+class HeadingFirstRetriever(RetrievalSettings, SyncRetriever):
     """A LangChain retriever over an ingested collection (how it reads: the module docstring).
 
     ``HeadingFirstRetriever(persist_dir="chroma_db", collection="kb", k=4)``; each field below
-    is a keyword of ``ragingest.retriever`` too."""
+    is a keyword of ``ragingest.retriever`` too (how to search: ``RetrievalSettings``'; where
+    to read and as whom: its own)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -80,84 +73,6 @@ class HeadingFirstRetriever(SyncRetriever):
             "the Chroma directory (None: with a Chroma server and a PostgreSQL records database, "
             "a reader needs no files of the ingest machine)"
         ),
-    )
-    k: int = Field(
-        default=TOP_K,
-        description="passages returned (invoke(q, k=N): for one call)",
-    )
-    parents: bool | None = Field(
-        default=None,
-        description=(
-            "return each chunk's heading section (default: yes, but under a budget the chunks: "
-            "whole sections crowd out other hits)"
-        ),
-    )
-    dedup: bool | None = Field(
-        default=None,
-        description=(
-            "merge overlapping hits and drop repeated text (default: yes, but under a budget "
-            "without auto_merge a repeat at another place is kept)"
-        ),
-    )
-    where: Where = Field(
-        default=None,
-        description=(
-            "a metadata filter: {'source': 'a.md'} (several keys: all of them), Chroma's syntax "
-            "({'price': {'$lte': 5}}, $and/$or) or ['source=a.md', 'price<=5']"
-        ),
-    )
-    search_type: SearchType = Field(
-        default="similarity",
-        description="'similarity' or 'mmr'",
-    )
-    fetch_k: int | None = Field(
-        default=None,
-        description=(
-            "the first candidate pool, grown until k passages remain (default: "
-            "search.candidate_depth(k))"
-        ),
-    )
-    lambda_mult: float = Field(
-        default=0.5,
-        description="mmr: 1 relevance only, 0 diversity only",
-    )
-    hybrid: bool = Field(
-        default=HYBRID,
-        description="fuse BM25 with the dense ranking",
-    )
-    fusion: Fusion = Field(
-        default=FUSION,
-        description="'dbsf' (scores scaled by their distribution) or 'rrf' (ranks)",
-    )
-    dense_weight: float = Field(
-        default=DENSE_WEIGHT,
-        description="dbsf: the dense list's share of the fused score",
-    )
-    max_context_tokens: int | None = Field(
-        default=None,
-        description="keep the best passages whole within this many tokens (of tokenizer)",
-    )
-    auto_merge: float | None = Field(
-        default=None,
-        description="return a parent section when at least this share of its chunks are hits",
-    )
-    tokenizer: str | TokenCounter | None = Field(
-        default=None,
-        description=(
-            "the generator's tokenizer for the budget: a tokenizer.json, a folder, "
-            "'tiktoken:NAME', a callable (default: the embedding model's)"
-        ),
-    )
-    join_neighbours: bool = Field(
-        default=True,
-        description="under a budget, join hits that meet in one section",
-    )
-    second_stage: str | BaseDocumentCompressor | None = Field(
-        default=SECOND_STAGE,
-        description="under a budget, a stage over the candidates before it: 'sentences' (the "
-        "units of the matched sections closest to the query, embedded at query time), "
-        "'neighbours' (the best passage's neighbours first: retrieval.focus), or any "
-        "LangChain BaseDocumentCompressor (a CrossEncoderReranker)",
     )
     model: str | None = Field(
         default=None,
@@ -216,7 +131,7 @@ class HeadingFirstRetriever(SyncRetriever):
             data["principals"] = as_access(data["principals"])
         if data.get("fetch_k") is not None:
             data["fetch_k"] = whole_k(data["fetch_k"], "fetch_k")
-        search_type = data.get("search_type", "similarity")
+        search_type = data.get("search_type", SEARCH_TYPE)
         if search_type not in SEARCH_TYPES:
             raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
         check_fusion(data.get("fusion", FUSION), data.get("dense_weight", DENSE_WEIGHT))
@@ -226,20 +141,15 @@ class HeadingFirstRetriever(SyncRetriever):
         """Open the collection and build the search (module docstring)."""
         from ragingest.vectorstore.readable import readable_copy, store_path
         from ragingest.vectorstore.server import active_server
-        from ragingest.vectorstore.store import open_store
 
         persist = self.persist_dir
         if self.server is None and active_server() is None:
             self._copy = readable_copy(persist)  # removed with this retriever
             persist = persist if self._copy is None else store_path(self._copy)
-        store = open_store(
-            persist, self.collection, model=self.model, create=False,
+        source = open_guarded(  # every read below goes through it
+            persist, self.collection, self.principals, hybrid=self.hybrid, model=self.model,
             records_url=self.records_url, server=self.server,
         )  # fmt: skip
-        with reading(store):  # counts apart only between a writer's steps: not while it waits
-            if self.hybrid and not store.lexical_in_step():
-                store.sync_lexical()  # built before the lexical index existed, or cut short
-        source = GuardedSource(store, self.principals)  # every read below goes through it
         budget = self.max_context_tokens is not None or self.auto_merge is not None
         parents = (not budget if self.parents is None else self.parents) and (
             self.auto_merge is None or not budget
@@ -273,7 +183,7 @@ class HeadingFirstRetriever(SyncRetriever):
                 k=self.k,
                 count=token_counter(self.tokenizer),
                 join_neighbours=self.join_neighbours,
-                compressor=second_stage(self.second_stage, store, source),
+                compressor=second_stage(self.second_stage, source.inner, source),
             )
 
     @property

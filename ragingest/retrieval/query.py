@@ -9,6 +9,7 @@ from typing import Any
 
 from ragingest.defaults import FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval.filters import parse_where
+from ragingest.retrieval.opening import open_guarded
 from ragingest.retrieval.search import candidate_depth, rank_chunks
 from ragingest.vectorstore.access import Access, as_access
 from ragingest.vectorstore.guarded import GuardedSource, say_unmatched
@@ -47,6 +48,7 @@ def search(
     access policy (else ``PrincipalsRequiredError``); every read is limited to it
     (``vectorstore.guarded``)."""
     from ragingest.vectorstore.gate import reading
+
     reader = open_reader(
         persist_dir, collection, model=model, records_url=records_url, server=server
     )
@@ -58,15 +60,11 @@ def search(
         say_unmatched(guard, collection)
     if not in_step:  # a write cut short: the full store repairs it
         from ragingest.vectorstore.server import use_server
-        from ragingest.vectorstore.store import open_store
 
         with use_server(server):
-            full = open_store(
-                persist_dir, collection, model=model, create=False, records_url=records_url
+            store = open_guarded(
+                persist_dir, collection, who, hybrid=True, model=model, records_url=records_url
             )
-        with reading(full):
-            full.sync_lexical()
-        store = GuardedSource(full, who)
     depth = candidate_depth(k)  # the retriever's depth, so both rank the same candidates
     vector = store.embed_query(text)  # outside the gate: a writer waits less
     with reading(store):

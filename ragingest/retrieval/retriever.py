@@ -42,7 +42,16 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from pydantic import ConfigDict, PrivateAttr
 
-from ragingest.defaults import DENSE_WEIGHT, FUSION, HYBRID, TOP_K, Fusion
+from ragingest.defaults import (
+    DENSE_WEIGHT,
+    FUSION,
+    HYBRID,
+    LAMBDA_MULT,
+    MIN_CANDIDATES,
+    SEARCH_TYPE,
+    TOP_K,
+    Fusion,
+)
 from ragingest.retrieval import admission
 from ragingest.retrieval.filters import Where, as_filter
 from ragingest.retrieval.fusion import RRF_K, SCALE_OVER
@@ -86,12 +95,12 @@ class ChunkRetriever(SyncRetriever):
     store: ChunkSource
     parent_store: ParentSource | None = None
     k: int = TOP_K
-    fetch_k: int = 20
+    fetch_k: int = MIN_CANDIDATES
     parents: bool = True
     dedup: bool = True
     where: Where | Filter = None
-    search_type: SearchType = "similarity"
-    lambda_mult: float = 0.5
+    search_type: SearchType = SEARCH_TYPE
+    lambda_mult: float = LAMBDA_MULT
     hybrid: bool = HYBRID
     fusion: Fusion = FUSION
     dense_weight: float = DENSE_WEIGHT

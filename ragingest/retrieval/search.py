@@ -42,12 +42,19 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
-from ragingest.defaults import DENSE_WEIGHT, FUSION, SEARCH_TYPES, Fusion, SearchType
+from ragingest.defaults import (
+    DENSE_WEIGHT,
+    FUSION,
+    LAMBDA_MULT,
+    MIN_CANDIDATES,
+    SEARCH_TYPE,
+    SEARCH_TYPES,
+    Fusion,
+    SearchType,
+)
 from ragingest.retrieval.filters import Where, as_filter
 from ragingest.retrieval.fusion import RRF_K, check_fusion, fuse
 from ragingest.vectorstore.seam import ChunkSource, Filter
-
-MIN_CANDIDATES = 20
 
 
 def candidate_depth(k: int) -> int:
@@ -94,10 +101,10 @@ def rank_chunks(
     n: int,
     *,
     where: Where | Filter = None,
-    hybrid: bool = False,
-    search_type: SearchType = "similarity",
-    fetch_k: int = 20,
-    lambda_mult: float = 0.5,
+    hybrid: bool,
+    search_type: SearchType = SEARCH_TYPE,
+    fetch_k: int = MIN_CANDIDATES,
+    lambda_mult: float = LAMBDA_MULT,
     fusion: Fusion = FUSION,
     dense_weight: float = DENSE_WEIGHT,
     rrf_k: int = RRF_K,
@@ -108,7 +115,8 @@ def rank_chunks(
     """The best chunks for ``query`` (see the module docstring). ``query_vector``: the
     query's embedding, when computed already; ``lexical_first``: ``lexical_page(store, query,
     n, where, documents)``, when searched already (beside the embedding); ``documents=False``:
-    hits without their chunks (module docstring; "mmr" fetches them whatever it says)."""
+    hits without their chunks (module docstring; "mmr" fetches them whatever it says).
+    ``hybrid`` has no default: each caller states it (``defaults.HYBRID`` for a reader's)."""
     if search_type not in SEARCH_TYPES:
         raise ValueError(f"search_type must be 'similarity' or 'mmr', not {search_type!r}")
     check_fusion(fusion, dense_weight)
