@@ -78,7 +78,7 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
         paths = write_files_corpus(corpus, files, total)
         info = load_model_info(None)
         model = load_sentence_transformer(None)
-        batch = IngestOptions(work, COLLECTION).batch_size
+        batch = IngestOptions(work, COLLECTION).embed_batch_size
         texts = _embed_texts(corpus, IngestOptions(work, COLLECTION))
         encode = lambda: model.encode(  # noqa: E731
             texts,

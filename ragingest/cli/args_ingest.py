@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ragingest import defaults as d
 from ragingest.cli.arg_groups import (
@@ -91,13 +94,20 @@ def add_ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
     )
     group.add_argument(
         "--write-batch",
-        "--batch-size",  # the flag's first name, kept: scripts pass it
         dest="write_batch",
         type=non_negative,
         default=d.WRITE_BATCH_SIZE,
         metavar="N",
-        help="chunks written per batch, whole files; --batch-size is the same option "
-        f"(default {d.WRITE_BATCH_SIZE})",
+        help=f"chunks written per batch, whole files (default {d.WRITE_BATCH_SIZE})",
+    )
+    group.add_argument(
+        "--batch-size",  # the flag's first name, kept working: scripts pass it
+        dest="write_batch",
+        type=non_negative,
+        default=argparse.SUPPRESS,
+        action=OldName,
+        metavar="N",
+        help="deprecated: --write-batch (the model's batch is not this)",
     )
     group.add_argument(
         "--run-log",
@@ -125,3 +135,19 @@ def add_ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
         help="embedding actors, 0.5 CPU each (default: one per CPU of the cluster; at most what "
         "leaves a split task its half CPU)",
     )
+
+
+class OldName(argparse.Action):
+    """A flag's deprecated name: stores as its new one does, and says on stderr which that is
+    (a ``DeprecationWarning`` would not show in a command's output)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        new = "--" + self.dest.replace("_", "-")
+        print(f"ragingest: {option_string} is deprecated: it is {new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)

@@ -34,7 +34,7 @@ from dataclasses import KW_ONLY, dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from ragingest.pipeline.options import IngestOptions, RunSettings
+from ragingest.pipeline.options import RENAMED, IngestOptions, RunSettings, renamed
 from ragingest.splitters.factory import SplitSettings
 
 if TYPE_CHECKING:  # a run's modules are imported on its first call (``run``)
@@ -117,6 +117,8 @@ def make_options(
     base = options if options is not None else IngestOptions(Path(persist_dir), collection)
     run_names = {f.name for f in fields(RunSettings)} - {"split"}
     split_names = {f.name for f in fields(SplitSettings)}
+    for old in RENAMED.keys() & settings.keys():  # deprecated spellings, warned
+        settings[renamed(old, stacklevel=5)] = settings.pop(old)  # the caller of ingest
     unknown = set(settings) - run_names - split_names - {"split"}
     if unknown:
         raise TypeError(

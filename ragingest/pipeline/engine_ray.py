@@ -216,9 +216,9 @@ class RayEngine:
                     "model": name,
                     "fingerprint": self.embeddings.fingerprint,
                     "threads": max(1, int(ACTOR_CPUS)),
-                    "batch_size": o.batch_size,
+                    "batch_size": o.embed_batch_size,
                 },
-                batch_size=o.batch_size,
+                batch_size=o.embed_batch_size,
                 compute=ActorPoolStrategy(size=actors),
                 num_cpus=ACTOR_CPUS,
                 memory=ACTOR_MEMORY,  # also keeps the split tasks apart (no operator fusion)

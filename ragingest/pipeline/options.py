@@ -1,15 +1,24 @@
 """``IngestOptions``: everything one run is told (the CLI builds it; so can any caller):
 where the store is, and the ``RunSettings``. Each field is declared once, here (and the split
 settings in ``splitters.factory.SplitSettings``): ``ragingest.ingest`` takes them by name
-(``pipeline.api.IngestArguments``)."""
+(``pipeline.api.IngestArguments``).
+
+Two batches, two names: ``embed_batch_size`` texts per model forward pass, ``write_batch_size``
+chunks per store write (the CLI's ``--write-batch``). ``batch_size``, the first's old name,
+still works (constructing, ``replace``, reading, ``ingest(batch_size=...)``) with a
+``DeprecationWarning`` (``RENAMED``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ragingest.defaults import (
+    EMBED_BATCH_SIZE,
     ENGINE,
     FILE_TIMEOUT,
     MAX_CHUNKS_PER_FILE,
@@ -24,7 +33,41 @@ from ragingest.pipeline.deletes import check_share
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
 
+RENAMED = {"batch_size": "embed_batch_size"}  # an old keyword -> its field, still taken
 
+T = TypeVar("T")
+
+
+def renamed(old: str, stacklevel: int = 3) -> str:
+    """The field ``old`` is the old name of (``RENAMED``), with a ``DeprecationWarning`` that
+    says so, told to the caller ``stacklevel`` frames up (3: the caller's caller)."""
+    new = RENAMED[old]
+    warnings.warn(
+        f"{old} is deprecated: it is {new} (texts per model forward pass; chunks per store "
+        "write are write_batch_size)",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return new
+
+
+def _takes_old_names(cls: type[T]) -> type[T]:
+    """``cls(batch_size=8)`` as ``cls(embed_batch_size=8)``, warned; the old name wins where
+    both come (``dataclasses.replace(o, batch_size=8)`` passes every field by name too). The
+    shown signature stays the fields'."""
+    init: Callable[..., None] = cls.__init__  # type: ignore[misc]
+
+    @functools.wraps(init)
+    def __init__(self: T, *args: Any, **kwargs: Any) -> None:
+        for old in RENAMED.keys() & kwargs.keys():
+            kwargs[renamed(old)] = kwargs.pop(old)
+        init(self, *args, **kwargs)
+
+    cls.__init__ = __init__  # type: ignore[misc]
+    return cls
+
+
+@_takes_old_names
 @dataclass(kw_only=True)
 class RunSettings:
     """Every setting of a run but the store's place, keyword-only; defaults are a run's."""
@@ -34,7 +77,7 @@ class RunSettings:
     include: Sequence[str] = ()
     exclude: Sequence[str] = ()
     max_file_bytes: int = MAX_FILE_BYTES
-    batch_size: int = 64  # texts per model forward pass
+    embed_batch_size: int = EMBED_BATCH_SIZE  # texts per model forward pass
     delete_missing: bool = True
     progress: bool = False
     write_batch_size: int = WRITE_BATCH_SIZE  # chunks per write, whole files
@@ -75,7 +118,17 @@ class RunSettings:
                 f"one from the operator's config), got {self.access_policy!r:.80}"
             )
 
+    @property
+    def batch_size(self) -> int:
+        """Deprecated: ``embed_batch_size`` (texts per model forward pass)."""
+        return int(getattr(self, renamed("batch_size")))
 
+    @batch_size.setter
+    def batch_size(self, value: int) -> None:
+        setattr(self, renamed("batch_size"), value)
+
+
+@_takes_old_names
 @dataclass
 class IngestOptions(RunSettings):
     """One run: the store's folder and collection (positional), the ``RunSettings`` by name."""

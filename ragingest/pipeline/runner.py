@@ -133,7 +133,7 @@ def run_locked(
         states.drop()
 
     def load_model() -> SentenceTransformerEmbeddings:
-        model = SentenceTransformerEmbeddings(target.model, batch_size=o.batch_size)
+        model = SentenceTransformerEmbeddings(target.model, batch_size=o.embed_batch_size)
         if model.info.fingerprint != target.fingerprint:
             raise RuntimeError(f"model {target.model!r} changed while loading it; run again")
         return model
@@ -143,7 +143,7 @@ def run_locked(
         target.model,
         target.fingerprint,
         load_model,
-        batch_size=o.batch_size,
+        batch_size=o.embed_batch_size,
         records_url=o.records_url,
     )
     store = open_store(
@@ -329,7 +329,7 @@ def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -
             if pending >= options.write_batch_size:
                 flush()
                 group, pending, unembedded = [], 0, []
-            elif len(unembedded) >= options.batch_size:  # the encoder starts before the group
+            elif len(unembedded) >= options.embed_batch_size:  # the encoder starts before the group
                 writer.embed_new(unembedded)
                 unembedded = []
         flush()

@@ -85,8 +85,12 @@ def test_help_states_the_defaults(capsys):
     assert f"(default {defaults.MAX_FILE_MB})" in text
 
 
-def test_write_batch_is_chunks_per_write_under_both_flag_names(tmp_path):
+def test_write_batch_is_chunks_per_write_under_both_flag_names(tmp_path, capsys):
     for flag in ("--write-batch", "--batch-size"):
         options = ingest_options(parse("ingest", str(tmp_path), *STORE, flag, "7"))
         assert options.write_batch_size == 7
-        assert options.batch_size == IngestOptions(Path("db"), "kb").batch_size
+        assert options.embed_batch_size == IngestOptions(Path("db"), "kb").embed_batch_size
+        said = capsys.readouterr().err
+        deprecated = "ragingest: --batch-size is deprecated: it is --write-batch\n"
+        assert said == (deprecated if flag == "--batch-size" else "")
+    assert parse("ingest", "p", *STORE).write_batch == defaults.WRITE_BATCH_SIZE

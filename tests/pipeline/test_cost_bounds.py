@@ -59,7 +59,7 @@ def test_a_stopped_run_keeps_the_vectors_it_computed(tmp_path, monkeypatch):
     docs.mkdir()
     long_file(docs / "long.md", 30)
     settings = dict(persist_dir=tmp_path / "db", collection="resume", progress=False)
-    settings |= dict(chunk_size=40, write_batch_size=8, batch_size=8)  # 8 texts a model call
+    settings |= dict(chunk_size=40, write_batch_size=8, embed_batch_size=8)  # 8 texts a model call
     real = ModelEncoder.embed_documents
     calls: list[int] = []
 

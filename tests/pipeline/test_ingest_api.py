@@ -6,16 +6,17 @@ from __future__ import annotations
 import inspect
 import subprocess
 import sys
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, replace
 from pathlib import Path
 
 import pytest
 from langchain_core.retrievers import BaseRetriever
 
 import ragingest
+from ragingest.defaults import EMBED_BATCH_SIZE, WRITE_BATCH_SIZE
 from ragingest.loaders.cleaning import CleaningRules
 from ragingest.pipeline.api import make_options
-from ragingest.pipeline.options import RunSettings
+from ragingest.pipeline.options import IngestOptions, RunSettings
 from ragingest.retrieval import HeadingFirstRetriever
 from ragingest.splitters.factory import SplitSettings
 from tests.conftest import ROOT
@@ -167,3 +168,22 @@ def test_document_sources_need_the_local_engine(tmp_path):
             collection="kb-docs",
             engine="ray",
         )
+
+
+def test_batch_size_is_the_deprecated_name_of_embed_batch_size(tmp_path):
+    """The model's batch is ``embed_batch_size`` (chunks per write: ``write_batch_size``);
+    ``batch_size``, its old name, still works everywhere it did, with a DeprecationWarning."""
+    assert "batch_size" not in inspect.signature(ragingest.ingest).parameters
+    with pytest.warns(DeprecationWarning, match="batch_size is deprecated: it is embed_batch"):
+        options = IngestOptions(tmp_path, "kb", batch_size=8)
+    assert (options.embed_batch_size, options.write_batch_size) == (8, WRITE_BATCH_SIZE)
+    with pytest.warns(DeprecationWarning):
+        assert make_options(tmp_path, "kb", batch_size=5).embed_batch_size == 5
+    with pytest.warns(DeprecationWarning):
+        assert replace(options, batch_size=3).embed_batch_size == 3
+    with pytest.warns(DeprecationWarning):
+        assert options.batch_size == 8
+    with pytest.warns(DeprecationWarning):
+        options.batch_size = 9
+    assert options.embed_batch_size == 9
+    assert IngestOptions(tmp_path, "kb").embed_batch_size == EMBED_BATCH_SIZE

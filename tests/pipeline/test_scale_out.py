@@ -216,7 +216,7 @@ def test_ray_streams_groups_and_names_a_failed_file(ray_cluster, tmp_path, capfd
     good = 4
     corpus = tmp_path / "corpus"
     _small_corpus(corpus, good)
-    common = {"collection": "small", "write_batch_size": 1, "batch_size": 2}
+    common = {"collection": "small", "write_batch_size": 1, "embed_batch_size": 2}
     local = ingest([corpus], IngestOptions(persist_dir=tmp_path / "local", **common))
     capfd.readouterr()
     with warnings.catch_warnings(record=True) as caught:
