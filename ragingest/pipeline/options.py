@@ -55,7 +55,7 @@ def _takes_old_names(cls: type[T]) -> type[T]:
     """``cls(batch_size=8)`` as ``cls(embed_batch_size=8)``, warned; the old name wins where
     both come (``dataclasses.replace(o, batch_size=8)`` passes every field by name too). The
     shown signature stays the fields'."""
-    init: Callable[..., None] = cls.__init__  # type: ignore[misc]
+    init: Callable[..., None] = cls.__init__
 
     @functools.wraps(init)
     def __init__(self: T, *args: Any, **kwargs: Any) -> None:
@@ -63,7 +63,7 @@ def _takes_old_names(cls: type[T]) -> type[T]:
             kwargs[renamed(old)] = kwargs.pop(old)
         init(self, *args, **kwargs)
 
-    cls.__init__ = __init__  # type: ignore[misc]
+    cls.__init__ = __init__  # type: ignore[method-assign,assignment]
     return cls
 
 

@@ -26,6 +26,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.indexing import index
 from langchain_core.vectorstores import VectorStore
 
+from ragingest.defaults import WRITE_BATCH_SIZE
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.split import FileChunks
@@ -94,11 +95,11 @@ class Writer:
         manager: IndexRecords,
         states: FileStates,
         report: RunReport,
-        batch_size: int = 256,
+        write_batch_size: int = WRITE_BATCH_SIZE,
     ) -> None:
         self.store, self.manager, self.states = store, manager, states
         self.report = report
-        self.batch_size = batch_size
+        self.write_batch_size = write_batch_size
         store.journal = manager.journal
 
     def write(self, group: Group) -> None:
@@ -117,7 +118,7 @@ class Writer:
                     [record.document() for record in records],
                     self.manager,
                     sink,
-                    batch_size=self.batch_size,
+                    batch_size=self.write_batch_size,
                     cleanup="scoped_full",
                     source_id_key=lambda doc: sink.records[str(doc.id)].source,
                     key_encoder=_record_id,
