@@ -5,8 +5,8 @@ switched off (``CleaningRules``) and every removal is counted (the run report su
 Rules, each in one place:
 
 - ``headers_footers``: header/footer blocks a parser marked, and lines within the first or last
-  ``EDGE_BLOCKS`` blocks of a page that repeat (digits folded) on most pages, while they are
-  at most ``MAX_REPEATED_SHARE`` of the document's text;
+  ``EDGE_BLOCKS`` blocks of a page that repeat (digits folded) on the same side (top or foot)
+  of most pages, while they are at most ``MAX_REPEATED_SHARE`` of the document's text;
 - ``page_numbers``: a bare page number («12», «Стр. 3», «- 4 -», «Page 2 of 9») at a page edge;
 - ``toc``: a table of contents: two or more lines ending in dot leaders (or a tab) and a page
   number, with a «Содержание»/«Оглавление»/«Contents» line just before them;
@@ -188,17 +188,19 @@ def clean_blocks(
                     keep[i], why[i] = False, "page_numbers"
                     counts["page_numbers"] += 1
     if rules.headers_footers and len(by_page) >= 2:
-        seen: Counter[str] = Counter()
-        for indices in edges.values():
-            seen.update({blocks[i].fingerprint() for i in indices if keep[i]})
+        # a running header keeps its side of the page: a line atop one page and at the foot
+        # of another is body text (the last words of a wrapped sentence), not a header
+        ends = [
+            (page, side, i, blocks[i].fingerprint())
+            for page, idx in by_page.items()
+            for side, slots in (("top", idx[:EDGE_BLOCKS]), ("foot", idx[-EDGE_BLOCKS:]))
+            for i in slots
+            if keep[i]
+        ]
+        on_pages = {(page, side, fp) for page, side, _i, fp in ends}  # once a page
+        seen = Counter((side, fp) for _page, side, fp in on_pages)
         need = max(2, math.ceil(REPEAT_SHARE * len(by_page)))
-        repeated = {fp for fp, n in seen.items() if n >= need and fp}
-        found = {
-            i
-            for indices in edges.values()
-            for i in indices
-            if keep[i] and blocks[i].fingerprint() in repeated
-        }
+        found = {i for _page, side, i, fp in ends if fp and seen[side, fp] >= need}
         text = sum(len(b.text) for b, k in zip(blocks, keep, strict=True) if k)
         if sum(len(blocks[i].text) for i in found) <= MAX_REPEATED_SHARE * text:
             for i in found:  # else the "header" is the body itself (numbered, repetitive)
