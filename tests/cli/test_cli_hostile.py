@@ -82,7 +82,7 @@ def test_sigterm_ends_a_run_like_ctrl_c_and_keeps_the_cache(tmp_path):
     db = tmp_path / "db"
     command = [sys.executable, "-m", "ragingest.cli.main", "ingest", str(docs)]
     command += ["--persist-dir", str(db), "--collection", "term", "--no-progress"]
-    command += ["--batch-size", "8", "--chunk-size", "40"]
+    command += ["--write-batch", "8", "--chunk-size", "40"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 240

@@ -22,7 +22,7 @@ from tests.postgres import postgres_server, server_bin
 pytestmark = pytest.mark.slow
 
 FILES = ("alpha", "beta", "gamma")
-SECTIONS = 24  # 8 chunks a file: its write spans batches of --batch-size 4
+SECTIONS = 24  # 8 chunks a file: its write spans batches of --write-batch 4
 ROUNDS = 3  # revisions written after the first: the loop must see three of the four
 MAX_QUERIES = 3000
 MAX_SECONDS = 600
@@ -81,7 +81,7 @@ def test_queries_beside_a_rewriting_ingest_see_whole_files(chroma, records, tmp_
         write_corpus(corpus, 1)
         args = ["--persist-dir", str(persist), "--collection", collection, "--no-progress"]
         args += ["--chroma-host", LOOPBACK, "--chroma-port", str(chroma.port)]
-        args += ["--batch-size", "4"]  # a file is written in several batches, then its old out
+        args += ["--write-batch", "4"]  # a file is written in several batches, then its old out
         if url:
             args += ["--records-url", url]
         assert main(["ingest", str(corpus), *args]) == 0

@@ -201,7 +201,7 @@ def test_ctrl_c_stops_with_one_line_and_exit_130_and_the_next_run_finishes(tmp_p
             f"# Раздел {i}\n\nАбзац номер {i} о выдаче книг и альбомов читателям.\n", "utf-8"
         )
     persist = tmp_path / "db"
-    args = ["ingest", str(corpus), *store_args(persist), "--no-progress", "--batch-size", "8"]
+    args = ["ingest", str(corpus), *store_args(persist), "--no-progress", "--write-batch", "8"]
     process = subprocess.Popen(
         [*CLI, "-v", *args, "--model", MODEL], cwd=ROOT, stderr=subprocess.PIPE, text=True,
         stdout=subprocess.DEVNULL, preexec_fn=_default_sigint,

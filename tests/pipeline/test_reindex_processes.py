@@ -166,7 +166,7 @@ def test_sigkill_at_random_moments_then_rerun_equals_a_clean_run(tmp_path):
     rng = random.Random(20261129)
     corpus = make_corpus(tmp_path / "corpus", 6, seed=11)
     persist = tmp_path / "db"
-    options = ["--batch-size", "3"]
+    options = ["--write-batch", "3"]
     kills, done = [], []
     history: dict[str, tuple[bytes, int]] = {}
     window = 1.0  # kill within this many seconds of the lock; follows the runs' length
