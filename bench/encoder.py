@@ -68,7 +68,8 @@ def _onnx(kernel: str, streams: int, intra_op: int = 1) -> Any:
 
     from ragingest.models import kernels
     from ragingest.models.locate import cache_dir, model_fingerprint
-    from ragingest.models.onnx_backend import OnnxSentenceEncoder, export_int8
+    from ragingest.models.onnx_backend import OnnxSentenceEncoder
+    from ragingest.models.onnx_export import export_int8
     from ragingest.models.resolve import load_model_info
 
     info = load_model_info(None, "onnx")

@@ -3,47 +3,36 @@
 
 sentence-transformers' own ``backend="onnx"`` goes through ``optimum-onnx``, whose only release
 needs ``transformers<4.58`` (ours is 5.x), so this module does the same directly: build the
-model's fused transformer graph once (``float_graph``: from the weights for a BERT encoder,
-without torch; else exported by torch and fused by ONNX Runtime's BERT optimizer),
+model's fused transformer graph once (``onnx_export.float_graph``: from the weights for a BERT
+encoder, without torch; else exported by torch and fused by ONNX Runtime's BERT optimizer),
 quantize its weights to int8 (per channel, dynamic), keep it under
-``$RAGINGEST_CACHE_DIR/onnx/<fingerprint>/``, and encode with ONNX Runtime plus the model's own
-pooling and normalization, read from its sentence-transformers configuration.
+``$RAGINGEST_CACHE_DIR/onnx/<fingerprint>/`` (``onnx_export``), and encode with ONNX Runtime
+plus the model's own pooling and normalization, read from its sentence-transformers
+configuration.
 
 Contract: ``OnnxSentenceEncoder.encode`` takes the arguments ragingest passes to
 ``SentenceTransformer.encode`` and returns float32 rows in input order (normalized when asked
 or when the model ends with a ``Normalize`` module); texts over ``max_seq_length`` tokens are
 truncated as sentence-transformers does; a text's vector depends on that text alone (one text
-per run, see ``encode``). Building needs the ``onnx`` package (a dependency).
+per run, see ``encode``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import logging
 import os
-import subprocess
 import sys
-import tempfile
-import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from filelock import FileLock
 
 from ragingest.defaults import EMBED_BATCH_SIZE
-from ragingest.models.kernels import build_kernel, choose_kernel
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
-
-log = logging.getLogger(__name__)
-
-MODEL_FILE = "model_int8.onnx"  # fused (BERT-like), int8 per channel
-MAPPED_FILE = "model_int8.mapped.onnx"  # the same, its weights in MAPPED_FILE + ".data"
 
 
 def _modules(folder: Path) -> list[dict[str, Any]]:
@@ -71,101 +60,6 @@ def pooling_config(folder: Path) -> tuple[str, bool]:
         elif kind.endswith("Normalize"):
             normalize = True
     return mode, normalize
-
-
-def export_int8(folder: str | Path, target: Path) -> Path:
-    """Export ``folder``'s transformer to ONNX and quantize it to int8 (once; atomic), in a
-    child process: the export holds the fp32 model and its graph (~1.5 GB), which an ingest
-    process should not keep as its peak memory."""
-    final = target / MODEL_FILE
-    if final.is_file():
-        return mapped_copy(final)
-    target.mkdir(parents=True, exist_ok=True)
-    # processes starting at once (parallel test workers, two first ingests) wait for one
-    # export instead of each spending a minute of CPU on the same file
-    with FileLock(target / ".export.lock"):
-        if not final.is_file():
-            _export_in_child(folder, target)
-        return mapped_copy(final)
-
-
-def _export_in_child(folder: str | Path, target: Path) -> None:
-    log.warning("exporting %s to ONNX int8 (once, about a minute)", Path(folder).name)
-    command = [sys.executable, "-m", "ragingest.models.onnx_backend", str(folder), str(target)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0 or not (target / MODEL_FILE).is_file():
-        detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise RuntimeError(f"exporting the model to ONNX failed: {detail[0]}")
-
-
-def mapped_copy(model_file: Path) -> Path:
-    """``model_file`` saved once more beside it (``MAPPED_FILE``), its weights in a separate
-    file that ONNX Runtime memory-maps instead of parsing and copying them out of the graph: a
-    session of the 118 MB e5 model opens in ~0.1 s instead of ~0.4 s, the same graph and
-    weights. Written once (atomic: the weights, then the graph); ``model_file`` itself when
-    that fails."""
-    mapped = model_file.with_name(MAPPED_FILE)
-    if mapped.is_file():
-        return mapped
-    weights = MAPPED_FILE + ".data"
-    try:
-        import onnx
-
-        model = onnx.load(str(model_file))
-        with tempfile.TemporaryDirectory(dir=model_file.parent) as tmp:
-            onnx.save_model(
-                model,
-                str(Path(tmp) / MAPPED_FILE),
-                save_as_external_data=True,
-                all_tensors_to_one_file=True,
-                location=weights,
-                size_threshold=1024,
-            )
-            for name in (weights, MAPPED_FILE):
-                (Path(tmp) / name).chmod(0o644)  # as readable as the single file
-            os.replace(Path(tmp) / weights, mapped.with_name(weights))
-            os.replace(Path(tmp) / MAPPED_FILE, mapped)
-    except Exception as exc:  # a read-only cache, a full disk: the single file still works
-        log.warning("kept the single-file ONNX model (%s)", exc)
-        return model_file
-    return mapped
-
-
-def _export(folder: str | Path, target: Path) -> Path:
-    final = target / MODEL_FILE
-
-    target.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target) as tmp, _quiet():
-        fused = float_graph(Path(folder), Path(tmp))
-        quantized = Path(tmp) / MODEL_FILE
-        build_kernel(fused, quantized, choose_kernel())  # int8 unless this CPU says fp32
-        os.replace(quantized, final)  # another process exporting too: the same file wins
-    return final
-
-
-def float_graph(folder: Path, tmp: Path) -> Path:
-    """``folder``'s transformer as a fused float32 ONNX file under ``tmp``: built from the
-    weights for a plain BERT encoder (``onnx_graph``: the default model; no torch), else
-    exported by torch (``torch_export``: the ``[torch]`` extra)."""
-    from ragingest.models import onnx_graph
-
-    if onnx_graph.supports(folder):
-        return onnx_graph.build_bert_graph(folder, tmp / "fused.onnx")
-    from ragingest.models.torch_export import export_fused
-
-    return export_fused(folder, tmp)
-
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """No exporter warnings nor the quantizer's root-logger advice on the user's terminal."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.disable(logging.WARNING)
-        try:
-            yield
-        finally:
-            logging.disable(logging.NOTSET)
 
 
 def intra_op_threads() -> int:
@@ -310,7 +204,3 @@ class OnnxSentenceEncoder:
             return np.where(weights > 0, hidden, -1e9).max(axis=1).astype(np.float32)
         summed = (hidden * weights).sum(axis=1)
         return (summed / np.clip(weights.sum(axis=1), 1e-9, None)).astype(np.float32)
-
-
-if __name__ == "__main__":  # export_int8's child process
-    _export(sys.argv[1], Path(sys.argv[2]))

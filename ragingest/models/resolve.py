@@ -234,8 +234,8 @@ def _load_model(name: str, backend: str) -> SentenceTransformer | OnnxSentenceEn
 
 def onnx_model_file(info: ModelInfo) -> Path:
     """The int8 ONNX file the onnx backend runs ``info``'s model from, exported once into
-    ``$RAGINGEST_CACHE_DIR/onnx/<fingerprint>/`` (``onnx_backend.export_int8``)."""
-    from ragingest.models.onnx_backend import export_int8
+    ``$RAGINGEST_CACHE_DIR/onnx/<fingerprint>/`` (``onnx_export.export_int8``)."""
+    from ragingest.models.onnx_export import export_int8
 
     return export_int8(info.path, cache_dir() / "onnx" / info.fingerprint)
 

@@ -22,7 +22,7 @@ TEXTS = [
 BUILD = """
 import sys
 from pathlib import Path
-from ragingest.models.onnx_backend import float_graph
+from ragingest.models.onnx_export import float_graph
 print(float_graph(Path(sys.argv[1]), Path(sys.argv[2])))
 """
 

@@ -8,7 +8,7 @@ import onnxruntime as ort
 import pytest
 
 from ragingest.models.locate import cache_dir
-from ragingest.models.onnx_backend import MAPPED_FILE, MODEL_FILE, export_int8, mapped_copy
+from ragingest.models.onnx_export import MAPPED_FILE, MODEL_FILE, export_int8, mapped_copy
 from ragingest.models.resolve import load_model_info
 from tests.conftest import EXAMPLES
 
