@@ -11,7 +11,8 @@ filter ANDed into its own ``where``: ``nearest``, ``nearest_chunks``, ``chunks``
 returns only admitted ids (each page of the index checked against the store under the filter,
 read deeper until the page asked for is full or the index is done), and its ``parent_store``
 only parent sections whose own ``access`` admits the caller (on a policy collection a parent
-without one is refused). ``lexical_in_step`` compares the whole index with the whole store.
+without one is refused); both wrappers live in ``guarded_indexes``. ``lexical_in_step``
+compares the whole index with the whole store.
 
 How the filter is applied: Chroma evaluates a ``where`` over the metadata of every chunk it
 admits before it searches (at 100 000 chunks a caller who may read a fifth of them pays
@@ -43,10 +44,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from langchain_core.documents import Document
-
 from ragingest.schema import ACCESS_KEY, PUBLIC_PRINCIPAL
 from ragingest.vectorstore.access import Access, Principals, access_filter, readable_names
+from ragingest.vectorstore.guarded_indexes import GuardedLexical, GuardedParents
 from ragingest.vectorstore.readable_ids import ReadableIds, readable
 from ragingest.vectorstore.seam import (
     AllOf,
@@ -75,45 +75,6 @@ def both(where: Filter | None, access: Filter | None) -> Filter | None:
     if access is None or where is None:
         return where if access is None else access
     return AllOf((where, access))
-
-
-class GuardedLexical:
-    """A lexical index that returns only the ids ``source`` (a ``GuardedSource``) holds."""
-
-    def __init__(self, index: LexicalSearch, source: GuardedSource) -> None:
-        self.index, self.source = index, source
-
-    def search(self, query: str, limit: int, offset: int = 0) -> list[tuple[str, float]]:
-        """The admitted hits ``offset`` to ``offset + limit`` of the index's order."""
-        want = offset + limit
-        out: list[tuple[str, float]] = []
-        raw, page = 0, self.source.lexical_page(want)
-        while True:
-            found = self.index.search(query, page, raw)
-            if found:
-                admitted = self.source.held([i for i, _ in found])
-                out.extend(hit for hit in found if hit[0] in admitted)
-            if len(out) >= want or len(found) < page:
-                return out[offset:want]
-            raw += len(found)
-            page *= 2
-
-    def count(self) -> int:
-        """The admitted chunks."""
-        return len(self.source.chunk_ids())
-
-
-class GuardedParents:
-    """Parent sections returned only where their ``access`` admits the caller."""
-
-    def __init__(self, parents: ParentSource, access: Filter) -> None:
-        self.parents, self.access = parents, access
-
-    def mget(self, keys: Sequence[str]) -> list[Document | None]:
-        return [
-            doc if doc is not None and matches(self.access, doc.metadata) else None
-            for doc in self.parents.mget(keys)
-        ]
 
 
 class GuardedSource:

@@ -146,10 +146,10 @@ class ChunkStore(ChromaReads, Chroma):
     @property
     def parent_store(self) -> ParentSource | None:
         """The parent sections beside Chroma; on a store opened for principals only those
-        whose own ``access`` admits them (``guarded.GuardedParents``, read-only)."""
+        whose own ``access`` admits them (``guarded_indexes.GuardedParents``, read-only)."""
         if self._parents is None or self._principals is None:
             return self._parents
-        from ragingest.vectorstore.guarded import GuardedParents
+        from ragingest.vectorstore.guarded_indexes import GuardedParents
 
         access = access_filter(self._principals, policy=True)
         return self._parents if access is None else GuardedParents(self._parents, access)
@@ -161,10 +161,11 @@ class ChunkStore(ChromaReads, Chroma):
     @property
     def lexical(self) -> Any:
         """The lexical index; on a store opened for principals one that returns only the ids
-        they may read (``guarded.GuardedLexical``, read-only)."""
+        they may read (``guarded_indexes.GuardedLexical``, read-only)."""
         if self._lexical is None or self._principals is None:
             return self._lexical
-        from ragingest.vectorstore.guarded import GuardedLexical, GuardedSource
+        from ragingest.vectorstore.guarded import GuardedSource
+        from ragingest.vectorstore.guarded_indexes import GuardedLexical
 
         return GuardedLexical(self._lexical, GuardedSource(self, self._principals))
 
