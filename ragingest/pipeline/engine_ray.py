@@ -19,7 +19,7 @@ The run's plan (``pipeline.plan``) decides which files are parsed; only those ta
      share (``num_cpus=0.5`` each by default: no oversubscription, and no deadlock of
      whole-CPU actors beside a task); unmarked rows pass through;
    - write (driver): rows arrive in task order (``preserve_order``); the run's loop
-     (``runner.update``) takes each task's ``SplitOutcome``, handed over once all of its rows
+     (``apply_plan.update``) takes each task's ``SplitOutcome``, handed over once all of its rows
      are in, and the run's writer writes them a group of files at a time
      (``write_batch_size``): the same lock, model/settings guard, journal, ``index()`` with the
      record manager, file states, run log as a local run. The vectors travel on the records

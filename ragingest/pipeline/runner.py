@@ -17,16 +17,13 @@ source or more than ``max_delete_share`` of them, is refused before anything cha
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ragingest.defaults import ENGINES
 from ragingest.errors import MassDeleteError, MissingPathError
-from ragingest.loaders.progress import reporting
 from ragingest.loaders.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.models.resolve import load_model_info
@@ -37,27 +34,23 @@ from ragingest.pipeline.access_sync import (
     sync_access,
     sync_held,
 )
+from ragingest.pipeline.apply_plan import update
 from ragingest.pipeline.checks import (
-    FAILED_BEFORE,
     note_root_configs,
     require_directory,
     require_output_folder,
-    vanished,
 )
 from ragingest.pipeline.deletes import check_mass_delete, doomed_sources
 from ragingest.pipeline.engine import Engine
 from ragingest.pipeline.lifecycle import Lifecycle
 from ragingest.pipeline.lock import CollectionLock
 from ragingest.pipeline.options import IngestOptions
-from ragingest.pipeline.pace import Pace
 from ragingest.pipeline.plan import Plan, make_plan
 from ragingest.pipeline.ray_env import require_ray
 from ragingest.pipeline.report import FileResult, RunReport
 from ragingest.pipeline.sources import SourcePlan, plan_sources
-from ragingest.pipeline.stamps import RECORDED_FAILURES, failed_state
 from ragingest.pipeline.state import FileStates
-from ragingest.pipeline.writer import Group, Writer
-from ragingest.schema import ChunkRecord
+from ragingest.pipeline.writer import Writer
 from ragingest.splitters.factory import SplitSettings, check_sizes
 from ragingest.vectorstore import retention
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
@@ -240,113 +233,3 @@ def engine_for(options: IngestOptions, embeddings: CachedEmbeddings) -> Engine:
 
         return RayEngine(options, embeddings)
     raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {options.engine!r}")
-
-
-def update(plan: Plan, engine: Engine, writer: Writer, options: IngestOptions) -> set[str]:
-    """Walk the plan in order: report the unsupported and unchanged files, take each task's
-    records from the engine and write them a group of files at a time. Returns the sources
-    whose chunks stay (all but the unsupported: a failed file keeps its last good chunks)."""
-    report = writer.report
-    keep: set[str] = set()
-    group: Group = []
-    pending = 0
-    unembedded: list[ChunkRecord] = []  # of the group, embedded a model batch at a time
-    bar = _progress(plan.items, options.progress)
-    sources = {task.name: task.source for task in plan.tasks}  # copies are named by source
-    pace = Pace()
-
-    def flush() -> None:
-        if group:
-            clock = time.perf_counter()
-            writer.write(group)
-            seconds = time.perf_counter() - clock
-            engine.written(seconds)
-            pace.wrote(pending, seconds)
-
-    with _parse_progress(bar), engine.outcomes(plan.tasks) as outcomes:
-        for item in bar:
-            if item.status == "skipped":  # not kept: chunks of what it was before go
-                assert item.skipped is not None
-                log.warning("skipped %s: %s", item.source, item.skipped.reason)
-                report.files.append(FileResult.skipped(item.skipped))
-                continue
-            if item.status == "unsupported":
-                exc = item.unsupported
-                assert exc is not None
-                report.files.append(
-                    FileResult(item.source, "unsupported", error=exc.reason, kind=exc.kind)
-                )
-                continue
-            keep.add(item.source)
-            if item.status == "failed_before":  # its last good chunks stay
-                report.files.append(FileResult(item.source, "failed", error=FAILED_BEFORE,
-                                               kind=item.failure))  # fmt: skip
-                continue
-            if item.status == "unchanged":
-                assert item.state is not None
-                report.files.append(FileResult(item.source, "unchanged", chunks=item.state.chunks))
-                report.skipped += item.state.chunks
-                continue
-            outcome = next(outcomes)
-            error = outcome.error
-            if error is not None and error.kind == "unsupported":
-                keep.discard(item.source)
-                report.files.append(
-                    FileResult(item.source, "unsupported", error=error.reason, kind=error.kind)
-                )
-                continue
-            if error is not None and vanished(outcome.task):  # gone, not failed
-                keep.discard(item.source)  # its chunks go with the other vanished files
-                log.warning("%s: deleted during the run", item.source)
-                report.files.append(
-                    FileResult(item.source, "deleted", error="deleted during the run")
-                )
-                continue
-            if error is not None:  # its last good chunks stay
-                log.warning("%s", error)
-                stamp = outcome.task.stamp
-                if error.kind in RECORDED_FAILURES and stamp is not None:
-                    failed = failed_state(stamp, error.kind, 0, outcome.task.access)
-                    writer.states.put([(item.source, failed)])
-                report.files.append(
-                    FileResult(item.source, "failed", error=error.reason, kind=error.kind)
-                )
-                continue
-            chunks = outcome.chunks
-            assert chunks is not None
-            status = "partial" if chunks.lost else "ok"
-            report.files.append(
-                FileResult(
-                    item.source, status, len(chunks), cleaning=chunks.cleaning, notes=chunks.notes,
-                    removed=[r.as_dict() for r in chunks.removed],
-                    copies=[sources.get(name, name) for name in chunks.copies],
-                )
-            )  # fmt: skip
-            group.append((outcome.task, chunks))
-            pending += len(chunks)
-            pace.show(bar, item.source, len(chunks))
-            unembedded.extend(chunks)
-            if pending >= options.write_batch_size:
-                flush()
-                group, pending, unembedded = [], 0, []
-            elif len(unembedded) >= options.embed_batch_size:  # the encoder starts before the group
-                writer.embed_new(unembedded)
-                unembedded = []
-        flush()
-    return keep
-
-
-def _parse_progress(bar: Any) -> contextlib.AbstractContextManager[None]:
-    """A long parse's progress (OCR pages) on the bar when there is one, else logged."""
-    if not hasattr(bar, "set_postfix_str") or bar.disable:  # no bar (not a terminal)
-        return contextlib.nullcontext()
-    return reporting(bar.set_postfix_str)
-
-
-def _progress(items: list, enabled: bool) -> Any:
-    if not enabled:
-        return items
-    from tqdm import tqdm
-
-    # disable=None: a bar only on a terminal, never redraws in a log file or a pipe
-    return tqdm(items, desc="ingest", unit="file", leave=False, disable=None)

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from ragingest.cli.main import main
 from ragingest.loaders.progress import report
-from ragingest.pipeline.runner import _parse_progress
+from ragingest.pipeline.apply_plan import _parse_progress
 from tests.loaders.test_ocr import MEMO
 from tests.scans import render_page, scan_pdf, tesseract
 
