@@ -14,7 +14,8 @@ Contract of ``normalize_documents(documents)``, per ``metadata["source"]`` (in i
   ``loaders.cleaning`` (``clean_blocks``; each rule switchable, counts in ``_cleaning``).
   Lines of a page are joined into paragraphs (a paragraph runs on across a page break when
   its last line ends no sentence); numbered lines standing alone («1.», «1.2.») and short
-  lines that stand alone become headings; the line equal to the metadata title is the H1;
+  lines that stand alone become headings; the line equal to the metadata title is the H1
+  (``loaders.page_lines``);
 - any other document stays one document; a leading YAML ``---`` front matter goes into the
   metadata by the rule of ``loaders.front_matter`` (``title``, ``date`` → ``doc_date``,
   ``content_type``; other keys as written, YAML types kept) and out of the text; ``.txt``
@@ -32,23 +33,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
-import statistics
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from langchain_core.documents import Document
 
-from ragingest.loaders.base import detect_language, normalize_text
+from ragingest.loaders.base import detect_language
 from ragingest.loaders.blocks import (
     HEADING,
-    PARAGRAPH,
-    SENTENCE_END,
-    Block,
-    append_line,
     clean_inline,
     render,
 )
@@ -61,6 +55,7 @@ from ragingest.loaders.front_matter import (
     special,
 )
 from ragingest.loaders.notes import add_note
+from ragingest.loaders.page_lines import PageLine, page_lines, page_of, paragraphs
 from ragingest.loaders.partition import element_blocks
 from ragingest.loaders.plain_headings import heading_edits
 from ragingest.loaders.source_map import apply_edits, normalize_mapped
@@ -96,18 +91,10 @@ _PER_PAGE = {
     "last_modified",
     "links",
 }
-_NUMBERED_HEADING = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,3})\.?\s+[A-ZА-ЯЁ«\"]")
 # keys this module or the splitter compute: a loader's value for them is not copied
 _RESERVED = {*DOCUMENT_KEYS, "page_start", "page_end"} | {
     key for key, spec in SCHEMA.items() if spec.stage == "splitter"
 }
-
-
-@dataclass
-class PageLine(Block):
-    """One line of a page's text; ``blank_before``: a blank line preceded it."""
-
-    blank_before: bool = False
 
 
 def is_paged(document: Document) -> bool:
@@ -186,10 +173,10 @@ def _joined(source: str, group: list[Document], rules: CleaningRules) -> Documen
         pages = len({b.page for b in blocks if b.page is not None})
         kept, counts = clean_blocks(blocks, rules, pages if pages > 1 else 0)
     else:
-        lines = [line for d in group for line in _page_lines(d)]
-        pages = len({_page_of(d) for d in group})
+        lines = [line for d in group for line in page_lines(d)]
+        pages = len({page_of(d) for d in group})
         cleaned, counts = clean_blocks(lines, rules, pages)
-        kept = _paragraphs([b for b in cleaned if isinstance(b, PageLine)], title)
+        kept = paragraphs([b for b in cleaned if isinstance(b, PageLine)], title)
     text, page_map = render(kept)
     metadata = {k: v for k, v in common.items() if k not in _PER_PAGE and k not in _RESERVED}
     if not title:
@@ -264,7 +251,7 @@ def _page_readers(group: list[Document]) -> list[list[object]] | None:
     if all(value == given[0] for value in given):
         return None  # one list (or none) for every page: the document's own
     return [
-        [_page_of(d), [NO_READER] if value is None else value]
+        [page_of(d), [NO_READER] if value is None else value]
         for d, value in zip(group, given, strict=True)
     ]
 
@@ -275,33 +262,6 @@ def _common_metadata(group: list[Document]) -> dict[str, object]:
     for document in group[1:]:
         common = {k: v for k, v in common.items() if document.metadata.get(k) == v}
     return common
-
-
-def _page_of(document: Document) -> int:
-    """1-based page: ``page_number`` (unstructured), else ``page_label`` when numeric, else
-    ``page`` + 1 (pypdf and PyMuPDF count from 0)."""
-    metadata = document.metadata
-    if isinstance(metadata.get("page_number"), int):
-        return metadata["page_number"]
-    label = str(metadata.get("page_label", ""))
-    if label.isdigit():
-        return int(label)
-    page = metadata.get("page")
-    return page + 1 if isinstance(page, int) else 1
-
-
-def _page_lines(document: Document) -> list[PageLine]:
-    page = _page_of(document)
-    lines: list[PageLine] = []
-    blank = False
-    for raw in normalize_text(document.page_content).split("\n"):
-        text = clean_inline(raw)
-        if not text:
-            blank = bool(lines)
-            continue
-        lines.append(PageLine(PARAGRAPH, text, page=page, blank_before=blank))
-        blank = False
-    return lines
 
 
 def _elements(group: list[Document]) -> list[SimpleNamespace]:
@@ -321,49 +281,3 @@ def _elements(group: list[Document]) -> list[SimpleNamespace]:
             )
         )
     return out
-
-
-def _paragraphs(lines: list[PageLine], title: str) -> list[Block]:
-    """Page lines → heading and paragraph blocks (module docstring)."""
-    widths = [len(line.text) for line in lines if len(line.text) > 20]
-    width = statistics.median(widths) if widths else 80.0
-    want_title = clean_inline(title).lower()
-    first_page = lines[0].page if lines else None
-    blocks: list[Block] = []
-    current: Block | None = None
-    ended = sentence = True  # the previous line ended a paragraph; a sentence
-    for i, line in enumerate(lines):
-        starts = ended or line.blank_before
-        following = lines[i + 1] if i + 1 < len(lines) else None
-        level = _heading_level(line, sentence or line.blank_before, following, width)
-        if want_title and line.page == first_page and line.text.lower() == want_title:
-            level, want_title = 1, ""
-        if level:
-            blocks.append(Block(HEADING, line.text, level=level, page=line.page))
-            current, ended, sentence = None, True, True
-            continue
-        if current is not None and not starts:
-            append_line(current, line.text, line.page)
-        else:
-            current = Block(PARAGRAPH, line.text, page=line.page)
-            blocks.append(current)
-        sentence = bool(SENTENCE_END.search(line.text))
-        ended = sentence and len(line.text) < 0.85 * width
-    return blocks
-
-
-def _heading_level(line: PageLine, starts: bool, following: PageLine | None, width: float) -> int:
-    """For a line after a sentence end (``starts``): 2 + numbering depth for a numbered line
-    with no sentence end («1.2. Термины» → 3); 2 for such a short line before a capitalized
-    line; else 0."""
-    text = line.text
-    if not starts or len(text) > 100 or SENTENCE_END.search(text):
-        return 0
-    if not (text[:1].isupper() or text[:1].isdigit()):
-        return 0
-    numbered = _NUMBERED_HEADING.match(text)
-    if numbered:
-        return min(6, 2 + numbered.group(1).count("."))
-    if len(text) < 0.6 * width and following is not None and following.text[:1].isupper():
-        return 2
-    return 0
