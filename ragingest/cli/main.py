@@ -31,10 +31,25 @@ EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell shows for `cmd | head` cut
 
 
 def _terminate(signum: int, frame: object) -> None:
-    # the exception may land while a pooled connection closes: SQLAlchemy would log that
-    # as an error with a traceback; after a stop it is expected (the line below says it)
-    logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
     raise faults.Terminated
+
+
+class _StopNotLogged(logging.Filter):
+    """Drops a log record that carries Ctrl-C or SIGTERM: the stop may land while a library
+    cleans up (SQLAlchemy logs "Exception closing connection" with its traceback, then
+    re-raises it), and the run says "interrupted"/"terminated" once, in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], KeyboardInterrupt))
+
+
+def configure_logging(verbose: bool) -> None:
+    """``ragingest: message`` lines on stderr (INFO with ``-v``, else WARNING), none for a stop."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="ragingest: %(message)s"
+    )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_StopNotLogged())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,9 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _terminate)  # systemd's stop: handled like Ctrl-C
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING, format="ragingest: %(message)s"
-    )
+    configure_logging(args.verbose)
     from ragingest.cli.server_watch import watched
     from ragingest.vectorstore.server import server_from_args, use_server
 

@@ -108,3 +108,29 @@ def test_sigterm_ends_a_run_like_ctrl_c_and_keeps_the_cache(tmp_path):
     total = int(re.search(r"chunks: (\d+)", again.stdout).group(1))  # type: ignore[union-attr]
     assert added == computed + cached and unchanged + added == total
     assert unchanged + cached > 0 and cached >= kept - unchanged, again.stdout
+
+
+STOP_LOGGED = """
+import logging, sys
+from ragingest.cli.main import configure_logging
+configure_logging(True)
+pool = logging.getLogger("sqlalchemy.pool")
+for stop in (KeyboardInterrupt, ValueError):
+    try:
+        raise stop("during close")
+    except BaseException:
+        pool.error("Exception closing connection %s", stop.__name__, exc_info=True)
+"""
+
+
+def test_a_stop_inside_a_librarys_cleanup_logs_no_traceback():
+    """Ctrl-C landing while SQLAlchemy closes a pooled connection: SQLAlchemy logs it with a
+    traceback before re-raising; the CLI's one "interrupted" line is all a user sees. Any
+    other error still logs whole."""
+    run = subprocess.run(
+        [sys.executable, "-c", STOP_LOGGED], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    assert "KeyboardInterrupt" not in run.stderr
+    assert run.stderr.startswith("ragingest: Exception closing connection ValueError\n")
+    assert "ValueError: during close" in run.stderr
