@@ -63,6 +63,19 @@ def scores(
     }
 
 
+def split_corpus(
+    docs: list[tuple[str, str]], splitter: Any
+) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """Each document's chunks as ``(stem, start, end)`` and, in the same order, the text each
+    chunk embeds."""
+    chunks, texts = [], []
+    for stem, text in docs:
+        for chunk in splitter.split_chunks(text, title=stem):
+            chunks.append((stem, chunk.start_index, chunk.end_index))
+            texts.append(chunk.embed_text)
+    return chunks, texts
+
+
 def run(quick: bool, say: Any = print) -> dict[str, Any]:
     from ragingest.models.resolve import load_model_info, load_sentence_transformer
     from ragingest.splitters import HeadingFirstSplitter
@@ -72,11 +85,7 @@ def run(quick: bool, say: Any = print) -> dict[str, Any]:
     splitter = HeadingFirstSplitter(
         tokenizer=info.tokenizer, max_embed_tokens=info.max_embed_tokens
     )
-    chunks, texts = [], []
-    for stem, text in docs:
-        for chunk in splitter.split_chunks(text, title=stem):
-            chunks.append((stem, chunk.start_index, chunk.end_index))
-            texts.append(chunk.embed_text)
+    chunks, texts = split_corpus(docs, splitter)
     questions = _questions({stem for stem, _ in docs})
     say(f"backend: {len(texts)} chunks, {len(questions)} questions")
 

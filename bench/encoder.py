@@ -125,7 +125,7 @@ def rows_to_measure(cores: int, flags: list[str]) -> dict[str, Callable[[], Any]
 
 
 def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
-    from bench.backend import QUICK_CORPORA, K, _questions, scores
+    from bench.backend import QUICK_CORPORA, K, _questions, scores, split_corpus
     from bench.common import corpus_texts
     from ragingest.models.resolve import load_model_info
     from ragingest.splitters import HeadingFirstSplitter
@@ -136,11 +136,7 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
     splitter = HeadingFirstSplitter(
         tokenizer=info.splitter_tokenizer, max_embed_tokens=info.max_embed_tokens
     )
-    chunks, texts = [], []
-    for stem, text in docs:
-        for chunk in splitter.split_chunks(text, title=stem):
-            chunks.append((stem, chunk.start_index, chunk.end_index))
-            texts.append(chunk.embed_text)
+    chunks, texts = split_corpus(docs, splitter)
     questions = _questions({stem for stem, _ in docs})
     say(f"encoder: {cpu['cpu']} ({cpu['class']}: {' '.join(cpu['flags'])}), {cpu['cores']} cores")
     say(f"  {len(texts)} chunks, {len(questions)} questions, load {os.getloadavg()[0]:.2f}")

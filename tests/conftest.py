@@ -131,3 +131,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
             return _work_unit(nodeid)
 
     return ModuleUnits(config, log)
+
+
+@pytest.fixture
+def ocr_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An OCR cache of the test's own (``$RAGINGEST_OCR_CACHE``): no page read by another test
+    is answered from the cache."""
+    cache = tmp_path / "ocr-cache"
+    monkeypatch.setenv("RAGINGEST_OCR_CACHE", str(cache))
+    return cache

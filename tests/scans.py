@@ -163,3 +163,13 @@ def scan_pdf(path: Path, pages: list[Any], text_pages: dict[int, list[str]] | No
             pdf.image(io.BytesIO(png(image)), x=0, y=0, w=size[0], h=size[1])
     pdf.output(str(path))
     return path
+
+
+def load_scan(path: Path, **ocr: Any) -> list[Any]:
+    """The Documents ``path``'s loader gives with ``OcrSettings(**ocr)``."""
+    from ragingest.loaders import loader_for
+    from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.loaders.ocr import OcrSettings
+
+    loader = loader_for(path, path.parent, cleaning=CleaningRules(ocr=OcrSettings(**ocr)))
+    return list(loader.lazy_load())

@@ -13,30 +13,22 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import FileTimeoutError, ParseError
-from ragingest.loaders import loader_for
 from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.ocr import OcrSettings
 from ragingest.loaders.progress import report, timeout_reason
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.report import FileResult, RunReport
 from ragingest.pipeline.runlog import log_run, read, run_log_path
-from tests.scans import render_page, scan_pdf, tesseract
+from tests.scans import load_scan, render_page, scan_pdf, tesseract
 
 MEMO = ["# Выдача книг", "Книги из общего фонда выдают на четырнадцать дней."]
 DIGITAL = ["Правила читального зала. Газеты читают только в зале, журналы выдают на дом."]
 
 
 @pytest.fixture(autouse=True)
-def ocr_cache(tmp_path, monkeypatch) -> Path:
-    cache = tmp_path / "ocr-cache"
-    monkeypatch.setenv("RAGINGEST_OCR_CACHE", str(cache))
-    return cache
+def own_ocr_cache(ocr_cache: Path) -> Path:
+    return ocr_cache
 
 
-def load(path: Path, **ocr):
-    loader = loader_for(path, path.parent, cleaning=CleaningRules(ocr=OcrSettings(**ocr)))
-    return list(loader.lazy_load())
 
 
 def two_pages_read_then_stuck(total: int) -> None:
@@ -76,14 +68,14 @@ def test_ocr_max_pages_refuses_before_any_page_is_rendered(tmp_path, monkeypatch
     monkeypatch.setattr("ragingest.loaders.pdf.render_pdf_pages", render)
     path = scan_pdf(tmp_path / "long.pdf", [render_page(["x"], height_in=2)] * 3)
     with pytest.raises(ParseError, match="3 pages need OCR, over the limit of 2"):
-        load(path, max_pages=2)
+        load_scan(path, max_pages=2)
 
 
 def test_ocr_never_says_which_pages_went_unread(tmp_path):
     digital = render_page(["x"], height_in=3)
     pages = [digital, render_page(MEMO), render_page(MEMO)]
     mixed = scan_pdf(tmp_path / "mixed.pdf", pages, {0: DIGITAL})
-    [document] = load(mixed, mode="never")
+    [document] = load_scan(mixed, mode="never")
     assert (
         "2 of 3 pages have no text (page 2, 3): scanned? --ocr never is set, so none was read "
         "by OCR (--ocr auto reads pages without text)"
@@ -101,14 +93,14 @@ def test_a_very_large_page_is_read_with_a_note_not_a_warning(tmp_path, monkeypat
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", pixels * 3 // 4)  # over it: PIL warns
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        [document] = load(tmp_path / "poster.png")
+        [document] = load_scan(tmp_path / "poster.png")
     assert not [w for w in caught if issubclass(w.category, Image.DecompressionBombWarning)]
     large = f"page 1: a {page.width}x{page.height} image"
     assert any(note.startswith(large) for note in document.metadata["_notes"])
     assert "Книги" in document.page_content
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", pixels // 3)  # over twice it: refused
     with pytest.raises(ParseError, match="a page image is too large to read"):
-        load(tmp_path / "poster.png")
+        load_scan(tmp_path / "poster.png")
 
 
 def test_the_run_log_keeps_the_reason_of_each_file_that_failed(tmp_path):

@@ -12,13 +12,11 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import ParseError
-from ragingest.loaders import loader_for
 from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.ocr import OcrSettings
 from ragingest.loaders.text_quality import real_word_share
 from ragingest.schema import BOX_MAP_HINT, NOTES_HINT, PAGE_MAP_HINT
 from ragingest.splitters.chunk_metadata import ocr_confidence, page_boxes
-from tests.scans import cer, degrade, render_page, scan_pdf, tesseract
+from tests.scans import cer, degrade, load_scan, render_page, scan_pdf, tesseract
 
 pytestmark = pytest.mark.slow  # starts Tesseract processes
 
@@ -38,15 +36,10 @@ def plain(blocks: list[str]) -> str:
 
 
 @pytest.fixture(autouse=True)
-def ocr_cache(tmp_path, monkeypatch) -> Path:
-    cache = tmp_path / "ocr-cache"
-    monkeypatch.setenv("RAGINGEST_OCR_CACHE", str(cache))
-    return cache
+def own_ocr_cache(ocr_cache: Path) -> Path:
+    return ocr_cache
 
 
-def load(path: Path, **ocr):
-    loader = loader_for(path, path.parent, cleaning=CleaningRules(ocr=OcrSettings(**ocr)))
-    return list(loader.lazy_load())
 
 
 def check_boxes(document) -> None:
@@ -65,7 +58,7 @@ def test_a_scanned_image_reads_as_normalized_markdown(tmp_path):
     tesseract()
     path = tmp_path / "memo.png"
     render_page(MEMO).save(path)
-    [document] = load(path)
+    [document] = load_scan(path)
     text = document.page_content
     headings = [line for line in text.splitlines() if line.startswith("#")]
     assert [h.lstrip("# ") for h in headings] == ["Выдача книг", "Продление"]
@@ -88,7 +81,7 @@ def test_a_rotated_or_skewed_page_reads_upright(tmp_path, rotate, skew):
     tesseract()
     path = tmp_path / "turned.png"
     degrade(render_page(MEMO[:2]), rotate=rotate, skew=skew).save(path)
-    [document] = load(path)
+    [document] = load_scan(path)
     assert cer(document.page_content.replace("#", ""), plain(MEMO[:2])) <= 0.03
     check_boxes(document)
 
@@ -97,7 +90,7 @@ def test_the_scanned_page_of_a_mixed_pdf_is_read_not_dropped(tmp_path):
     tesseract()
     digital = render_page(["x"], height_in=3)  # its size only: page 1 is real text
     path = scan_pdf(tmp_path / "mixed.pdf", [digital, render_page(MEMO)], {0: DIGITAL})
-    [document] = load(path)
+    [document] = load_scan(path)
     text = document.page_content
     assert text.startswith(DIGITAL[0])
     second = text.index("Выдача книг")
@@ -122,7 +115,7 @@ def test_running_headers_and_page_numbers_of_a_scan_are_cleaned(tmp_path):
     ]
     path = tmp_path / "three.tiff"
     pages[0].save(path, save_all=True, append_images=pages[1:])
-    [document] = load(path)
+    [document] = load_scan(path)
     text = document.page_content
     assert "Ромашка" not in text and "Стр." not in text
     counts = document.metadata["_cleaning"]
@@ -138,11 +131,11 @@ def test_running_headers_and_page_numbers_of_a_scan_are_cleaned(tmp_path):
 def test_with_ocr_never_a_scan_fails_as_before_and_the_digital_page_stays(tmp_path):
     digital = render_page(["x"], height_in=3)
     mixed = scan_pdf(tmp_path / "mixed.pdf", [digital, render_page(MEMO[:2])], {0: DIGITAL})
-    [document] = load(mixed, mode="never")
+    [document] = load_scan(mixed, mode="never")
     assert document.page_content == DIGITAL[0] + "\n" and "ocr" not in document.metadata
     scan = scan_pdf(tmp_path / "scan.pdf", [render_page(MEMO[:2])])
     with pytest.raises(ParseError, match="no extractable text on its 1 page"):
-        load(scan, mode="never")
+        load_scan(scan, mode="never")
 
 
 def test_a_multi_page_tiff_reads_page_by_page(tmp_path):
@@ -150,7 +143,7 @@ def test_a_multi_page_tiff_reads_page_by_page(tmp_path):
     first, second = render_page(MEMO[:2]), render_page(MEMO[2:])
     path = tmp_path / "pages.tiff"
     first.save(path, save_all=True, append_images=[second], compression="tiff_lzw")
-    [document] = load(path)
+    [document] = load_scan(path)
     text = document.page_content
     assert document.metadata["pages"] == 2
     assert document.metadata[PAGE_MAP_HINT] == [(0, 1), (text.index("# Продление"), 2)]
@@ -165,7 +158,7 @@ def test_a_garbage_text_layer_is_read_by_ocr_instead(tmp_path):
     # the page shows the memo (its image) and carries a garbage text layer over it
     path = scan_pdf(tmp_path / "garbled.pdf", [render_page(MEMO)], {0: garbage})
     _add_image_under_text(path, render_page(MEMO))
-    [document] = load(path)
+    [document] = load_scan(path)
     assert "Ð" not in document.page_content
     assert cer(document.page_content.replace("#", ""), plain(MEMO)) <= 0.02
     assert any("garbage" in note for note in document.metadata[NOTES_HINT])
@@ -197,33 +190,33 @@ def test_without_tesseract_a_scan_fails_by_name_and_other_files_go_in(tmp_path, 
     note.write_text("# Заметка\n\nТекст.\n", encoding="utf-8")
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     with pytest.raises(ParseError) as error:
-        load(image)
+        load_scan(image)
     assert error.value.path == str(image)
     assert "sudo apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng" in str(
         error.value
     )
-    assert load(digital)[0].page_content == DIGITAL[0] + "\n"
-    assert load(note)[0].page_content.startswith("# Заметка")
+    assert load_scan(digital)[0].page_content == DIGITAL[0] + "\n"
+    assert load_scan(note)[0].page_content.startswith("# Заметка")
 
 
 def test_ocr_is_cached_by_the_page_and_the_settings(tmp_path, monkeypatch, ocr_cache):
     tesseract()
     image = tmp_path / "scan.png"
     render_page(MEMO[:2]).save(image)
-    [first] = load(image)
+    [first] = load_scan(image)
     assert any(ocr_cache.rglob("*.json"))
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no Tesseract: only the cache
-    [again] = load(image)
+    [again] = load_scan(image)
     assert again.page_content == first.page_content
     with pytest.raises(ParseError, match="Tesseract is not installed"):
-        load(image, lang="eng")  # other settings: not in the cache
+        load_scan(image, lang="eng")  # other settings: not in the cache
 
 
 def test_too_many_pages_to_ocr_fail_by_name(tmp_path):
     tesseract()
     path = scan_pdf(tmp_path / "long.pdf", [render_page(["x"], height_in=2)] * 3)
     with pytest.raises(ParseError, match="3 pages need OCR, over the limit of 2"):
-        load(path, max_pages=2)
+        load_scan(path, max_pages=2)
 
 
 def test_boilerplate_removed_by_the_run_moves_the_box_map(tmp_path):
@@ -233,7 +226,7 @@ def test_boilerplate_removed_by_the_run_moves_the_box_map(tmp_path):
     path = tmp_path / "memo.png"
     disclaimer = "Документ носит справочный характер и не является публичной офертой."
     render_page([disclaimer, *MEMO]).save(path)
-    [document] = load(path)
+    [document] = load_scan(path)
     first = document.page_content.split("\n\n")[0]
     assert "справочный" in first
     corpus = CorpusCleaner(CleaningRules())
@@ -253,7 +246,7 @@ def test_a_bold_line_of_body_size_is_a_heading(tmp_path):
     tesseract()
     path = tmp_path / "bold.png"
     render_page(["** Порядок выдачи", MEMO[1], MEMO[3]]).save(path)
-    [document] = load(path)
+    [document] = load_scan(path)
     first = document.page_content.split("\n\n")[0]
     assert first.startswith("#") and first.lstrip("# ") == "Порядок выдачи"
     assert document.page_content.count("\n#") == 0  # the body lines are no headings
