@@ -15,6 +15,7 @@ e.g. where int8's recall does not hold (an AVX2 CPU without VNNI multiplies int8
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -38,6 +39,7 @@ _CLASSES = (  # the first flag present names the class
 )
 
 
+@functools.cache  # read once a process: every model fingerprint asks, and the CPU stays
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
     """The first CPU's flags (Linux ``/proc/cpuinfo``; ARM's ``Features``), else none."""
     try:
