@@ -37,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     from bench.serve import chunk_text, questions, sentences
     from bench.serve_access import readers
     from ragingest.models.embeddings import SentenceTransformerEmbeddings
-    from ragingest.vectorstore import guarded
-    from ragingest.vectorstore.access import Principals, access_filter
-    from ragingest.vectorstore.store import open_store
+    from ragingest.vectorstore.access import guarded
+    from ragingest.vectorstore.access.principals import Principals, access_filter
+    from ragingest.vectorstore.chroma.store import open_store
 
     if args.pool:
         acl_postfilter.POOL = args.pool

@@ -164,7 +164,7 @@ def seed_product_cache(persist: Path, chunks: list[Any], vectors: Any) -> None:
 
     from ragingest.models.resolve import load_model_info
     from ragingest.vectorstore.cache import CACHE_FILE, LEGACY, NAMESPACE, cache_key
-    from ragingest.vectorstore.kv import kv_store
+    from ragingest.vectorstore.records.kv import kv_store
 
     fingerprint = load_model_info(None).fingerprint
     pairs = {

@@ -92,7 +92,7 @@ import json, resource, sys, time
 from pathlib import Path
 from ragingest.cli.main import main
 from ragingest.schema import SCHEMA
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 docs, db = Path(sys.argv[1]), sys.argv[2]
 store = ["--persist-dir", db, "--collection", "wide"]
 started = time.perf_counter()

@@ -35,9 +35,9 @@ def measure(name: str, url: str, k: int) -> dict[str, Any]:
     from ragingest.evaluate.chunking import build_splitter, split_corpus
     from ragingest.evaluate.configs import DEFAULT
     from ragingest.evaluate.data import load_corpus, load_questions
-    from ragingest.vectorstore.lexical import LexicalIndex
-    from ragingest.vectorstore.lexical_pg import PgLexicalIndex
-    from ragingest.vectorstore.records import records_engine
+    from ragingest.vectorstore.lexical.index import LexicalIndex
+    from ragingest.vectorstore.lexical.pg import PgLexicalIndex
+    from ragingest.vectorstore.records.database import records_engine
 
     folder, questions_file = SETS[name]
     root = SHARED / "eval" / name

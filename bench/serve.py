@@ -58,7 +58,7 @@ class StandInEmbeddings:
     opens as that model's; only the query side embeds for real."""
 
     def __init__(self) -> None:
-        from ragingest.vectorstore.store import model_identity
+        from ragingest.vectorstore.chroma.store import model_identity
 
         self.model_name, self.fingerprint = model_identity(None)
 
@@ -207,7 +207,7 @@ def arms(persist: Path, server: Any) -> dict[str, Callable[[str], Any]]:
 
 def run_mode(mode: str, work: Path, args: argparse.Namespace) -> list[dict]:
     from bench import serve_access
-    from ragingest.vectorstore.store import open_store
+    from ragingest.vectorstore.chroma.store import open_store
 
     persist = work / mode
     name = COLLECTION + ("_acl" if args.filtered else "")

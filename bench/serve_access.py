@@ -62,8 +62,8 @@ def readable_share(caller: tuple[str, ...], files: int) -> float:
 def retriever_for(options: dict[str, Any], caller: tuple[str, ...] | None) -> Any:
     """``ragingest.retriever(**options)`` reading as ``caller`` (None: unfiltered)."""
     import ragingest
-    from ragingest.vectorstore.access import ALL, Principals, access_filter
-    from ragingest.vectorstore.reader import to_chroma
+    from ragingest.vectorstore.access.principals import ALL, Principals, access_filter
+    from ragingest.vectorstore.chroma.reader import to_chroma
 
     if READ_WITH == "principals":
         principals = ALL if caller is None else Principals(caller)
@@ -86,8 +86,8 @@ def filtered_arms(
     )
     if store is not None:
         from bench.acl_postfilter import prototype_retriever
-        from ragingest.vectorstore.access import Principals, access_filter
-        from ragingest.vectorstore.reader import to_chroma
+        from ragingest.vectorstore.access.principals import Principals, access_filter
+        from ragingest.vectorstore.chroma.reader import to_chroma
 
         for mode in ways:
             signed_in = []

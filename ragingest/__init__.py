@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from ragingest.pipeline.api import ingest
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
-    from ragingest.vectorstore.access import ALL, AllPrincipals, Principals
+    from ragingest.vectorstore.access.principals import ALL, AllPrincipals, Principals
 
 
 def retriever(
@@ -104,8 +104,8 @@ def retriever(
     ``["user:bob", "group:hr"]``; ``ALL``: everything), required on a collection with an
     access policy: no passage, parent or neighbour of a document they may not read comes back."""
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
-    from ragingest.vectorstore.access import as_access
-    from ragingest.vectorstore.server import chroma_server
+    from ragingest.vectorstore.access.principals import as_access
+    from ragingest.vectorstore.chroma.server import chroma_server
 
     if collection is None:
         raise TypeError("retriever() needs collection= (the collection name)")
@@ -132,7 +132,7 @@ def __getattr__(name: str) -> object:
 
         return ingest
     if name in ("ALL", "Principals"):
-        from ragingest.vectorstore import access
+        from ragingest.vectorstore.access import principals as access
 
         return getattr(access, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ragingest.vectorstore.server import ChromaServer
+from ragingest.vectorstore.chroma.server import ChromaServer
 
 LOOPBACK = "127.0.0.1"
 BIN = Path(sys.executable).parent

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ragingest import defaults as d
 
 if TYPE_CHECKING:
-    from ragingest.vectorstore.access import Access
+    from ragingest.vectorstore.access.principals import Access
 
 
 def non_negative(text: str) -> int:
@@ -87,7 +87,7 @@ def add_store_args(parser: argparse.ArgumentParser, persist_required: bool = Tru
         "writers on several machines; default: $RAGINGEST_RECORDS_URL, else "
         "sqlite:///PERSIST_DIR/ragingest_records.sqlite",
     )
-    from ragingest.vectorstore.server import add_server_args
+    from ragingest.vectorstore.chroma.server import add_server_args
 
     add_server_args(parser)
 
@@ -191,7 +191,7 @@ def add_principal_args(parser: argparse.ArgumentParser) -> None:
 def principals_of(args: argparse.Namespace) -> Access:
     """The ``vectorstore.access`` value the principal options name: ``ALL``, a ``Principals``,
     or None (nobody named). ``ValueError`` when ``--all-principals`` comes with names."""
-    from ragingest.vectorstore.access import ALL, Principals
+    from ragingest.vectorstore.access.principals import ALL, Principals
 
     named = [f"user:{args.as_user}"] if args.as_user else []
     named += [f"group:{g}" for g in args.groups] + list(args.principals)

@@ -83,7 +83,7 @@ def watch_command(args: argparse.Namespace) -> int:
 def status_command(args: argparse.Namespace) -> int:
     """Print ``ragingest status``; returns the exit status."""
     from ragingest.cli.status import collection_status, render
-    from ragingest.vectorstore.readable import readable_store
+    from ragingest.vectorstore.chroma.readable import readable_store
 
     with readable_store(args.persist_dir) as persist:
         status = collection_status(persist, args.collection, args.run_log, args.records_url)
@@ -101,7 +101,7 @@ def query_command(args: argparse.Namespace) -> int:
     from ragingest.cli.arg_groups import principals_of
     from ragingest.cli.terminal import terminal_safe as safe
     from ragingest.retrieval.query import RANKS, search
-    from ragingest.vectorstore.readable import readable_store
+    from ragingest.vectorstore.chroma.readable import readable_store
 
     if args.max_context_tokens is not None:
         from ragingest.cli.query_context import context_command

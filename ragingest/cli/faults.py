@@ -28,7 +28,7 @@ from ragingest.errors import (
     EXIT_READ_ONLY,
     EXIT_TERMINATED,
 )
-from ragingest.vectorstore.readable import free_mb, store_writable
+from ragingest.vectorstore.chroma.readable import free_mb, store_writable
 
 if TYPE_CHECKING:
     from ragingest.pipeline.report import RunReport

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     from ragingest.cli.server_watch import watched
-    from ragingest.vectorstore.server import server_from_args, use_server
+    from ragingest.vectorstore.chroma.server import server_from_args, use_server
 
     try:
         server = server_from_args(args)
@@ -106,7 +106,7 @@ def unreachable(exc: BaseException, args: object) -> str | None:
     from sqlalchemy.exc import OperationalError
 
     if isinstance(exc, OperationalError):
-        from ragingest.vectorstore.records import display_url, records_url_for
+        from ragingest.vectorstore.records.database import display_url, records_url_for
 
         try:
             where = display_url(
@@ -122,7 +122,7 @@ def unreachable(exc: BaseException, args: object) -> str | None:
             return f"records database {where} refused a statement ({state}): {reason}"
         return f"records database {where} can't be reached: {reason}"
     if isinstance(exc, httpx.TransportError):
-        from ragingest.vectorstore.server import server_from_args
+        from ragingest.vectorstore.chroma.server import server_from_args
 
         server = server_from_args(args)
         where = str(server) if server else "?"

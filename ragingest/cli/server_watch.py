@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 
 from ragingest.errors import ServerUnreachableError
-from ragingest.vectorstore.server import ChromaServer, server_timeout
+from ragingest.vectorstore.chroma.server import ChromaServer, server_timeout
 
 CHECK_EVERY = 2.0  # seconds between heartbeats
 _SIGNAL = signal.SIGUSR1

@@ -12,13 +12,9 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline import runlog
 from ragingest.pipeline.lock import Holder, lock_holder
 from ragingest.pipeline.state import FileStates
-from ragingest.vectorstore.aliases import read_alias
-from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.origins import origins
-from ragingest.vectorstore.reader import ChunkReader
-from ragingest.vectorstore.record_manager import record_manager
-from ragingest.vectorstore.records import display_url, namespace, records_url_for
-from ragingest.vectorstore.store import (
+from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.chroma.reader import ChunkReader
+from ragingest.vectorstore.chroma.store import (
     FINGERPRINT_KEY,
     MODEL_KEY,
     SETTINGS_KEY,
@@ -26,9 +22,13 @@ from ragingest.vectorstore.store import (
     collection_metadata,
     require_store_dir,
 )
+from ragingest.vectorstore.records.aliases import read_alias
+from ragingest.vectorstore.records.database import display_url, namespace, records_url_for
+from ragingest.vectorstore.records.origins import origins
+from ragingest.vectorstore.records.record_manager import record_manager
 
 if TYPE_CHECKING:
-    from ragingest.vectorstore.record_manager import IndexRecords
+    from ragingest.vectorstore.records.record_manager import IndexRecords
 
 
 class Others(TypedDict):
@@ -82,7 +82,7 @@ def collection_status(
     runs), read without writing to the store; ``persist_dir`` may be None with a Chroma server
     (inside ``use_server``) and a PostgreSQL records database (then the run log is read only
     from ``run_log``)."""
-    from ragingest.vectorstore.server import active_server
+    from ragingest.vectorstore.chroma.server import active_server
 
     server = active_server()
     persist = Path(persist_dir) if persist_dir is not None else None
@@ -153,7 +153,7 @@ def collection_status(
 def _all_ours(manager: IndexRecords) -> bool:
     """Whether every record of the namespace has a ragingest id (none written by other code
     through the ``RecordManager``, e.g. LangChain's ``index()``)."""
-    from ragingest.vectorstore.origins import ragingest_form
+    from ragingest.vectorstore.records.origins import ragingest_form
 
     return all(ragingest_form(key) for key in manager.list_keys())
 

@@ -21,7 +21,7 @@ import numpy as np
 from ragingest.defaults import FUSION, Fusion
 from ragingest.evaluate.chunking import EvalChunk
 from ragingest.retrieval.fusion import fuse
-from ragingest.vectorstore.lexical import LexicalIndex
+from ragingest.vectorstore.lexical.index import LexicalIndex
 
 # Exact search instead of a Chroma collection: an HNSW graph built anew per configuration
 # moved whole rows of the table by up to 0.9 R@5 points between identical runs.

@@ -37,7 +37,7 @@ from ragingest.splitters.embedded import h1_and_nearest
 from ragingest.splitters.structure import analyze
 
 if TYPE_CHECKING:  # the types only: Chroma is imported when a trace opens the store
-    from ragingest.vectorstore.access import Access
+    from ragingest.vectorstore.access.principals import Access
     from ragingest.vectorstore.seam import ChunkSource
 
 _DEPTH = 50  # retrieval ranks looked at before saying "not retrieved"
@@ -62,7 +62,7 @@ def trace(
     only what ``principals`` may read (required on a collection with an access policy)."""
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
     from ragingest.retrieval.opening import open_guarded
-    from ragingest.vectorstore.guarded import say_unmatched
+    from ragingest.vectorstore.access.guarded import say_unmatched
 
     store = open_guarded(
         persist_dir, collection, principals, hybrid=hybrid, records_url=records_url

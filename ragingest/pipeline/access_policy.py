@@ -42,7 +42,7 @@ from ragingest.schema import (
     PUBLIC_PRINCIPAL,
 )
 from ragingest.splitters.chunk_metadata import page_range
-from ragingest.vectorstore.access import PREFIXES
+from ragingest.vectorstore.access.principals import PREFIXES
 
 Default = Literal["deny", "public"]
 RULE_KEYS = frozenset({"match", "users", "groups", "public"})

@@ -21,19 +21,19 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline.settle import move_records, rename_chroma
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.state import namespaces as state_namespaces
-from ragingest.vectorstore.aliases import Alias, Catalog
-from ragingest.vectorstore.lexical_location import lexical_index
-from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.parents import ParentStore, parent_collections
-from ragingest.vectorstore.record_manager import record_manager
-from ragingest.vectorstore.records import namespace
-from ragingest.vectorstore.store import (
+from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.chroma.store import (
     ALIAS_KEY,
     MODEL_KEY,
     collection_metadata,
     mismatch,
     model_identity,
 )
+from ragingest.vectorstore.lexical.location import lexical_index
+from ragingest.vectorstore.records.aliases import Alias, Catalog
+from ragingest.vectorstore.records.database import namespace
+from ragingest.vectorstore.records.parents import ParentStore, parent_collections
+from ragingest.vectorstore.records.record_manager import record_manager
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """One writer per collection.
 
-Which lock depends on the records database (``ragingest.vectorstore.records``):
+Which lock depends on the records database (``ragingest.vectorstore.records.database``):
 
 - SQLite (the default): ``filelock.FileLock`` (an exclusive ``flock``) on
   ``ragingest_<name>.lock`` in the Chroma directory, with no fallback to a lock file's mere
@@ -35,8 +35,8 @@ from sqlalchemy import delete, func, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from ragingest.errors import LockedError
-from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.records import (
+from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.records.database import (
     DIALECTS,
     WRITER,
     RecordsURLError,

@@ -52,14 +52,14 @@ from ragingest.pipeline.sources import SourcePlan, plan_sources
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Writer
 from ragingest.splitters.factory import SplitSettings, check_sizes
-from ragingest.vectorstore import retention
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
-from ragingest.vectorstore.collection_info import is_remote
-from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.origins import ragingest_sources
-from ragingest.vectorstore.record_manager import record_manager
-from ragingest.vectorstore.records import namespace
-from ragingest.vectorstore.store import chroma_client, collection_metadata, open_store
+from ragingest.vectorstore.chroma import retention
+from ragingest.vectorstore.chroma.collection_info import is_remote
+from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.chroma.store import chroma_client, collection_metadata, open_store
+from ragingest.vectorstore.records.database import namespace
+from ragingest.vectorstore.records.origins import ragingest_sources
+from ragingest.vectorstore.records.record_manager import record_manager
 
 log = logging.getLogger(__name__)
 

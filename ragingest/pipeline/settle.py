@@ -27,8 +27,8 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Engine
 
-from ragingest.vectorstore.langchain_sql import UPSERTION_RECORD
-from ragingest.vectorstore.records import FILE_STATE, JOURNAL, namespace
+from ragingest.vectorstore.records.database import FILE_STATE, JOURNAL, namespace
+from ragingest.vectorstore.records.langchain_sql import UPSERTION_RECORD
 
 
 def move_records(engine: Engine, old: str, new: str) -> None:

@@ -1,6 +1,6 @@
 """What each ingested file looked like when its chunks went in: size, mtime and sha256 of its
 bytes, in ``ragingest_file_state`` of the records database (beside the record manager, one
-namespace per physical collection; ``ragingest.vectorstore.records``: SQLite in the Chroma
+namespace per physical collection; ``ragingest.vectorstore.records.database``: SQLite in the Chroma
 directory by default, or a ``--records-url``). A file whose size, mtime and hash all match is
 not parsed again.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from sqlalchemy import delete, select
 
 from ragingest.pipeline.stamps import FileStamp, FileState
-from ragingest.vectorstore.records import (
+from ragingest.vectorstore.records.database import (
     FILE_STATE,
     ensure_schema,
     records_engine,

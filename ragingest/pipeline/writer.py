@@ -32,9 +32,9 @@ from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.split import FileChunks
 from ragingest.pipeline.state import FileState, FileStates
 from ragingest.schema import ACCESS_KEY, ChunkRecord
-from ragingest.vectorstore.origins import origins, ragingest_sources
-from ragingest.vectorstore.record_manager import IndexRecords
-from ragingest.vectorstore.store import ChunkStore
+from ragingest.vectorstore.chroma.store import ChunkStore
+from ragingest.vectorstore.records.origins import origins, ragingest_sources
+from ragingest.vectorstore.records.record_manager import IndexRecords
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
-    from ragingest.vectorstore.access import ALL, Principals
+    from ragingest.vectorstore.access.principals import ALL, Principals
 
 __all__ = ["ALL", "HeadingFirstRetriever", "Principals"]
 
@@ -25,7 +25,7 @@ def __getattr__(name: str) -> Any:
 
         return HeadingFirstRetriever
     if name in ("ALL", "Principals"):
-        from ragingest.vectorstore import access
+        from ragingest.vectorstore.access import principals as access
 
         return getattr(access, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from ragingest.retrieval.filters import as_filter
-from ragingest.vectorstore.access import Access, as_access
+from ragingest.vectorstore.access.principals import Access, as_access
 from ragingest.vectorstore.seam import AllOf, AnyOf, Condition, Filter
 
 SEARCH_KWARGS = {"k": "k", "filter": "where", "fetch_k": "fetch_k", "lambda_mult": "lambda_mult"}

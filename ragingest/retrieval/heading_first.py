@@ -49,10 +49,10 @@ from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.settings import RetrievalSettings
 from ragingest.retrieval.sync_retriever import SyncRetriever
-from ragingest.vectorstore.access import Access, AllPrincipals, Principals, as_access
-from ragingest.vectorstore.guarded import GuardedSource, both, guarded
+from ragingest.vectorstore.access.guarded import GuardedSource, both, guarded
+from ragingest.vectorstore.access.principals import Access, AllPrincipals, Principals, as_access
+from ragingest.vectorstore.chroma.server import ChromaServer
 from ragingest.vectorstore.seam import ChunkSource, Filter
-from ragingest.vectorstore.server import ChromaServer
 
 
 class HeadingFirstRetriever(RetrievalSettings, SyncRetriever):
@@ -139,8 +139,8 @@ class HeadingFirstRetriever(RetrievalSettings, SyncRetriever):
 
     def model_post_init(self, context: Any) -> None:
         """Open the collection and build the search (module docstring)."""
-        from ragingest.vectorstore.readable import readable_copy, store_path
-        from ragingest.vectorstore.server import active_server
+        from ragingest.vectorstore.chroma.readable import readable_copy, store_path
+        from ragingest.vectorstore.chroma.server import active_server
 
         persist = self.persist_dir
         if self.server is None and active_server() is None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragingest.vectorstore.access import Access
+from ragingest.vectorstore.access.guarded import GuardedSource
+from ragingest.vectorstore.access.principals import Access
+from ragingest.vectorstore.chroma.server import ChromaServer
 from ragingest.vectorstore.gate import reading
-from ragingest.vectorstore.guarded import GuardedSource
-from ragingest.vectorstore.server import ChromaServer
 
 
 def open_guarded(
@@ -27,7 +27,7 @@ def open_guarded(
     is not in step with Chroma (built before the lexical index existed, or a write cut
     short), read only as ``principals`` (``GuardedSource``: ``PrincipalsRequiredError`` for
     none on a collection with an access policy). The opened store is the guard's ``inner``."""
-    from ragingest.vectorstore.store import open_store
+    from ragingest.vectorstore.chroma.store import open_store
 
     store = open_store(
         persist_dir, collection, model=model, create=False, records_url=records_url,

@@ -11,11 +11,11 @@ from ragingest.defaults import FUSION, HYBRID, TOP_K, Fusion
 from ragingest.retrieval.filters import parse_where
 from ragingest.retrieval.opening import open_guarded
 from ragingest.retrieval.search import candidate_depth, rank_chunks
-from ragingest.vectorstore.access import Access, as_access
-from ragingest.vectorstore.guarded import GuardedSource, say_unmatched
-from ragingest.vectorstore.reader import open_reader
+from ragingest.vectorstore.access.guarded import GuardedSource, say_unmatched
+from ragingest.vectorstore.access.principals import Access, as_access
+from ragingest.vectorstore.chroma.reader import open_reader
+from ragingest.vectorstore.chroma.server import ChromaServer
 from ragingest.vectorstore.seam import ChunkSource
-from ragingest.vectorstore.server import ChromaServer
 
 __all__ = ["RANKS", "parse_where", "search"]
 
@@ -59,7 +59,7 @@ def search(
         in_step = not hybrid or store.lexical_in_step()
         say_unmatched(guard, collection)
     if not in_step:  # a write cut short: the full store repairs it
-        from ragingest.vectorstore.server import use_server
+        from ragingest.vectorstore.chroma.server import use_server
 
         with use_server(server):
             store = open_guarded(

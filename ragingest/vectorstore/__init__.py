@@ -14,7 +14,7 @@ def __getattr__(name: str) -> Any:
     """Imported on first use: ``ragingest --help`` and the modules that need only ``server``
     do not pay for Chroma and LangChain."""
     if name == "open_store":
-        from ragingest.vectorstore.store import open_store
+        from ragingest.vectorstore.chroma.store import open_store
 
         return open_store
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

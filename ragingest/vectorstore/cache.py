@@ -23,7 +23,7 @@ from langchain_classic.storage import EncoderBackedStore
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore
 
-from ragingest.vectorstore.kv import KVStore
+from ragingest.vectorstore.records.kv import KVStore
 
 CACHE_FILE = "ragingest_embeddings.sqlite"
 NAMESPACE = "embeddings"
@@ -163,7 +163,7 @@ def cached_embeddings(
     ``ragingest_embeddings.sqlite`` in ``persist_dir`` (a damaged one set aside and built
     again: ``kv.kv_store``'s ``disposable``); ``factory`` builds the model's embeddings on the
     first miss."""
-    from ragingest.vectorstore.kv import kv_store
+    from ragingest.vectorstore.records.kv import kv_store
 
     store = kv_store(persist_dir, records_url, CACHE_FILE, NAMESPACE, LEGACY, disposable=True)
     return CachedEmbeddings(model_name, fingerprint, factory, store, batch_size)
@@ -176,7 +176,7 @@ def cached_text_hashes(embeddings: CachedEmbeddings) -> np.ndarray:
     correct)."""
     from sqlalchemy import func, select
 
-    from ragingest.vectorstore.kv import KV_TABLE
+    from ragingest.vectorstore.records.kv import KV_TABLE
 
     store = getattr(getattr(embeddings, "document_embedding_store", None), "store", None)
     engine, namespace = getattr(store, "engine", None), getattr(store, "namespace", None)

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragingest.vectorstore.records_location import is_shared
+from ragingest.vectorstore.records.location import is_shared
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -115,7 +115,11 @@ class ReadGate:
     def _advisory(self, exclusive: bool) -> Iterator[int]:
         from sqlalchemy import func, select
 
-        from ragingest.vectorstore.records import GENERATION_METADATA, create_tables, records_engine
+        from ragingest.vectorstore.records.database import (
+            GENERATION_METADATA,
+            create_tables,
+            records_engine,
+        )
 
         engine = records_engine(self.persist_dir, self.records_url)
         lock = func.pg_advisory_xact_lock if exclusive else func.pg_advisory_xact_lock_shared
@@ -139,7 +143,7 @@ class ReadGate:
         from sqlalchemy import select
         from sqlalchemy.exc import ProgrammingError
 
-        from ragingest.vectorstore.records import GENERATION, records_engine
+        from ragingest.vectorstore.records.database import GENERATION, records_engine
 
         query = select(GENERATION.c.generation).where(GENERATION.c.gate_key == self.key)
         with contextlib.ExitStack() as stack:
@@ -157,7 +161,7 @@ class ReadGate:
         from sqlalchemy.dialects.postgresql import insert
         from sqlalchemy.engine import Engine
 
-        from ragingest.vectorstore.records import GENERATION
+        from ragingest.vectorstore.records.database import GENERATION
 
         statement = insert(GENERATION).values(gate_key=self.key, generation=1)
         statement = statement.on_conflict_do_update(

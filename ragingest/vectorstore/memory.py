@@ -19,10 +19,10 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.stores import InMemoryBaseStore
 
 from ragingest.schema import ACCESS_KEY
-from ragingest.vectorstore.access_write import parent_access, stored_access
+from ragingest.vectorstore.access.write import parent_access, stored_access
 from ragingest.vectorstore.gate import ReadGate
 from ragingest.vectorstore.ids import chroma_id
-from ragingest.vectorstore.lexical import LexicalIndex, lexical_text
+from ragingest.vectorstore.lexical.index import LexicalIndex, lexical_text
 from ragingest.vectorstore.seam import Filter, StoredChunk, matches
 
 
@@ -63,7 +63,7 @@ class MemoryStore:
             self._rows.pop(chunk_id, None)  # an upsert moves to the end, as a new row
             self._rows[chunk_id] = (StoredChunk(chunk_id, doc.page_content, meta), row)
         if parent_texts is not None:
-            from ragingest.vectorstore.parents import parent_documents
+            from ragingest.vectorstore.records.parents import parent_documents
 
             self.parent_store.mset(parent_documents(documents, parent_texts))
         if self.lexical is not None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ragingest.cli.main import main
 from ragingest.cli.terminal import terminal_safe
-from ragingest.vectorstore.kv import KV_TABLE
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.records.kv import KV_TABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "Выдача альбомов \x1b[2Jидёт\x1b]0;pwned\x07 по записи \u202eтекст."

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.server import TIMEOUT_ENV
+from ragingest.vectorstore.chroma.server import TIMEOUT_ENV
 from tests.chroma import chroma_server
 
 pytestmark = pytest.mark.slow

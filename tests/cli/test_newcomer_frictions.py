@@ -14,7 +14,7 @@ import pytest
 
 from ragingest.cli.main import main
 from ragingest.loaders.records import catalogue_documents, faq_document
-from ragingest.vectorstore.names import chroma_name, is_chroma_safe
+from ragingest.vectorstore.chroma.names import chroma_name, is_chroma_safe
 from tests.conftest import EXAMPLES
 
 pytestmark = pytest.mark.slow

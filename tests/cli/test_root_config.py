@@ -14,7 +14,7 @@ import pytest
 from ragingest.cli.loader_specs import LoaderSpecError, cli_sources, import_loader
 from ragingest.cli.main import main
 from ragingest.config import root_config
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 
 GOOD = "# Отпуск\n\nОтпуск оформляется заявлением за две недели до начала.\n"
 MARKER_MODULE = "ragingest_marker_module"

@@ -9,7 +9,7 @@ import json
 import time
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.helpers import ingest_cli
 
 HEADINGS = 100_000  # splitting them takes tens of seconds on this machine; the bound is 2 s

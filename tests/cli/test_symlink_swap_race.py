@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 
 SECRET = "hunter2-outside-the-root"
 NOTES = 64

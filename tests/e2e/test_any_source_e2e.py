@@ -18,7 +18,7 @@ from langchain_core.documents import Document
 
 import ragingest
 from ragingest.errors import MassDeleteError
-from ragingest.vectorstore.store import open_store
+from ragingest.vectorstore.chroma.store import open_store
 from tests import docbuilders as b
 from tests.helpers import ingest_cli
 from tests.margins import assert_first_on_any_cpu

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.helpers import ingest_cli
 
 pytestmark = pytest.mark.slow

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ragingest.vectorstore.parents import ParentStore, parent_collections
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.records.parents import ParentStore, parent_collections
 from tests.conftest import DATA, EXAMPLES
 from tests.helpers import ingest_cli
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.conftest import EXAMPLES
 
 pytestmark = pytest.mark.slow

@@ -16,8 +16,8 @@ from langchain_core.indexing import index
 from ragingest.cli.main import main
 from ragingest.cli.status import collection_status, render
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
-from ragingest.vectorstore.record_manager import record_manager
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.records.record_manager import record_manager
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 APP_DOCS = [

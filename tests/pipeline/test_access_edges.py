@@ -19,9 +19,9 @@ from langchain_core.documents import Document
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.pipeline.access_sync import ruled_source
 from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
-from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.collection_info import chroma_client
-from ragingest.vectorstore.store import ChunkStore
+from ragingest.vectorstore.chroma.collection_info import chroma_client
+from ragingest.vectorstore.chroma.store import ChunkStore
+from ragingest.vectorstore.records.aliases import resolve_collection
 from tests.pipeline.test_access_runs import readers_of, run, states, stored, write
 
 pytestmark = pytest.mark.slow
@@ -124,7 +124,7 @@ def pages(source: str, *readers: list[str] | None) -> list[Document]:
 
 def chunk_readers(store: Path, source: str) -> list[tuple[int, int, list[str], list[str]]]:
     """(page_start, page_end, chunk's access, its parent's access) of each chunk of ``source``."""
-    from ragingest.vectorstore.parents import ParentStore
+    from ragingest.vectorstore.records.parents import ParentStore
 
     physical = resolve_collection(store, "kb")
     got = chroma_client(store).get_collection(physical).get(where={"source": source})

@@ -21,10 +21,10 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.pipeline.state import FileStates
 from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
-from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.collection_info import ACCESS_POLICY_KEY, chroma_client
-from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.records import namespace
+from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY, chroma_client
+from ragingest.vectorstore.records.aliases import resolve_collection
+from ragingest.vectorstore.records.database import namespace
+from ragingest.vectorstore.records.parents import ParentStore
 
 pytestmark = pytest.mark.slow
 

@@ -35,12 +35,12 @@ from ragingest.pipeline import runner
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.pipeline.state import FileStates
 from ragingest.schema import PUBLIC_PRINCIPAL
-from ragingest.vectorstore.access import Principals
-from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.collection_info import chroma_client
-from ragingest.vectorstore.guarded import GuardedSource
-from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.store import ChunkStore, open_store
+from ragingest.vectorstore.access.guarded import GuardedSource
+from ragingest.vectorstore.access.principals import Principals
+from ragingest.vectorstore.chroma.collection_info import chroma_client
+from ragingest.vectorstore.chroma.store import ChunkStore, open_store
+from ragingest.vectorstore.records.aliases import resolve_collection
+from ragingest.vectorstore.records.parents import ParentStore
 
 pytestmark = pytest.mark.slow
 

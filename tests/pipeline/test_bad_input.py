@@ -15,7 +15,7 @@ import pytest
 
 from ragingest.cli.main import main
 from ragingest.errors import ParseError
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests import docbuilders as b
 from tests.helpers import ingest_cli
 

@@ -22,7 +22,7 @@ from ragingest.pipeline.plan import make_plan, scan_corpus
 from ragingest.pipeline.split import Splitting
 from ragingest.splitters.factory import SplitSettings
 from ragingest.splitters.heading_first import HeadingFirstSplitter
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.helpers import ingest_cli
 from tests.splitting import split_file
 

@@ -15,7 +15,7 @@ import ragingest
 from ragingest.cli.main import main
 from ragingest.models.encoder import ModelEncoder
 from ragingest.pipeline.pace import Pace
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 
 
 def long_file(path: Path, sections: int) -> Path:

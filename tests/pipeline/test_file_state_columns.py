@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from ragingest.pipeline.state import FileStamp, FileState, FileStates
-from ragingest.vectorstore.records import RECORDS_FILE
+from ragingest.vectorstore.records.database import RECORDS_FILE
 from tests.postgres import postgres_server, server_bin
 
 OLD_TABLE = (

@@ -10,9 +10,9 @@ import pytest
 
 import ragingest
 from ragingest.errors import CollectionMismatchError
-from ragingest.vectorstore.lexical import LexicalIndex
-from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.lexical.index import LexicalIndex
+from ragingest.vectorstore.records.parents import ParentStore
 from tests.helpers import ingest_cli
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ from langchain_core.documents import Document
 
 import ragingest
 from ragingest.schema import from_content, storable_key, storable_keys
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.helpers import ingest_cli
 
 pytestmark = pytest.mark.slow

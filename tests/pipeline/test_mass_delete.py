@@ -16,7 +16,7 @@ from ragingest.cli.main import main
 from ragingest.cli.watch import watch
 from ragingest.errors import EXIT_REFUSED, MassDeleteError, MissingPathError
 from ragingest.pipeline.options import IngestOptions
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 
 pytestmark = pytest.mark.slow  # the real model, parser processes, Chroma on disk
 

@@ -14,7 +14,7 @@ from ragingest.loaders import loader_for
 from ragingest.loaders.source_map import indexed_text
 from ragingest.schema import validate
 from ragingest.vectorstore import open_store
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.conftest import EXAMPLES
 from tests.helpers import ingest_cli
 from tests.margins import assert_first_on_any_cpu, required_margin

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 
 pytestmark = pytest.mark.slow
 

@@ -15,9 +15,9 @@ import pytest
 
 import ragingest
 from ragingest.cli.status import collection_status
-from ragingest.vectorstore.lexical import LexicalIndex
-from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.store import chroma_client, open_store
+from ragingest.vectorstore.chroma.store import chroma_client, open_store
+from ragingest.vectorstore.lexical.index import LexicalIndex
+from ragingest.vectorstore.records.parents import ParentStore
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow  # the real model, parser processes, Chroma on disk
@@ -85,10 +85,10 @@ def test_plain_langchain_chroma_reads_a_rebuilt_collection(tmp_path):
 
 STEPS = [
     "ragingest.pipeline.lifecycle.move_records",
-    "ragingest.vectorstore.parents.ParentStore.copy_to",
-    "ragingest.vectorstore.lexical.LexicalIndex.rename_to",
+    "ragingest.vectorstore.records.parents.ParentStore.copy_to",
+    "ragingest.vectorstore.lexical.index.LexicalIndex.rename_to",
     "ragingest.pipeline.lifecycle.rename_chroma",
-    "ragingest.vectorstore.aliases.Catalog.set_live",
+    "ragingest.vectorstore.records.aliases.Catalog.set_live",
 ]
 
 

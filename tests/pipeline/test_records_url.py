@@ -27,18 +27,18 @@ from ragingest.cli.main import build_parser, main
 from ragingest.errors import LockedError
 from ragingest.pipeline.lock import CollectionLock
 from ragingest.pipeline.state import FileStamp, FileState, FileStates
-from ragingest.vectorstore.aliases import Catalog, resolve_collection
 from ragingest.vectorstore.cache import NAMESPACE
-from ragingest.vectorstore.kv import kv_store
-from ragingest.vectorstore.record_manager import record_manager
-from ragingest.vectorstore.records import (
+from ragingest.vectorstore.chroma.store import chroma_client, open_store
+from ragingest.vectorstore.records.aliases import Catalog, resolve_collection
+from ragingest.vectorstore.records.database import (
     RECORDS_FILE,
     RECORDS_URL_ENV,
     RecordsURLError,
     records_engine,
     records_url_for,
 )
-from ragingest.vectorstore.store import chroma_client, open_store
+from ragingest.vectorstore.records.kv import kv_store
+from ragingest.vectorstore.records.record_manager import record_manager
 from tests.conftest import EXAMPLES, ROOT
 from tests.pipeline.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
 from tests.pipeline.test_reindex_processes import read_until, start

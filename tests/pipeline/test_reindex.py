@@ -24,9 +24,9 @@ from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore import open_store
-from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.record_manager import IndexRecords, record_manager
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.records.aliases import resolve_collection
+from ragingest.vectorstore.records.record_manager import IndexRecords, record_manager
 from tests.conftest import EXAMPLES
 from tests.splitting import split_file
 

@@ -18,10 +18,10 @@ import pytest
 from ragingest.cli.main import main
 from ragingest.pipeline import runlog
 from ragingest.pipeline.state import FileStates
-from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.record_manager import record_manager
-from ragingest.vectorstore.records import namespace
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.records.aliases import resolve_collection
+from ragingest.vectorstore.records.database import namespace
+from ragingest.vectorstore.records.record_manager import record_manager
 from tests.conftest import ROOT
 from tests.pipeline.test_reindex import (
     ingest_args,

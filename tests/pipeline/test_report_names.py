@@ -8,7 +8,7 @@ import unicodedata
 
 import ragingest
 from ragingest.pipeline import runner
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 
 
 def test_a_file_deleted_during_the_run_is_gone_not_failed(tmp_path, monkeypatch):

@@ -21,8 +21,8 @@ import pytest
 from ragingest.cli.main import main
 from ragingest.pipeline.ray_env import LOOPBACK, ray_environment, ray_runtime
 from ragingest.pipeline.runner import IngestOptions, ingest
-from ragingest.vectorstore.server import ChromaServer, use_server
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.server import ChromaServer, use_server
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.chroma import chroma_server as start_chroma_server
 from tests.chroma import free_port, stop, wait_port
 

@@ -11,7 +11,7 @@ import pytest
 import ragingest
 from ragingest.loaders.source_keys import source_bases
 from ragingest.loaders.walk import walk
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 
 
 def _readme(folder: Path, body: str) -> None:

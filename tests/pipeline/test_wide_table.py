@@ -16,7 +16,7 @@ from ragingest.schema import (
     storable_problems,
 )
 from ragingest.splitters.factory import SplitSettings, base_splitter
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
 from tests.splitting import split_file
 
 MODEL = "intfloat/multilingual-e5-small"

@@ -15,10 +15,10 @@ import ragingest
 from ragingest.cli.main import main
 from ragingest.errors import NoAccessPolicyError
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
-from ragingest.vectorstore.access import ALL, Principals
-from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.collection_info import chroma_client
-from ragingest.vectorstore.store import open_store
+from ragingest.vectorstore.access.principals import ALL, Principals
+from ragingest.vectorstore.chroma.collection_info import chroma_client
+from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.records.aliases import resolve_collection
 from tests.pipeline.test_access_runs import MINILM, write
 
 pytestmark = pytest.mark.slow

@@ -18,12 +18,12 @@ from ragingest.retrieval.context import ContextRetriever
 from ragingest.retrieval.heading_first import HeadingFirstRetriever
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import rank_chunks
-from ragingest.vectorstore.access import ALL, Principals
-from ragingest.vectorstore.guarded import GuardedSource
-from ragingest.vectorstore.lexical import LexicalIndex
+from ragingest.vectorstore.access.guarded import GuardedSource
+from ragingest.vectorstore.access.principals import ALL, Principals
+from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.lexical.index import LexicalIndex
 from ragingest.vectorstore.memory import MemoryStore
 from ragingest.vectorstore.seam import ChunkSource
-from ragingest.vectorstore.store import open_store
 from tests.retrieval.access_world import (
     CALLERS,
     DOCS,

@@ -18,9 +18,9 @@ from ragingest.retrieval.fusion import distribution_score_fusion
 from ragingest.retrieval.heading_first import HeadingFirstRetriever
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import fill_documents, lexical_page, rank_chunks
-from ragingest.vectorstore.lexical import LexicalIndex
+from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.lexical.index import LexicalIndex
 from ragingest.vectorstore.memory import MemoryStore
-from ragingest.vectorstore.store import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
 
 WORDS = "alpha beta gamma delta omega sigma kappa lambda theta zeta rho tau".split()

@@ -8,10 +8,10 @@ import pytest
 from ragingest.errors import CollectionMismatchError
 from ragingest.retrieval.query import search
 from ragingest.retrieval.search import rank_chunks
-from ragingest.vectorstore.aliases import Catalog, resolve_collection
-from ragingest.vectorstore.reader import open_reader
-from ragingest.vectorstore.records_location import resolve_in_default_file
-from ragingest.vectorstore.store import open_store
+from ragingest.vectorstore.chroma.reader import open_reader
+from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.records.aliases import Catalog, resolve_collection
+from ragingest.vectorstore.records.location import resolve_in_default_file
 from tests.conftest import EXAMPLES
 from tests.helpers import ingest_cli
 

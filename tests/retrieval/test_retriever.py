@@ -13,8 +13,8 @@ import ragingest
 from ragingest.cli.main import main
 from ragingest.retrieval.retriever import Span, select
 from ragingest.retrieval.search import candidate_depth
-from ragingest.vectorstore.parents import ParentStore
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.records.parents import ParentStore
 from tests.helpers import ingest_cli
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

@@ -13,8 +13,8 @@ import pytest
 import ragingest
 from ragingest.errors import EXIT_CORRUPT
 from ragingest.vectorstore.cache import CACHE_FILE
-from ragingest.vectorstore.kv import KVStore, is_damaged, kv_store
-from ragingest.vectorstore.parents import PARENTS_FILE
+from ragingest.vectorstore.records.kv import KVStore, is_damaged, kv_store
+from ragingest.vectorstore.records.parents import PARENTS_FILE
 from tests.helpers import ingest_cli
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from ragingest.vectorstore.records import ensure_schema, records_engine
+from ragingest.vectorstore.records.database import ensure_schema, records_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 CREATE = """
 import sys
-from ragingest.vectorstore.collection_info import chroma_client
-from ragingest.vectorstore.records import ensure_schema, records_engine
+from ragingest.vectorstore.chroma.collection_info import chroma_client
+from ragingest.vectorstore.records.database import ensure_schema, records_engine
 ensure_schema(records_engine(sys.argv[1]))
 chroma_client(sys.argv[1]).get_or_create_collection(sys.argv[2])
 """

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from ragingest.errors import PrincipalsRequiredError
-from ragingest.vectorstore.access import ALL, Principals, access_filter
+from ragingest.vectorstore.access.principals import ALL, Principals, access_filter
+from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.seam import matches
-from ragingest.vectorstore.store import open_store
 from tests.vectorstore.test_store_contract import NamedEmbeddings
 from tests.vectorstore.test_store_contract_access import _with_readers, mark_policy
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from ragingest.vectorstore.access import ALL, Principals, access_filter
-from ragingest.vectorstore.guarded import GuardedSource
+from ragingest.vectorstore.access.guarded import GuardedSource
+from ragingest.vectorstore.access.principals import ALL, Principals, access_filter
+from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.seam import matches
-from ragingest.vectorstore.store import open_store
 from tests.chroma import chroma_server
 from tests.vectorstore.test_store_contract import NamedEmbeddings
 from tests.vectorstore.test_store_contract_access import _with_readers, mark_policy

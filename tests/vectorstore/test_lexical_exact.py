@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragingest.vectorstore.lexical import LexicalIndex, query_terms, ranking_terms
-from ragingest.vectorstore.lexical_cache import Postings, TermCache
+from ragingest.vectorstore.lexical.cache import Postings, TermCache
+from ragingest.vectorstore.lexical.index import LexicalIndex, query_terms, ranking_terms
 
 COMMON = ["data", "table", "query", "index", "server"]  # English words: stemmed as themselves
 RARE = [f"code{n}" for n in range(40)]

@@ -8,10 +8,10 @@ import uuid
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.lexical import LexicalIndex
-from ragingest.vectorstore.lexical_pg import PgLexicalIndex
-from ragingest.vectorstore.lexical_terms import MAX_TERM_BYTES, terms
-from ragingest.vectorstore.records import records_engine
+from ragingest.vectorstore.lexical.index import LexicalIndex
+from ragingest.vectorstore.lexical.pg import PgLexicalIndex
+from ragingest.vectorstore.lexical.terms import MAX_TERM_BYTES, terms
+from ragingest.vectorstore.records.database import records_engine
 from tests.helpers import ingest_cli
 from tests.postgres import postgres_server, server_bin
 

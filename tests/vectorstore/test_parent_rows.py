@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.vectorstore.parents import ParentStore, parent_collections
-from ragingest.vectorstore.store import chroma_client
+from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.records.parents import ParentStore, parent_collections
 
 pytestmark = pytest.mark.slow
 

@@ -10,12 +10,12 @@ import uuid
 import pytest
 from langchain_core.documents import Document
 
-from ragingest.vectorstore.access import Principals
+from ragingest.vectorstore.access.guarded import POOL_CAP, POOL_MIN, GuardedSource
+from ragingest.vectorstore.access.principals import Principals
+from ragingest.vectorstore.access.readable_ids import ReadableIds, readable
+from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.gate import ReadGate
-from ragingest.vectorstore.guarded import POOL_CAP, POOL_MIN, GuardedSource
 from ragingest.vectorstore.memory import MemoryStore
-from ragingest.vectorstore.readable_ids import ReadableIds, readable
-from ragingest.vectorstore.store import open_store
 from tests.postgres import postgres_server, server_bin
 from tests.vectorstore.test_store_contract import NamedEmbeddings
 from tests.vectorstore.test_store_contract_access import mark_policy

@@ -14,8 +14,8 @@ import pytest
 
 import ragingest
 from ragingest.vectorstore.cache import CACHE_FILE
-from ragingest.vectorstore.kv import KV_TABLE
-from ragingest.vectorstore.retention import PENDING_FILE
+from ragingest.vectorstore.chroma.retention import PENDING_FILE
+from ragingest.vectorstore.records.kv import KV_TABLE
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -98,7 +98,7 @@ def test_a_deleted_file_of_a_small_collection_leaves_no_text(tmp_path: Path) -> 
 # cache: ... removed"), before a file is vacuumed: nothing after that point runs
 KILLED_IN_RETENTION = r"""
 import os, signal, sys
-from ragingest.vectorstore import retention
+from ragingest.vectorstore.chroma import retention
 def killed(persist_dir):
     os.kill(os.getpid(), signal.SIGKILL)
 retention.vacuum = killed

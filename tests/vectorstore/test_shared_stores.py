@@ -16,11 +16,11 @@ import pytest
 from langchain_core.documents import Document
 
 from ragingest.vectorstore.cache import CACHE_FILE, cached_embeddings
-from ragingest.vectorstore.lexical import LexicalIndex
-from ragingest.vectorstore.lexical_location import lexical_index
-from ragingest.vectorstore.lexical_pg import PgLexicalIndex, pg_lexical_collections
-from ragingest.vectorstore.parents import PARENTS_FILE, ParentStore, parent_collections
-from ragingest.vectorstore.records import records_engine
+from ragingest.vectorstore.lexical.index import LexicalIndex
+from ragingest.vectorstore.lexical.location import lexical_index
+from ragingest.vectorstore.lexical.pg import PgLexicalIndex, pg_lexical_collections
+from ragingest.vectorstore.records.database import records_engine
+from ragingest.vectorstore.records.parents import PARENTS_FILE, ParentStore, parent_collections
 from tests.postgres import postgres_server, server_bin
 
 TEXTS = {

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from langchain_core.documents import Document
 
-from ragingest.vectorstore.collection_info import chroma_client
+from ragingest.vectorstore.chroma.collection_info import chroma_client
+from ragingest.vectorstore.chroma.reader import ChunkReader
+from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.memory import MemoryStore
-from ragingest.vectorstore.reader import ChunkReader
 from ragingest.vectorstore.seam import (
     AllOf,
     AnyOf,
@@ -21,7 +22,6 @@ from ragingest.vectorstore.seam import (
     matches,
     parse_filter,
 )
-from ragingest.vectorstore.store import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
 
 WORDS = "alpha beta gamma delta omega sigma kappa lambda theta zeta".split()

@@ -8,13 +8,13 @@ import pytest
 from langchain_core.documents import Document
 
 from ragingest.errors import NoAccessPolicyError, PrincipalsRequiredError
-from ragingest.vectorstore.access import ALL, Principals, access_filter
-from ragingest.vectorstore.collection_info import ACCESS_POLICY_KEY, chroma_client
-from ragingest.vectorstore.guarded import GuardedSource
+from ragingest.vectorstore.access.guarded import GuardedSource
+from ragingest.vectorstore.access.principals import ALL, Principals, access_filter
+from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY, chroma_client
+from ragingest.vectorstore.chroma.reader import ChunkReader
+from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.memory import MemoryStore
-from ragingest.vectorstore.reader import ChunkReader
 from ragingest.vectorstore.seam import ChunkSource, matches, parse_filter
-from ragingest.vectorstore.store import open_store
 from tests.vectorstore.test_store_contract import NamedEmbeddings, _documents
 
 READERS = [["group:hr"], ["user:ann", "group:legal"], ["*"], ["!nobody"], None]

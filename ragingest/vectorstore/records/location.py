@@ -11,7 +11,7 @@ import sqlite3
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from ragingest.vectorstore.names import chroma_name
+from ragingest.vectorstore.chroma.names import chroma_name
 
 
 def creation_lock(path: Path | None) -> AbstractContextManager[object]:

@@ -42,8 +42,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR, insert
 from sqlalchemy.engine import Engine
 
-from ragingest.vectorstore.lexical_terms import query_terms, ranking_terms, terms
-from ragingest.vectorstore.records import chunks_of, create_tables
+from ragingest.vectorstore.lexical.terms import query_terms, ranking_terms, terms
+from ragingest.vectorstore.records.database import chunks_of, create_tables
 
 LEXICAL_METADATA = MetaData()
 LEXICAL = Table(

@@ -15,7 +15,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from ragingest.defaults import SEARCH_EF
 from ragingest.errors import CollectionMismatchError
 from ragingest.models.locate import canonical_name, model_fingerprint, resolve_model_path
-from ragingest.vectorstore.server import active_server
+from ragingest.vectorstore.chroma.server import active_server
 
 MODEL_KEY = "ragingest_model"
 FINGERPRINT_KEY = "ragingest_fingerprint"
@@ -29,14 +29,14 @@ POLICY_SETTING = "access_policy"
 
 def chroma_client(persist_dir: str | Path | None) -> Any:
     """The embedded client of ``persist_dir``, or an ``HttpClient`` inside ``use_server``
-    (``ragingest.vectorstore.server``)."""
+    (``ragingest.vectorstore.chroma.server``)."""
     from ragingest.vectorstore.chroma.clients import persistent_client
 
     server = active_server()
     if server is not None:
         return server.client()
 
-    from ragingest.vectorstore.records_location import creation_lock
+    from ragingest.vectorstore.records.location import creation_lock
 
     if persist_dir is None:
         raise ValueError("no --persist-dir and no Chroma server: give one of them")

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragingest.vectorstore.lexical import LexicalIndex, drop_orphans
-from ragingest.vectorstore.records_location import is_shared
+from ragingest.vectorstore.lexical.index import LexicalIndex, drop_orphans
+from ragingest.vectorstore.records.location import is_shared
 
 if TYPE_CHECKING:
-    from ragingest.vectorstore.lexical_pg import PgLexicalIndex
+    from ragingest.vectorstore.lexical.pg import PgLexicalIndex
 
 
 def lexical_index(
@@ -21,8 +21,8 @@ def lexical_index(
 ) -> LexicalIndex | PgLexicalIndex:
     """The lexical index of the physical ``collection`` (``LexicalIndex``'s methods)."""
     if is_shared(persist_dir, records_url):
-        from ragingest.vectorstore.lexical_pg import PgLexicalIndex
-        from ragingest.vectorstore.records import records_engine
+        from ragingest.vectorstore.lexical.pg import PgLexicalIndex
+        from ragingest.vectorstore.records.database import records_engine
 
         return PgLexicalIndex(records_engine(persist_dir, records_url), collection)
     return LexicalIndex(_folder(persist_dir), collection)
@@ -35,8 +35,8 @@ def drop_orphan_indexes(
     for either backend); returns their names."""
     if not is_shared(persist_dir, records_url):
         return drop_orphans(_folder(persist_dir), alive)
-    from ragingest.vectorstore.lexical_pg import PgLexicalIndex, pg_lexical_collections
-    from ragingest.vectorstore.records import records_engine
+    from ragingest.vectorstore.lexical.pg import PgLexicalIndex, pg_lexical_collections
+    from ragingest.vectorstore.records.database import records_engine
 
     engine = records_engine(persist_dir, records_url)
     indexed = pg_lexical_collections(engine)

@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ragingest.vectorstore.lexical_cache import TermCache, create_version, raise_version
-from ragingest.vectorstore.lexical_search import FtsTables, search_snapshot
-from ragingest.vectorstore.lexical_terms import lexical_text, query_terms, ranking_terms, terms
-from ragingest.vectorstore.sqlite_local import ThreadLocalConnection
+from ragingest.vectorstore.lexical.cache import TermCache, create_version, raise_version
+from ragingest.vectorstore.lexical.search import FtsTables, search_snapshot
+from ragingest.vectorstore.lexical.terms import lexical_text, query_terms, ranking_terms, terms
+from ragingest.vectorstore.records.sqlite_local import ThreadLocalConnection
 
 __all__ = [
     "LEXICAL_FILE",

@@ -45,9 +45,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ragingest.schema import ACCESS_KEY, PUBLIC_PRINCIPAL
-from ragingest.vectorstore.access import Access, Principals, access_filter, readable_names
-from ragingest.vectorstore.guarded_indexes import GuardedLexical, GuardedParents
-from ragingest.vectorstore.readable_ids import ReadableIds, readable
+from ragingest.vectorstore.access.guarded_indexes import GuardedLexical, GuardedParents
+from ragingest.vectorstore.access.principals import (
+    Access,
+    Principals,
+    access_filter,
+    readable_names,
+)
+from ragingest.vectorstore.access.readable_ids import ReadableIds, readable
 from ragingest.vectorstore.seam import (
     AllOf,
     ChunkSource,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragingest.models.encoder import ModelEncoder
-from ragingest.vectorstore.collection_info import (
+from ragingest.vectorstore.chroma.collection_info import (
     ACCESS_POLICY_KEY,
     MODEL_KEY,
     check_compatible,
@@ -29,9 +29,9 @@ from ragingest.vectorstore.collection_info import (
     missing_collection,
     require_store_dir,
 )
+from ragingest.vectorstore.chroma.names import chroma_name
 from ragingest.vectorstore.gate import ReadGate
-from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.records_location import resolve_in_default_file
+from ragingest.vectorstore.records.location import resolve_in_default_file
 from ragingest.vectorstore.seam import (
     AllOf,
     Condition,
@@ -194,9 +194,9 @@ def open_reader(
     """Open the existing ``collection`` read-only (see the module docstring); ``model=None``
     means the model it was built with. ``server``: a ``server.ChromaServer`` (default: the one
     of an enclosing ``use_server``, else the embedded ``persist_dir``)."""
+    from ragingest.vectorstore.chroma.server import active_server
     from ragingest.vectorstore.gate import read_gate
-    from ragingest.vectorstore.lexical_location import drop_orphan_indexes, lexical_index
-    from ragingest.vectorstore.server import active_server
+    from ragingest.vectorstore.lexical.location import drop_orphan_indexes, lexical_index
 
     server = server or active_server()
     if server is None:
@@ -206,7 +206,7 @@ def open_reader(
     client = server.client() if server is not None else chroma_client(persist_dir)
     physical = resolve_in_default_file(persist_dir, collection, records_url)
     if physical is None:  # another records database: through SQLAlchemy
-        from ragingest.vectorstore.aliases import resolve_collection
+        from ragingest.vectorstore.records.aliases import resolve_collection
 
         physical = resolve_collection(persist_dir, collection, records_url)
     existing = collection_metadata(client, physical)

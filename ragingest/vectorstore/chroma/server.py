@@ -8,7 +8,7 @@ collection). With both a server and a PostgreSQL records database a reader needs
 ``--persist-dir`` at all (``docs/scaling.md``, the read path).
 
 The server is chosen for a block of code with ``use_server`` (the CLI wraps each command in
-it); ``ragingest.vectorstore.store.chroma_client`` then returns an ``HttpClient``. Telemetry is
+it); ``vectorstore.chroma.store.chroma_client`` then returns an ``HttpClient``. Telemetry is
 off on the client. The Chroma 1.x server ignores server-side auth settings: bind it to
 127.0.0.1 and put a reverse proxy with auth in front when it must be reached from elsewhere;
 ``token`` is sent as ``Authorization: Bearer TOKEN`` (or under ``header``) for such a proxy.

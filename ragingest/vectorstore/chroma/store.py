@@ -6,7 +6,7 @@ metadata; opening an existing one with another model (or, for writing, other set
 ``CollectionMismatchError`` saying what differs and what to do.
 
 A collection name resolves through the alias table of the records database
-(``ragingest.vectorstore.records``: SQLite beside Chroma by default, else ``records_url`` /
+(``ragingest.vectorstore.records.database``: SQLite beside Chroma by default, else ``records_url`` /
 ``$RAGINGEST_RECORDS_URL``): after ``ingest --rebuild`` the name is served by another physical
 Chroma collection (``NAME__2``, ...). ``open_store`` and ``query`` follow it; code that talks to
 ``chromadb`` directly should call ``resolve_collection`` first.
@@ -27,12 +27,9 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
-from ragingest.vectorstore.access import Access, access_filter, principals_required
-from ragingest.vectorstore.access_write import chunk_access, parent_access, stored_access
-from ragingest.vectorstore.aliases import resolve_collection
-from ragingest.vectorstore.chroma.guarded import GuardedClient
-from ragingest.vectorstore.chroma.langchain import Chroma
-from ragingest.vectorstore.collection_info import (
+from ragingest.vectorstore.access.principals import Access, access_filter, principals_required
+from ragingest.vectorstore.access.write import chunk_access, parent_access, stored_access
+from ragingest.vectorstore.chroma.collection_info import (
     ACCESS_POLICY_KEY,
     ALIAS_KEY,
     FINGERPRINT_KEY,
@@ -48,16 +45,19 @@ from ragingest.vectorstore.collection_info import (
     require_store_dir,
     store_metadata,
 )
+from ragingest.vectorstore.chroma.guarded import GuardedClient
+from ragingest.vectorstore.chroma.langchain import Chroma
+from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.chroma.reader import ChromaReads, to_chroma
 from ragingest.vectorstore.gate import ReadGate, read_gate
 from ragingest.vectorstore.ids import chroma_id
-from ragingest.vectorstore.lexical import lexical_text
-from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.reader import ChromaReads, to_chroma
+from ragingest.vectorstore.lexical.index import lexical_text
+from ragingest.vectorstore.records.aliases import resolve_collection
 from ragingest.vectorstore.seam import ParentSource
 
 if TYPE_CHECKING:  # the types only: the parents database is opened by open_store
-    from ragingest.vectorstore.parents import ParentStore
-    from ragingest.vectorstore.server import ChromaServer
+    from ragingest.vectorstore.chroma.server import ChromaServer
+    from ragingest.vectorstore.records.parents import ParentStore
 
 __all__ = [  # the collection_info names stay importable from here
     "ALIAS_KEY",
@@ -85,7 +85,7 @@ PAGE = 1000  # ids per chromadb get
 
 class ChunkStore(ChromaReads, Chroma):
     """``Chroma`` that can embed another text than it stores, and keeps the parent docstore
-    and the lexical index (``ragingest.vectorstore.lexical``) in step with Chroma; a
+    and the lexical index (``ragingest.vectorstore.lexical.index``) in step with Chroma; a
     ``seam.ChunkSource`` (its reads: ``reader.ChromaReads``) and a ``seam.ChunkSink``.
 
     ``langchain_chroma.Chroma`` embeds exactly what it stores; the breadcrumb must reach the
@@ -149,7 +149,7 @@ class ChunkStore(ChromaReads, Chroma):
         whose own ``access`` admits them (``guarded_indexes.GuardedParents``, read-only)."""
         if self._parents is None or self._principals is None:
             return self._parents
-        from ragingest.vectorstore.guarded_indexes import GuardedParents
+        from ragingest.vectorstore.access.guarded_indexes import GuardedParents
 
         access = access_filter(self._principals, policy=True)
         return self._parents if access is None else GuardedParents(self._parents, access)
@@ -164,8 +164,8 @@ class ChunkStore(ChromaReads, Chroma):
         they may read (``guarded_indexes.GuardedLexical``, read-only)."""
         if self._lexical is None or self._principals is None:
             return self._lexical
-        from ragingest.vectorstore.guarded import GuardedSource
-        from ragingest.vectorstore.guarded_indexes import GuardedLexical
+        from ragingest.vectorstore.access.guarded import GuardedSource
+        from ragingest.vectorstore.access.guarded_indexes import GuardedLexical
 
         return GuardedLexical(self._lexical, GuardedSource(self, self._principals))
 
@@ -217,7 +217,7 @@ class ChunkStore(ChromaReads, Chroma):
             if self.journal is not None:
                 self.journal(ids, "add")
             if self._parents is not None and parent_texts is not None:
-                from ragingest.vectorstore.parents import parent_documents
+                from ragingest.vectorstore.records.parents import parent_documents
 
                 parents = parent_documents(documents, parent_texts)
                 if parents:
@@ -382,8 +382,8 @@ def open_store(
     Without them (the writer's open) the seam's reads see every chunk, and on a collection
     with an access policy LangChain's reads raise ``PrincipalsRequiredError``.
     """
-    from ragingest.vectorstore.lexical_location import drop_orphan_indexes, lexical_index
-    from ragingest.vectorstore.server import active_server
+    from ragingest.vectorstore.chroma.server import active_server
+    from ragingest.vectorstore.lexical.location import drop_orphan_indexes, lexical_index
 
     server = server or active_server()
     if client is None and server is None:
@@ -418,7 +418,7 @@ def open_store(
         principals=principals,
         collection_metadata=fresh,
     )
-    from ragingest.vectorstore.parents import ParentStore
+    from ragingest.vectorstore.records.parents import ParentStore
 
     store.parent_store = ParentStore(persist_dir, physical, records_url)
     store.lexical = lexical_index(persist_dir, physical, records_url)

@@ -43,13 +43,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 
-from ragingest.vectorstore.records import (
+from ragingest.vectorstore.records.database import (
     chunks_of,
     create_tables,
     is_shared,
     records_engine,
 )
-from ragingest.vectorstore.sqlite_local import ThreadLocalConnection
+from ragingest.vectorstore.records.sqlite_local import ThreadLocalConnection
 
 KV_METADATA = MetaData()
 KV_TABLE = Table(  # LangChain SQLStore's table (module docstring): same name, columns, indexes

@@ -12,9 +12,15 @@ from pathlib import Path
 
 from sqlalchemy import Select, select
 
-from ragingest.vectorstore.names import chroma_name
-from ragingest.vectorstore.records import ALIAS, ensure_schema, has_table, records_engine, upsert
-from ragingest.vectorstore.records_location import resolve_in_default_file
+from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.records.database import (
+    ALIAS,
+    ensure_schema,
+    has_table,
+    records_engine,
+    upsert,
+)
+from ragingest.vectorstore.records.location import resolve_in_default_file
 
 
 @dataclass

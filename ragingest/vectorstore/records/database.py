@@ -61,7 +61,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import NullPool
 
 from ragingest.errors import MissingExtraError, RagIngestError
-from ragingest.vectorstore.records_location import (  # noqa: F401 - the location, re-exported
+from ragingest.vectorstore.records.location import (  # noqa: F401 - the location, re-exported
     ALIAS_TABLE,
     RECORDS_FILE,
     RECORDS_URL_ENV,
@@ -194,7 +194,7 @@ def ensure_schema(engine: Engine) -> Engine:
     SQLite: the file's folder too, and WAL mode (readers never wait for the writer)."""
     # imported here: it loads langchain_classic.indexes (~0.5 s), which reading (a query,
     # status) does not need
-    from ragingest.vectorstore.langchain_sql import LANGCHAIN_METADATA
+    from ragingest.vectorstore.records.langchain_sql import LANGCHAIN_METADATA
 
     if engine.dialect.name == "sqlite":
         path = _sqlite_file(engine)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ragingest.vectorstore.record_manager import IndexRecords
+from ragingest.vectorstore.records.record_manager import IndexRecords
 
 RECORD_ID = re.compile(r"[0-9a-f]{64}")  # ChunkRecord.id: a sha256
 

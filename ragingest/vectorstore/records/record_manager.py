@@ -26,8 +26,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from ragingest.vectorstore.langchain_sql import UPSERTION_RECORD, SQLRecordManager
-from ragingest.vectorstore.records import (
+from ragingest.vectorstore.records.database import (
     JOURNAL,
     chunks_of,
     ensure_schema,
@@ -35,6 +34,7 @@ from ragingest.vectorstore.records import (
     records_engine,
     upsert,
 )
+from ragingest.vectorstore.records.langchain_sql import UPSERTION_RECORD, SQLRecordManager
 
 _SYNC_ONLY = "ragingest's record manager is synchronous (index(), not aindex())"
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragingest.vectorstore.chroma.maintenance import purge_log, set_sync_threshold, stored_vectors
-from ragingest.vectorstore.kv import KVStore
+from ragingest.vectorstore.records.kv import KVStore
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragingest.vectorstore.lexical_cache import Postings, TermCache, Version, best, read_version
-from ragingest.vectorstore.lexical_terms import ranking_terms
+from ragingest.vectorstore.lexical.cache import Postings, TermCache, Version, best, read_version
+from ragingest.vectorstore.lexical.terms import ranking_terms
 
 _ID_BATCH = 500
 

@@ -23,7 +23,7 @@ from langchain_core.stores import BaseStore
 from sqlalchemy import select
 
 from ragingest.schema import ACCESS_KEY
-from ragingest.vectorstore.kv import KV_TABLE, kv_engine, kv_store
+from ragingest.vectorstore.records.kv import KV_TABLE, kv_engine, kv_store
 
 PARENTS_FILE = "ragingest_parents.sqlite"
 PREFIX = "parents/"
@@ -97,7 +97,7 @@ def _document(raw: bytes) -> Document:
 def parent_collections(persist_dir: str | Path | None, records_url: str | None = None) -> list[str]:
     """The physical collections with parent sections (creates nothing beside Chroma when
     there is no parents file yet)."""
-    from ragingest.vectorstore.records import is_shared
+    from ragingest.vectorstore.records.database import is_shared
 
     if (
         not is_shared(persist_dir, records_url)
