@@ -29,30 +29,16 @@ from ragingest.vectorstore.chroma.collection_info import (
     missing_collection,
     require_store_dir,
 )
+from ragingest.vectorstore.chroma.index import to_chroma
 from ragingest.vectorstore.chroma.names import chroma_name
 from ragingest.vectorstore.gate import ReadGate
 from ragingest.vectorstore.records.location import resolve_in_default_file
 from ragingest.vectorstore.seam import (
-    AllOf,
-    Condition,
     Filter,
     LexicalSearch,
     ParentSource,
     StoredChunk,
 )
-
-
-def to_chroma(where: Filter | None) -> dict[str, Any] | None:
-    """The one translation of a ``seam.Filter`` into Chroma's ``where`` syntax."""
-    if where is None:
-        return None
-    if isinstance(where, Condition):
-        value = list(where.value) if isinstance(where.value, tuple) else where.value
-        return {where.key: {where.op: value}}
-    parts = [p for p in (to_chroma(part) for part in where.parts) if p is not None]
-    if len(parts) == 1:  # Chroma refuses $and/$or of fewer than two
-        return parts[0]
-    return {"$and" if isinstance(where, AllOf) else "$or": parts}
 
 
 class ChromaReads:

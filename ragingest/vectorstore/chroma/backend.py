@@ -1,0 +1,70 @@
+"""``ChromaBackend``: the store port's ``Backend`` over a chromadb client (an embedded
+directory or a server), the collections' lifecycle through chromadb's public client API.
+
+Chroma-specific choices live here and nowhere else: cosine space and ``SEARCH_EF`` HNSW
+candidates per query on every collection created (plain Chroma and langchain_chroma read both
+from the collection's metadata), names mapped by ``names.chroma_name``, a rename done in place
+(``modify(name=...)``: same id, so an open handle keeps working).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ragingest.defaults import SEARCH_EF
+from ragingest.vectorstore.chroma.collection_info import chroma_client, is_remote
+from ragingest.vectorstore.chroma.index import ChromaIndex
+from ragingest.vectorstore.chroma.names import chroma_name
+
+INDEX_SETTINGS = {"hnsw:space": "cosine", "hnsw:search_ef": SEARCH_EF}
+
+
+class ChromaBackend:
+    """The collections of one chromadb client as a ``port.Backend`` (module docstring)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    @property
+    def remote(self) -> bool:
+        return is_remote(self.client)
+
+    def storage_name(self, typed: str) -> str:
+        return chroma_name(typed)
+
+    def names(self) -> set[str]:
+        return {getattr(c, "name", c) for c in self.client.list_collections()}
+
+    def metadata(self, name: str) -> dict[str, Any] | None:
+        try:
+            return dict(self.client.get_collection(name).metadata or {})
+        except Exception:  # chromadb raises NotFoundError or ValueError by version
+            return None
+
+    def create(self, name: str, metadata: Mapping[str, Any]) -> ChromaIndex:
+        found = self.client.get_or_create_collection(
+            name, metadata={**INDEX_SETTINGS, **metadata}
+        )
+        return ChromaIndex(found, self.client.get_max_batch_size())
+
+    def open(self, name: str) -> ChromaIndex:
+        try:
+            found = self.client.get_collection(name)
+        except Exception as error:
+            raise KeyError(f"no collection {name!r} in the Chroma store") from error
+        return ChromaIndex(found, self.client.get_max_batch_size())
+
+    def rename(self, old: str, new: str) -> None:
+        self.client.get_collection(old).modify(name=new)
+
+    def drop(self, name: str) -> None:
+        if self.metadata(name) is not None:
+            self.client.delete_collection(name)
+
+
+def open_chroma(persist_dir: str | Path | None, server: Any = None) -> ChromaBackend:
+    """The backend of a Chroma server (``server.ChromaServer``; default: the one of an
+    enclosing ``server.use_server``), else of the embedded directory ``persist_dir``."""
+    return ChromaBackend(server.client() if server is not None else chroma_client(persist_dir))
