@@ -29,6 +29,7 @@ from langchain_core.embeddings import Embeddings
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.access.principals import Access, access_filter, principals_required
 from ragingest.vectorstore.access.write import chunk_access, parent_access, stored_access
+from ragingest.vectorstore.chroma.backend import INDEX_SETTINGS
 from ragingest.vectorstore.chroma.collection_info import (
     ACCESS_POLICY_KEY,
     ALIAS_KEY,
@@ -416,7 +417,7 @@ def open_store(
         reads=GuardedClient(client, access, refuse) if access or refuse else None,
         guard_seam=principals is not None,
         principals=principals,
-        collection_metadata=fresh,
+        collection_metadata=None if fresh is None else {**INDEX_SETTINGS, **fresh},
     )
     from ragingest.vectorstore.records.parents import ParentStore
 
