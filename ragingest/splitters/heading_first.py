@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.documents import Document
 
 from ragingest.chunk import DEFAULT_PARENT_SIZE, Chunk
-from ragingest.defaults import CHUNK_SIZE, MIN_CHUNK_SIZE, SPLIT_LEVELS, default_overlap
+from ragingest.defaults import MIN_CHUNK_SIZE, SPLIT_LEVELS
 from ragingest.splitters import deadline
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
@@ -51,7 +51,7 @@ from ragingest.splitters.conventions import (
 from ragingest.splitters.counters import SpanCounter
 from ragingest.splitters.embedded import EmbeddedText
 from ragingest.splitters.markup_pieces import absorb_markup
-from ragingest.splitters.measure import Unit, capped_size
+from ragingest.splitters.measure import Unit
 from ragingest.splitters.packing import pack
 from ragingest.splitters.pieces import (
     Piece,
@@ -61,6 +61,7 @@ from ragingest.splitters.pieces import (
     named,
     sections_of,
 )
+from ragingest.splitters.sizing import resolve_sizing
 from ragingest.splitters.structure import Heading, Structure, analyze
 
 if TYPE_CHECKING:
@@ -104,37 +105,27 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
         check_separators(separators, keep_separator, is_separator_regex, strip_whitespace)
         # a length function decides the packing size only: the model's limit still holds, in
         # model tokens (breadcrumb included), and ``token_count`` stays model tokens
-        self.sized_by_function = length_function is not None
-        if length_function is len:  # the same sizes, counted without a call per word
-            unit, length_function = "chars", None
-        if (unit == "tokens" or self.sized_by_function) and tokenizer is None:
-            from ragingest.models.resolve import load_model_info
-
-            info = load_model_info(model)
-            tokenizer = info.splitter_tokenizer
-            max_embed_tokens = max_embed_tokens or info.max_embed_tokens
-        # a length function's sizes are not model tokens: they are not capped (the limit is
-        # kept by ``EmbeddedText.fit``, in model tokens)
-        size_unit = "function" if self.sized_by_function else unit
-        size = capped_size(chunk_size or CHUNK_SIZE, size_unit, max_embed_tokens)
-        if chunk_size is not None and size < chunk_size:
-            log.warning(
-                "chunk_size %d is over the model's limit; capped at %d tokens so no "
-                "embedded text is truncated",
-                chunk_size,
-                size,
-            )
-        overlap = default_overlap(size) if chunk_overlap is None else chunk_overlap
-        if not 0 <= overlap < size:
-            raise ValueError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
-        if min_chunk_size < 0:
-            raise ValueError("min_chunk_size must be >= 0")
+        sizing = resolve_sizing(
+            chunk_size,
+            chunk_overlap,
+            min_chunk_size,
+            unit=unit,
+            tokenizer=tokenizer,
+            model=model,
+            max_embed_tokens=max_embed_tokens,
+            length_function=length_function,
+        )
+        self.sized_by_function = sizing.sized_by_function
+        size, overlap = sizing.chunk_size, sizing.chunk_overlap
+        max_embed_tokens = sizing.max_embed_tokens
         super().__init__(
             chunk_size=size, chunk_overlap=overlap, add_start_index=add_start_index, **kwargs
         )
         self.chunk_size, self.chunk_overlap = size, overlap  # public: TextSplitter's are private
         self.min_chunk_size = min_chunk_size
-        self.measure, self.token_measure = measures(unit, tokenizer, length_function)
+        self.measure, self.token_measure = measures(
+            sizing.unit, sizing.tokenizer, sizing.length_function
+        )
         self.header_names = levels(headers_to_split_on) if headers_to_split_on else None
         split_levels = sorted(self.header_names) if self.header_names else split_levels
         self.strip_headers = strip_headers
