@@ -27,7 +27,7 @@ from ragingest.defaults import MAX_CHUNKS_PER_FILE
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.cleaning.corpus import CorpusCleaner
 from ragingest.loaders.cleaning.rules import CleaningRules, Removal
-from ragingest.loaders.markdown.source_map import indexed_text, source_map_of
+from ragingest.loaders.markdown.source_offsets import indexed_text, source_map_of
 from ragingest.pipeline.plan import FileTask, make_plan, scan_corpus
 from ragingest.pipeline.split import Splitting, split_documents
 from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT

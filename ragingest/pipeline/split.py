@@ -20,7 +20,7 @@ from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
 from ragingest.loaders.cleaning.corpus import CorpusCleaner, apply_corpus
 from ragingest.loaders.cleaning.rules import CleaningRules, Removal, new_counts
-from ragingest.loaders.markdown.source_map import indexed_text, to_source
+from ragingest.loaders.markdown.source_offsets import indexed_text, to_source
 from ragingest.loaders.notes import add_note, file_notes
 from ragingest.loaders.process.bounded import ParserPool
 from ragingest.loaders.scans.text_quality import looks_garbled, real_word_share

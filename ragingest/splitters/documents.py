@@ -26,7 +26,7 @@ from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
 from ragingest.loaders.markdown.pages import normalize_documents
-from ragingest.loaders.markdown.source_map import indexed_text, to_source
+from ragingest.loaders.markdown.source_offsets import indexed_text, to_source
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 

@@ -14,13 +14,8 @@ from hypothesis import strategies as st
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import normalize_text
 from ragingest.loaders.markdown.plain_headings import heading_edits, text_headings
-from ragingest.loaders.markdown.source_map import (
-    apply_edits,
-    normalize_edits,
-    normalize_mapped,
-    source_map_of,
-    to_source,
-)
+from ragingest.loaders.markdown.source_map import apply_edits, normalize_edits, normalize_mapped
+from ragingest.loaders.markdown.source_offsets import source_map_of, to_source
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.chunk_metadata import chunk_metadata
 

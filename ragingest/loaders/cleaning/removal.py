@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ragingest.loaders.cleaning.rules import Removal
-from ragingest.loaders.markdown.source_map import apply_edits, source_map_of
+from ragingest.loaders.markdown.source_map import apply_edits
+from ragingest.loaders.markdown.source_offsets import source_map_of
 from ragingest.schema import BOX_MAP_HINT, PAGE_MAP_HINT, SOURCE_MAP_HINT
 
 if TYPE_CHECKING:  # the type only: removal never builds a Document

@@ -40,13 +40,8 @@ from ragingest.loaders.markdown.front_matter import (
     special,
 )
 from ragingest.loaders.markdown.plain_headings import heading_edits
-from ragingest.loaders.markdown.source_map import (
-    Edit,
-    SourceMap,
-    apply_edits,
-    form_feed_pages,
-    normalize_mapped,
-)
+from ragingest.loaders.markdown.source_map import Edit, SourceMap, apply_edits, normalize_mapped
+from ragingest.loaders.markdown.source_offsets import form_feed_pages
 from ragingest.loaders.notes import add_note
 from ragingest.schema import CONTENT_TYPE_HINT, PAGE_MAP_HINT, SOURCE_MAP_HINT
 
