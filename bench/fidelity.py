@@ -67,8 +67,8 @@ def build(folder: Path, copies: int) -> None:
 
 def measure(folder: Path) -> dict[str, Any]:
     from ragingest.cli.inspect import file_splitting
-    from ragingest.loaders.cleaning import CleaningRules, Removal
-    from ragingest.loaders.source_map import indexed_text
+    from ragingest.loaders.cleaning.rules import CleaningRules, Removal
+    from ragingest.loaders.markdown.source_offsets import indexed_text
     from ragingest.pipeline.plan import make_plan, scan_corpus
     from ragingest.pipeline.split import split_documents
     from ragingest.splitters.factory import SplitSettings

@@ -1,5 +1,5 @@
-"""Hostile input under the per-file time bound (``ragingest.loaders.bounded``): the slow cases
-the tests only check in small (a test runs a tiny timeout).
+"""Hostile input under the per-file time bound (``ragingest.loaders.process.bounded``): the slow
+cases the tests only check in small (a test runs a tiny timeout).
 
 - **Big HTML**: a generated page of ``--html-mb`` MB (default 30, just under the 32 MB size
   limit) parsed in the worker with the default ``--file-timeout``: whether it finished, and
@@ -30,7 +30,7 @@ from pathlib import Path
 from bench.common import median, timed
 from ragingest.defaults import FILE_TIMEOUT
 from ragingest.errors import FileTimeoutError
-from ragingest.loaders.bounded import ParserPool, load_documents
+from ragingest.loaders.process.bounded import ParserPool, load_documents
 
 
 def big_html(path: Path, megabytes: float) -> Path:

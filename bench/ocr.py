@@ -1,4 +1,4 @@
-"""OCR quality on a scanned set made from the Russian tuning sets (``loaders.ocr``).
+"""OCR quality on a scanned set made from the Russian tuning sets (``loaders.scans.ocr``).
 
 The text of the first ``--chars`` characters of ``--files`` files of each Russian tuning set
 (docs_ru_deckhouse, prose_ru_ruslit; front matter, code, tables, shortcodes and Markdown marks

@@ -1,4 +1,4 @@
-"""Retrieval on an OCR'd corpus against the same corpus born digital (``loaders.ocr``).
+"""Retrieval on an OCR'd corpus against the same corpus born digital (``loaders.scans.ocr``).
 
 The files of the docs_ru_deckhouse tuning set (``--files``: some of them; ~3 min on 2 cores
 for all 11, 108 pages) are reduced to what a page shows (``bench.ocr.blocks_of``: no code, tables or

@@ -36,7 +36,7 @@ EMBED_BATCH_SIZE = 64
 MAX_FILE_MB = 32  # larger files are refused: bounded time and memory
 FILE_TIMEOUT = 120.0  # seconds per file; a 30 MB page parses in well under this
 MAX_CHUNKS_PER_FILE = 20_000  # past it a file fails, named (~10 min of embedding on a CPU)
-# scans: how pages without a usable text layer are read (loaders.ocr); OCR counts against
+# scans: how pages without a usable text layer are read (loaders.scans.ocr); OCR counts against
 # FILE_TIMEOUT (~1-3 s a page a core): a long scan needs a larger --file-timeout
 OCR_MODES = ("never", "auto", "always")  # auto: pages without text or with a garbage layer
 OCR_MODE = "auto"

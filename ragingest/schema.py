@@ -11,8 +11,8 @@ Chroma accepts only str/int/float/bool values and non-empty lists of one of them
 holds, NaN) is stored as its digits, a string (these value rules: ``storable``, re-exported
 here). ``splitters.chunk_metadata`` builds a chunk's metadata from its document's metadata and
 the chunk; ``validate`` checks it against this table. Keys a content-type loader adds
-(``subject``, ``price``, ...) and front-matter keys (``loaders.front_matter``: as written, YAML
-types kept; one that collides with a key ragingest computes is kept as ``fm_<key>``) are kept
+(``subject``, ``price``, ...) and front-matter keys (``loaders.markdown.front_matter``: as written,
+YAML types kept; one that collides with a key ragingest computes is kept as ``fm_<key>``) are kept
 when Chroma stores their values.
 """
 
@@ -148,9 +148,10 @@ CONTENT_TYPE_HINT = "_content_type"  # the loader's word on the content type (co
 PAGE_MAP_HINT = "_page_map"  # sorted [(offset, page), ...] of a paged format → page_start/end
 TITLE_FROM_NAME_HINT = "_title_from_name"  # the title is only the file name: no breadcrumb
 # what the loader's cleaning removed: counts, and each removed block with its rule
-# (``loaders.cleaning.CleaningCounts``), for the run report and ``inspect``
+# (``loaders.cleaning.rules.CleaningCounts``), for the run report and ``inspect``
 CLEANING_HINT = "_cleaning"
-SOURCE_MAP_HINT = "_source_map"  # text formats: loaders.source_map.SourceMap → source offsets
+# text formats: loaders.markdown.source_map.SourceMap → source offsets
+SOURCE_MAP_HINT = "_source_map"
 # OCR'd lines: [(start, end, page, x0, y0, x1, y1, confidence, words), ...] in the text (box
 # on the page as displayed, mean confidence of its words) → page_boxes, ocr_confidence
 BOX_MAP_HINT = "_box_map"

@@ -168,8 +168,8 @@ def scan_pdf(path: Path, pages: list[Any], text_pages: dict[int, list[str]] | No
 def load_scan(path: Path, **ocr: Any) -> list[Any]:
     """The Documents ``path``'s loader gives with ``OcrSettings(**ocr)``."""
     from ragingest.loaders import loader_for
-    from ragingest.loaders.cleaning import CleaningRules
-    from ragingest.loaders.ocr import OcrSettings
+    from ragingest.loaders.cleaning.rules import CleaningRules
+    from ragingest.loaders.scans.ocr import OcrSettings
 
     loader = loader_for(path, path.parent, cleaning=CleaningRules(ocr=OcrSettings(**ocr)))
     return list(loader.lazy_load())

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.corpus import CorpusCleaner
+from ragingest.loaders.cleaning.corpus import CorpusCleaner
+from ragingest.loaders.cleaning.rules import CleaningRules
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import FileChunks, Splitting, split_task
 from ragingest.splitters.base import ChunkSplitter

@@ -144,7 +144,7 @@ def _scan_pictures(path: Path, document: dict[str, Any]) -> dict[int, bytes]:
     """The OCR'd pages of ``document`` (inspect's description) as PNG images, as displayed
     (the frame of their boxes)."""
     from ragingest.loaders.base import read_bytes
-    from ragingest.loaders.scan import page_pictures
+    from ragingest.loaders.scans.scan import page_pictures
 
     pages = [int(page) for page in document.get("scan_pages") or {}]
     if not pages:

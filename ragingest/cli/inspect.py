@@ -4,7 +4,7 @@ together.
 It is the run's own plan and split stage (``pipeline.plan``, ``pipeline.split``) on that one
 file with the same options (splitter settings, ``--content-type``, ``--no-clean``), so it shows
 exactly the chunks ``ingest`` stores for it, of every document of the file (mbox messages, CSV rows,
-pages). Cross-document cleaning (copies, boilerplate: ``loaders.corpus``) needs the corpus:
+pages). Cross-document cleaning (copies, boilerplate: ``loaders.cleaning.corpus``) needs the corpus:
 ``--corpus FOLDER`` scans FOLDER as ``ingest FOLDER`` does, so the file is cleaned exactly as
 that run cleans it; without it, ``inspect`` of one file removes nothing across files.
 
@@ -25,9 +25,9 @@ from typing import Any
 
 from ragingest.defaults import MAX_CHUNKS_PER_FILE
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.cleaning import CleaningRules, Removal
-from ragingest.loaders.corpus import CorpusCleaner
-from ragingest.loaders.source_map import indexed_text, source_map_of
+from ragingest.loaders.cleaning.corpus import CorpusCleaner
+from ragingest.loaders.cleaning.rules import CleaningRules, Removal
+from ragingest.loaders.markdown.source_offsets import indexed_text, source_map_of
 from ragingest.pipeline.plan import FileTask, make_plan, scan_corpus
 from ragingest.pipeline.split import Splitting, split_documents
 from ragingest.schema import BOX_MAP_HINT, SCAN_PAGES_HINT

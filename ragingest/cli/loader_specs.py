@@ -98,7 +98,7 @@ def import_loader(target: str, trusted: bool = True) -> type:
             "--loader MODULE:CLASS"
         )
     if module_name.split(".")[0] == "langchain_unstructured":  # unstructured, offline
-        from ragingest.loaders.partition import setup
+        from ragingest.loaders.formats.partition import setup
 
         setup()
     try:

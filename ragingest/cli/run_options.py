@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the types only: each function imports what it builds, so --help stays fast
-    from ragingest.loaders.cleaning import CleaningRules
+    from ragingest.loaders.cleaning.rules import CleaningRules
     from ragingest.pipeline.options import IngestOptions
     from ragingest.splitters.content_types import ContentTypeConfig
     from ragingest.splitters.factory import SplitSettings
@@ -35,8 +35,8 @@ def split_settings(
 def cleaning_rules(args: argparse.Namespace) -> CleaningRules:
     """The cleaning rules of ``--no-clean`` (all on unless turned off), with how scans are
     read (``--ocr``, ``--ocr-lang``, ``--ocr-max-pages``)."""
-    from ragingest.loaders.cleaning import CleaningRules
-    from ragingest.loaders.ocr import OcrSettings
+    from ragingest.loaders.cleaning.rules import CleaningRules
+    from ragingest.loaders.scans.ocr import OcrSettings
 
     ocr = OcrSettings(args.ocr, args.ocr_lang, args.ocr_max_pages)
     return CleaningRules.parse(args.no_clean, ocr)
@@ -53,7 +53,7 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     """``IngestOptions`` from the ingest/watch arguments; None (after saying why) when a path
     is missing."""
     from ragingest.cli.loader_specs import config_access_policy
-    from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB
+    from ragingest.loaders.process.bounded import DEFAULT_FILE_MEMORY_MB
     from ragingest.pipeline.checks import require_output_folder
     from ragingest.pipeline.options import IngestOptions
 

@@ -30,7 +30,7 @@ from langchain_core.documents import Document
 from ragingest.defaults import HYBRID, TRACE_K
 from ragingest.evaluate.matching import contains, locate
 from ragingest.evaluate.trace_report import Checkpoint, Expectation, TraceReport
-from ragingest.loaders.source_map import indexed_text
+from ragingest.loaders.markdown.source_offsets import indexed_text
 from ragingest.retrieval.search import candidate_depth
 from ragingest.splitters.dialects import heading_title
 from ragingest.splitters.embedded import h1_and_nearest

@@ -1,6 +1,9 @@
 """Loaders: one file in, LangChain ``Document``s of normalized Markdown out.
 
-One module per family of formats; ``LOADERS`` maps suffixes to them (``loader_for``).
+One module per family of formats (``formats/``, image files in ``scans/``); ``LOADERS`` maps
+suffixes to them (``loader_for``). Beside them, along the data flow: what a run is given
+(``inputs/``), parsing in bounded worker processes (``process/``), OCR (``scans/``), the
+normalized Markdown and its offsets (``markdown/``) and cleaning (``cleaning/``).
 """
 
 from __future__ import annotations
@@ -9,17 +12,17 @@ from pathlib import Path
 
 from ragingest.errors import UnsupportedFormatError
 from ragingest.loaders.base import MAX_FILE_BYTES, FileLoader
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.ebook import EpubLoader
-from ragingest.loaders.identity import FileIdentity
-from ragingest.loaders.mail import EmailLoader, MboxLoader
-from ragingest.loaders.office import DocxLoader, OdtLoader, PptxLoader, RtfLoader
-from ragingest.loaders.pdf import PdfLoader
-from ragingest.loaders.scan_image import ImageLoader
-from ragingest.loaders.tabular import CsvLoader, JsonLoader, XlsxLoader
-from ragingest.loaders.text import TextLoader
-from ragingest.loaders.walk import FoundFile, walk
-from ragingest.loaders.web import HtmlLoader
+from ragingest.loaders.cleaning.rules import CleaningRules
+from ragingest.loaders.formats.ebook import EpubLoader
+from ragingest.loaders.formats.mail import EmailLoader, MboxLoader
+from ragingest.loaders.formats.office import DocxLoader, OdtLoader, PptxLoader, RtfLoader
+from ragingest.loaders.formats.pdf import PdfLoader
+from ragingest.loaders.formats.tabular import CsvLoader, JsonLoader, XlsxLoader
+from ragingest.loaders.formats.text import TextLoader
+from ragingest.loaders.formats.web import HtmlLoader
+from ragingest.loaders.inputs.identity import FileIdentity
+from ragingest.loaders.inputs.walk import FoundFile, walk
+from ragingest.loaders.scans.scan_image import ImageLoader
 
 LOADERS: list[type[FileLoader]] = [
     TextLoader,

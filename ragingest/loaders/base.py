@@ -31,9 +31,9 @@ from ragingest.errors import (
     MissingExtraFileError,
     UnreadableFileError,
 )
-from ragingest.loaders.identity import FileIdentity
-from ragingest.loaders.source_keys import printable, source_of
-from ragingest.loaders.walk import file_type_name
+from ragingest.loaders.inputs.identity import FileIdentity
+from ragingest.loaders.inputs.source_keys import printable, source_of
+from ragingest.loaders.inputs.walk import file_type_name
 from ragingest.schema import TITLE_FROM_NAME_HINT, short_hash
 
 MAX_FILE_BYTES = MAX_FILE_MB * 1024 * 1024  # larger files are refused: bounded time and memory

@@ -34,8 +34,8 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ragingest.errors import CollectionMismatchError
-from ragingest.loaders.source_keys import printable
-from ragingest.loaders.sources import GROUP_PREFIX
+from ragingest.loaders.inputs.source_keys import printable
+from ragingest.loaders.inputs.sources import GROUP_PREFIX
 from ragingest.pipeline.access_policy import AccessPolicy, shared_readers
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.plan import Plan, PlanItem

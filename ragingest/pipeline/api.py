@@ -38,7 +38,7 @@ from ragingest.pipeline.options import RENAMED, IngestOptions, RunSettings, rena
 from ragingest.splitters.factory import SplitSettings
 
 if TYPE_CHECKING:  # a run's modules are imported on its first call (``run``)
-    from ragingest.loaders.source_items import Sources
+    from ragingest.loaders.inputs.source_items import Sources
     from ragingest.pipeline.report import RunReport
 
 P = ParamSpec("P")
@@ -135,7 +135,7 @@ def make_options(
 def run(sources: Any, options: IngestOptions, report: RunReport | None = None) -> RunReport:
     """One run over ``sources`` with ready ``IngestOptions``; the ``RunReport`` (``report``
     when given: filled as the run goes, so a caller still has it when the run raises)."""
-    from ragingest.loaders.source_items import split_sources
+    from ragingest.loaders.inputs.source_items import split_sources
     from ragingest.pipeline.runner import ingest as run_all
 
     paths, documents = split_sources(sources)

@@ -18,7 +18,7 @@ import logging
 import time
 from typing import Any
 
-from ragingest.loaders.progress import reporting
+from ragingest.loaders.process.progress import reporting
 from ragingest.pipeline.checks import FAILED_BEFORE, vanished
 from ragingest.pipeline.engine import Engine
 from ragingest.pipeline.options import IngestOptions

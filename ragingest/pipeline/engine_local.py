@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, cast
 
 from ragingest.errors import FileError
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.corpus import CorpusCleaner
+from ragingest.loaders.cleaning.corpus import CorpusCleaner
+from ragingest.loaders.process.bounded import ParserPool
 from ragingest.models.locate import backend_name
 from ragingest.pipeline.engine import SplitOutcome
 from ragingest.pipeline.options import IngestOptions

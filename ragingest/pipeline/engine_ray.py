@@ -55,8 +55,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.corpus import CorpusCleaner
+from ragingest.loaders.cleaning.corpus import CorpusCleaner
+from ragingest.loaders.process.bounded import ParserPool
 from ragingest.pipeline.engine import SplitOutcome
 from ragingest.pipeline.engine_local import run_splitting, split_outcome
 from ragingest.pipeline.options import IngestOptions

@@ -26,8 +26,8 @@ from ragingest.defaults import (
     WRITE_BATCH_SIZE,
 )
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB
-from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.cleaning.rules import CleaningRules
+from ragingest.loaders.process.bounded import DEFAULT_FILE_MEMORY_MB
 from ragingest.pipeline.access_policy import AccessPolicy
 from ragingest.pipeline.deletes import check_share
 from ragingest.splitters.content_types import ContentTypeConfig

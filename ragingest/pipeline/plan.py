@@ -23,11 +23,11 @@ from langchain_core.documents import Document
 from ragingest.errors import UnreadableFileError, UnsupportedFormatError
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.corpus import CorpusCleaner, document_pages
-from ragingest.loaders.identity import FileIdentity
-from ragingest.loaders.walk import SkippedFile, walk_entries
+from ragingest.loaders.cleaning.corpus import CorpusCleaner, document_pages
+from ragingest.loaders.cleaning.rules import CleaningRules
+from ragingest.loaders.inputs.identity import FileIdentity
+from ragingest.loaders.inputs.walk import SkippedFile, walk_entries
+from ragingest.loaders.process.bounded import ParserPool
 from ragingest.pipeline.stamps import VERSION, FileStamp, FileState, known_failure
 
 

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragingest.errors import FileError
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.corpus import FileDigest, document_pages
-from ragingest.loaders.identity import FileIdentity
+from ragingest.loaders.cleaning.corpus import FileDigest, document_pages
+from ragingest.loaders.inputs.identity import FileIdentity
+from ragingest.loaders.process.bounded import ParserPool
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import Splitting, split_task
 from ragingest.splitters.base import ChunkSplitter
@@ -47,7 +47,7 @@ from ragingest.splitters.factory import SplitSettings, base_splitter
 if TYPE_CHECKING:  # the type only: a Ray worker never builds the options
     import numpy as np
 
-    from ragingest.loaders.corpus import CorpusCleaner
+    from ragingest.loaders.cleaning.corpus import CorpusCleaner
     from ragingest.models.embeddings import SentenceTransformerEmbeddings
     from ragingest.pipeline.options import IngestOptions
 

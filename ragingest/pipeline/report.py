@@ -14,8 +14,8 @@ from ragingest.errors import (
     MassDeleteError,
     RagIngestError,
 )
-from ragingest.loaders.source_keys import printable
-from ragingest.loaders.walk import SkippedFile
+from ragingest.loaders.inputs.source_keys import printable
+from ragingest.loaders.inputs.walk import SkippedFile
 
 
 @dataclass

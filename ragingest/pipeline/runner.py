@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ragingest.defaults import ENGINES
 from ragingest.errors import MassDeleteError, MissingPathError
-from ragingest.loaders.sources import DocumentSource
+from ragingest.loaders.inputs.sources import DocumentSource
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.models.resolve import load_model_info
 from ragingest.pipeline import runlog

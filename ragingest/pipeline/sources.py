@@ -22,15 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.sources import (
+from ragingest.loaders.cleaning.rules import CleaningRules
+from ragingest.loaders.inputs.sources import (
     GROUP_PREFIX,
     DocumentSource,
     SourceError,
     SourceTask,
     unique_tasks,
 )
+from ragingest.loaders.process.bounded import ParserPool
 from ragingest.pipeline.access_policy import AccessPolicy, document_access, page_access
 from ragingest.pipeline.plan import FileTask, PlanItem, is_unchanged
 from ragingest.pipeline.stamps import FileStamp, FileState

@@ -18,12 +18,12 @@ from ragingest.defaults import MAX_CHUNKS_PER_FILE
 from ragingest.errors import FileError, FileTimeoutError, TooManyChunksError
 from ragingest.loaders import FoundFile
 from ragingest.loaders.base import MAX_FILE_BYTES
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.cleaning import CleaningRules, Removal, new_counts
-from ragingest.loaders.corpus import CorpusCleaner, apply_corpus
+from ragingest.loaders.cleaning.corpus import CorpusCleaner, apply_corpus
+from ragingest.loaders.cleaning.rules import CleaningRules, Removal, new_counts
+from ragingest.loaders.markdown.source_offsets import indexed_text, to_source
 from ragingest.loaders.notes import add_note, file_notes
-from ragingest.loaders.source_map import indexed_text, to_source
-from ragingest.loaders.text_quality import looks_garbled, real_word_share
+from ragingest.loaders.process.bounded import ParserPool
+from ragingest.loaders.scans.text_quality import looks_garbled, real_word_share
 from ragingest.pipeline.access_policy import page_access, section_readers
 from ragingest.pipeline.plan import FileTask
 from ragingest.schema import (

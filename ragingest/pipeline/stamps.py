@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragingest.loaders.base import open_regular
-from ragingest.loaders.identity import FileIdentity
+from ragingest.loaders.inputs.identity import FileIdentity
 from ragingest.version import __version__
 
 

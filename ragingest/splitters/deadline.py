@@ -1,12 +1,12 @@
 """A time bound on splitting one file (``--file-timeout``), checked by the splitter's loops.
 
-Parsing is bounded from outside (a worker process killed past the bound: ``loaders.bounded``);
-splitting runs in the caller's process, next to the model, so it is bounded from inside: the
-split stage opens ``within(seconds)`` around a file, and the splitters' loops over sections,
-merges and chunks call ``check()``, which raises ``SplitTimeout`` once the bound has passed
-(the stage reports the file ``timeout``, naming it; the run goes on). ``check`` costs a clock
-read; outside ``within`` it does nothing. The bound is per thread of execution (a context
-variable): engines splitting files in parallel threads each have their own.
+Parsing is bounded from outside (a worker process killed past the bound:
+``loaders.process.bounded``); splitting runs in the caller's process, next to the model, so it is
+bounded from inside: the split stage opens ``within(seconds)`` around a file, and the splitters'
+loops over sections, merges and chunks call ``check()``, which raises ``SplitTimeout`` once the
+bound has passed (the stage reports the file ``timeout``, naming it; the run goes on). ``check``
+costs a clock read; outside ``within`` it does nothing. The bound is per thread of execution (a
+context variable): engines splitting files in parallel threads each have their own.
 """
 
 from __future__ import annotations

@@ -3,10 +3,11 @@ LangChain pipeline's vector store.
 
 Contract:
 
-- ``chunked(splitter, documents)``: per document after ``loaders.pages.normalize_documents``
-  (pages joined, front matter out into the metadata), its metadata and chunks in the offsets
-  of the text given (``to_source``: the ``page_content`` passed in, front matter, BOM and CRLF
-  included; a document of ragingest's own file loaders: the file), and that text.
+- ``chunked(splitter, documents)``: per document after
+  ``loaders.markdown.pages.normalize_documents`` (pages joined, front matter out into the metadata),
+  its metadata and chunks in the offsets of the text given (``to_source``: the ``page_content``
+  passed in, front matter, BOM and CRLF included; a document of ragingest's own file loaders: the
+  file), and that text.
 - ``vectorstore_documents(splitter, documents, parents)``: one ``Document`` per chunk whose
   ``page_content`` is what ingest embeds (``Chunk.embed_text``: the breadcrumb, then the text
   with a documentation dialect's markup out), so a vector store that embeds ``page_content``
@@ -24,8 +25,8 @@ from typing import Any
 from langchain_core.documents import Document
 
 from ragingest.chunk import Chunk
-from ragingest.loaders.pages import normalize_documents
-from ragingest.loaders.source_map import indexed_text, to_source
+from ragingest.loaders.markdown.pages import normalize_documents
+from ragingest.loaders.markdown.source_offsets import indexed_text, to_source
 from ragingest.splitters.base import ChunkSplitter
 from ragingest.splitters.chunk_metadata import breadcrumb_title, chunk_metadata
 

@@ -147,7 +147,7 @@ class HeadingFirstSplitter(LangChainConventions, ChunkSplitter):
 
     # -- LangChain interface -------------------------------------------------------------
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
-        """LangChain's ``split_documents`` after ``loaders.pages.normalize_documents``: the
+        """LangChain's ``split_documents`` after ``loaders.markdown.pages.normalize_documents``: the
         pages or elements of one source (PyPDFLoader, UnstructuredLoader, ...) are joined into
         one document with a page map, front matter becomes metadata. ``page_content`` is the
         exact slice ``text_given[start_index:end_index]`` of the text given, front matter,

@@ -17,7 +17,7 @@ import pytest
 
 import ragingest
 from ragingest.cli.main import main
-from ragingest.loaders.text_quality import real_word_share
+from ragingest.loaders.scans.text_quality import real_word_share
 from ragingest.pipeline.split import GARBLED_NOTE
 from tests import docbuilders as b
 from tests.helpers import ingest_cli

@@ -26,7 +26,9 @@ community = pytest.importorskip("langchain_community.document_loaders")
 def test_import_loader_full_and_bare_names():
     assert import_loader("langchain_community.document_loaders:CSVLoader") is community.CSVLoader
     assert import_loader("TextLoader") is community.TextLoader
-    assert import_loader("ragingest.loaders:TextLoader").__module__ == "ragingest.loaders.text"
+    assert (
+        import_loader("ragingest.loaders:TextLoader").__module__ == "ragingest.loaders.formats.text"
+    )
 
 
 @pytest.mark.parametrize(

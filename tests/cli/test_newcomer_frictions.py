@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ragingest.cli.main import main
-from ragingest.loaders.records import catalogue_documents, faq_document
+from ragingest.loaders.formats.records import catalogue_documents, faq_document
 from ragingest.vectorstore.chroma.names import chroma_name, is_chroma_safe
 from tests.conftest import EXAMPLES
 

@@ -146,7 +146,7 @@ def test_given_documents_alone_start_no_parser_worker(tmp_path, monkeypatch, cap
     ``BrokenPipeError`` traceback from a worker the run closed before it was ready)."""
     from langchain_core.documents import Document
 
-    from ragingest.loaders.bounded import ParserPool
+    from ragingest.loaders.process.bounded import ParserPool
 
     started: list[ParserPool] = []
     monkeypatch.setattr(ParserPool, "start", lambda pool: started.append(pool))

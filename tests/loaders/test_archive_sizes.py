@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import FileTooLargeError
-from ragingest.loaders import loader_for, partition
-from ragingest.loaders.archives import RATIO_FLOOR, check_archive, inflated_size
+from ragingest.loaders import loader_for
+from ragingest.loaders.formats import partition
+from ragingest.loaders.formats.archives import RATIO_FLOOR, check_archive, inflated_size
 from tests import docbuilders as b
 
 XHTML = b"<html><body><p>" + b"a" * 64 + b"</p></body></html>"

@@ -16,9 +16,9 @@ from langchain_community.document_loaders import ObsidianLoader
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
-from ragingest.loaders.process_tree import resident_bytes
-from ragingest.loaders.source_items import loader_name
-from ragingest.loaders.sources import DocumentSource
+from ragingest.loaders.inputs.source_items import loader_name
+from ragingest.loaders.inputs.sources import DocumentSource
+from ragingest.loaders.process.process_tree import resident_bytes
 from ragingest.pipeline.sources import plan_sources
 
 

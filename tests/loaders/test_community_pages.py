@@ -1,5 +1,5 @@
-"""Real langchain-community loaders, offline, through ``loaders.pages.normalize_documents`` and
-``HeadingFirstSplitter.split_documents``: pages joined, running headers/footers, page numbers
+"""Real langchain-community loaders, offline, through ``loaders.markdown.pages.normalize_documents``
+and ``HeadingFirstSplitter.split_documents``: pages joined, running headers/footers, page numbers
 and the contents cleaned, front matter as metadata, elements rendered as Markdown."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from langchain_core.documents import Document
 
 from ragingest.loaders import loader_for
-from ragingest.loaders.pages import normalize_documents
+from ragingest.loaders.markdown.pages import normalize_documents
 from ragingest.schema import validate
 from ragingest.splitters import HeadingFirstSplitter
 from tests import docbuilders as b
@@ -156,7 +156,7 @@ def test_html_loaders(tmp_path):
     assert plain.metadata["file_type"] == "html"
     assert plain.metadata["title"] == "Справка: личный кабинет"
     elements = community.UnstructuredHTMLLoader(str(path), mode="elements")
-    from ragingest.loaders.source_items import split_sources
+    from ragingest.loaders.inputs.source_items import split_sources
 
     _paths, (source,) = split_sources([elements])  # sets unstructured up offline
     (task,) = source.tasks()

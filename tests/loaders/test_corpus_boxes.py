@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.cleaning.rules import CleaningRules
 from ragingest.pipeline.plan import make_plan, scan_corpus
 from ragingest.splitters.heading_first import HeadingFirstSplitter
 from tests.scans import render_page, scan_pdf, tesseract

@@ -11,8 +11,8 @@ import pytest
 
 from ragingest.errors import ParseError
 from ragingest.loaders import loader_for
+from ragingest.loaders.formats.repair import better_charset
 from ragingest.loaders.notes import file_notes
-from ragingest.loaders.repair import better_charset
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from tests.splitting import split_file
 

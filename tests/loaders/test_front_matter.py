@@ -1,5 +1,5 @@
 """Front matter becomes metadata by one rule on every path: a folder's file, a LangChain loader
-into ingest, a Document into ``split_documents`` (``loaders.front_matter``)."""
+into ingest, a Document into ``split_documents`` (``loaders.markdown.front_matter``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 from langchain_core.documents import Document
 
 from ragingest.loaders import loader_for
-from ragingest.loaders.front_matter import read_front_matter, storable
-from ragingest.loaders.pages import normalize_documents
+from ragingest.loaders.markdown.front_matter import read_front_matter, storable
+from ragingest.loaders.markdown.pages import normalize_documents
 from ragingest.pipeline.split import Splitting, records_of
 from ragingest.schema import storable_problems
 from ragingest.splitters import HeadingFirstSplitter

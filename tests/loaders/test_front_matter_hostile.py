@@ -13,8 +13,8 @@ import sys
 from langchain_core.documents import Document
 
 from ragingest.loaders import loader_for
-from ragingest.loaders.front_matter import read_front_matter, storable
-from ragingest.loaders.sources import DocumentSource
+from ragingest.loaders.inputs.sources import DocumentSource
+from ragingest.loaders.markdown.front_matter import read_front_matter, storable
 from ragingest.splitters import HeadingFirstSplitter
 from tests.conftest import ROOT
 

@@ -13,7 +13,7 @@ import pytest
 from ragingest.errors import ParseError, UnreadableFileError
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import read_bytes
-from ragingest.loaders.html_depth import nesting_depth
+from ragingest.loaders.formats.html_depth import nesting_depth
 from ragingest.loaders.notes import file_notes
 
 

@@ -354,7 +354,7 @@ def test_tickets_json_one_chunk_per_ticket(corpus, default):
 
 
 def test_unstructured_finds_its_spacy_model_offline():
-    from ragingest.loaders.partition import setup
+    from ragingest.loaders.formats.partition import setup
 
     setup()
     import spacy
@@ -366,11 +366,15 @@ def test_unstructured_finds_its_spacy_model_offline():
 
 @pytest.mark.parametrize("name", ["help.html", "memo.odt", "memo.epub", "memo.rtf"])
 def test_a_parser_returning_nothing_for_a_file_with_text_is_an_error(corpus, monkeypatch, name):
-    import ragingest.loaders.office
-    import ragingest.loaders.partition
-    import ragingest.loaders.web
+    import ragingest.loaders.formats.office
+    import ragingest.loaders.formats.partition
+    import ragingest.loaders.formats.web
 
-    for module in (ragingest.loaders.web, ragingest.loaders.office, ragingest.loaders.partition):
+    for module in (
+        ragingest.loaders.formats.web,
+        ragingest.loaders.formats.office,
+        ragingest.loaders.formats.partition,
+    ):
         monkeypatch.setattr(module, "partition", lambda *args, **kwargs: [])
     with pytest.raises(ParseError, match="returned no text although the file has some"):
         load(corpus / name)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import FileTimeoutError, ParseError
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.progress import report, timeout_reason
+from ragingest.loaders.process.bounded import ParserPool
+from ragingest.loaders.process.progress import report, timeout_reason
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.report import FileResult, RunReport
 from ragingest.pipeline.runlog import log_run, read, run_log_path
@@ -65,7 +65,7 @@ def test_ocr_max_pages_refuses_before_any_page_is_rendered(tmp_path, monkeypatch
     def render(*args: object) -> list[bytes]:
         raise AssertionError("rendered before the page count was checked")
 
-    monkeypatch.setattr("ragingest.loaders.pdf.render_pdf_pages", render)
+    monkeypatch.setattr("ragingest.loaders.formats.pdf.render_pdf_pages", render)
     path = scan_pdf(tmp_path / "long.pdf", [render_page(["x"], height_in=2)] * 3)
     with pytest.raises(ParseError, match="3 pages need OCR, over the limit of 2"):
         load_scan(path, max_pages=2)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragingest.loaders.markdown_blocks import markdown_blocks
+from ragingest.loaders.cleaning.markdown_blocks import markdown_blocks
 
 TEXT = (
     "Шапка документа.\n\n# Заголовок\n\nАбзац в две\nстроки.\n\n```console\n$ run\n\n"

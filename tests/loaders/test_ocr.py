@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import ParseError
-from ragingest.loaders.cleaning import CleaningRules
-from ragingest.loaders.text_quality import real_word_share
+from ragingest.loaders.cleaning.rules import CleaningRules
+from ragingest.loaders.scans.text_quality import real_word_share
 from ragingest.schema import BOX_MAP_HINT, NOTES_HINT, PAGE_MAP_HINT
 from ragingest.splitters.chunk_metadata import ocr_confidence, page_boxes
 from tests.scans import cer, degrade, load_scan, render_page, scan_pdf, tesseract
@@ -220,7 +220,7 @@ def test_too_many_pages_to_ocr_fail_by_name(tmp_path):
 
 
 def test_boilerplate_removed_by_the_run_moves_the_box_map(tmp_path):
-    from ragingest.loaders.corpus import CorpusCleaner, apply_corpus
+    from ragingest.loaders.cleaning.corpus import CorpusCleaner, apply_corpus
 
     tesseract()
     path = tmp_path / "memo.png"

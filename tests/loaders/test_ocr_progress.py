@@ -11,7 +11,7 @@ import pytest
 from tqdm import tqdm
 
 from ragingest.cli.main import main
-from ragingest.loaders.progress import report
+from ragingest.loaders.process.progress import report
 from ragingest.pipeline.apply_plan import _parse_progress
 from tests.loaders.test_ocr import MEMO
 from tests.scans import render_page, scan_pdf, tesseract
@@ -29,12 +29,14 @@ def test_an_ocr_run_reports_its_pages_from_the_parser_worker(tmp_path, caplog):
     docs.mkdir()
     pages = [render_page(MEMO[:2]), render_page(MEMO[2:])]
     scan_pdf(docs / "scan.pdf", pages)
-    caplog.set_level(logging.INFO, logger="ragingest.loaders.progress")
+    caplog.set_level(logging.INFO, logger="ragingest.loaders.process.progress")
     store = ["--persist-dir", str(tmp_path / "db"), "--collection", "c"]
     assert main(["--verbose", "ingest", str(docs), *store, "--no-progress"]) == 0
     # the parse ran in the worker process (the default file timeout bounds it): these lines
     # crossed the worker's connection to reach this process's log
-    said = [r.getMessage() for r in caplog.records if r.name == "ragingest.loaders.progress"]
+    said = [
+        r.getMessage() for r in caplog.records if r.name == "ragingest.loaders.process.progress"
+    ]
     assert sorted(said) == ["OCR page 1/2: scan.pdf", "OCR page 2/2: scan.pdf"]
 
 
@@ -51,7 +53,7 @@ def test_on_a_progress_bar_the_pages_show_on_the_bar():
 
 def test_without_a_terminal_the_pages_are_logged(caplog):
     bar = tqdm(["scan.pdf"], file=io.StringIO(), disable=True)
-    caplog.set_level(logging.INFO, logger="ragingest.loaders.progress")
+    caplog.set_level(logging.INFO, logger="ragingest.loaders.process.progress")
     with _parse_progress(bar):
         report("OCR page 1/2: scan.pdf")
     assert [r.getMessage() for r in caplog.records] == ["OCR page 1/2: scan.pdf"]

@@ -14,8 +14,8 @@ import pytest
 
 from ragingest.cli.inspect import render_text
 from ragingest.loaders import FoundFile
-from ragingest.loaders.scan import displayed_box
-from ragingest.loaders.text_quality import OCR_SURE, sure_ocr_heading
+from ragingest.loaders.scans.scan import displayed_box
+from ragingest.loaders.scans.text_quality import OCR_SURE, sure_ocr_heading
 from ragingest.pipeline.plan import FileTask
 from ragingest.pipeline.split import Splitting, split_documents
 from ragingest.schema import BOX_MAP_HINT

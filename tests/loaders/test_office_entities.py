@@ -14,7 +14,7 @@ from pptx import Presentation
 from pptx.util import Inches
 
 from ragingest.loaders import loader_for
-from ragingest.loaders.office_xml import flatten_entities, without_entities
+from ragingest.loaders.formats.office_xml import flatten_entities, without_entities
 
 SENTENCE = "Before MARK after the reference."
 

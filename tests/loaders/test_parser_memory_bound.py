@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import FileMemoryError
-from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.process.bounded import ParserPool
 
 pytestmark = pytest.mark.slow
 

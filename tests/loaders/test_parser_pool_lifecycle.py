@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 
 from ragingest.errors import FileTimeoutError
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.worker_process import WORKER_MODULE
+from ragingest.loaders.process.bounded import ParserPool
+from ragingest.loaders.process.worker_process import WORKER_MODULE
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 PARENT = """
 import sys
-from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.process.bounded import ParserPool
 from test_parser_pool_lifecycle import sleep_forever
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from ragingest.errors import (
     ParseError,
     UnreadableFileError,
 )
-from ragingest.loaders.bounded import ParserPool
+from ragingest.loaders.process.bounded import ParserPool
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ import pytest
 from ragingest.cli.args import build_parser
 from ragingest.cli.run_options import ingest_options
 from ragingest.errors import FileMemoryError, FileTimeoutError
-from ragingest.loaders.bounded import DEFAULT_FILE_MEMORY_MB, ParserPool
-from ragingest.loaders.process_tree import resident_bytes, tree_resident_bytes
+from ragingest.loaders.process.bounded import DEFAULT_FILE_MEMORY_MB, ParserPool
+from ragingest.loaders.process.process_tree import resident_bytes, tree_resident_bytes
 from ragingest.pipeline.options import IngestOptions
 
 

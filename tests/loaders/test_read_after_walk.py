@@ -14,8 +14,8 @@ import pytest
 
 from ragingest.errors import UnreadableFileError
 from ragingest.loaders import loader_for
-from ragingest.loaders.bounded import ParserPool
-from ragingest.loaders.walk import FoundFile, walk
+from ragingest.loaders.inputs.walk import FoundFile, walk
+from ragingest.loaders.process.bounded import ParserPool
 from ragingest.pipeline.plan import make_plan
 
 SECRET = "root password: hunter2-outside"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragingest.loaders.source_map import SourceMap, apply_edits, diff_map
+from ragingest.loaders.markdown.source_map import SourceMap, apply_edits, diff_map
 
 # sources are lower case, edits insert upper case: a lower-case output character is kept text
 source_text = st.text(alphabet="abc\n", min_size=0, max_size=60)

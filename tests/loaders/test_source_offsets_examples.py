@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragingest.loaders import loader_for, walk
-from ragingest.loaders.text import decode
+from ragingest.loaders.formats.text import decode
 from ragingest.splitters import HeadingFirstSplitter
 from tests.conftest import EXAMPLES
 from tests.splitting import split_file

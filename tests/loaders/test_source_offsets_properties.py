@@ -13,14 +13,9 @@ from hypothesis import strategies as st
 
 from ragingest.loaders import loader_for
 from ragingest.loaders.base import normalize_text
-from ragingest.loaders.plain_headings import heading_edits, text_headings
-from ragingest.loaders.source_map import (
-    apply_edits,
-    normalize_edits,
-    normalize_mapped,
-    source_map_of,
-    to_source,
-)
+from ragingest.loaders.markdown.plain_headings import heading_edits, text_headings
+from ragingest.loaders.markdown.source_map import apply_edits, normalize_edits, normalize_mapped
+from ragingest.loaders.markdown.source_offsets import source_map_of, to_source
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.chunk_metadata import chunk_metadata
 
@@ -202,7 +197,7 @@ def test_plain_text_heading_maps_to_its_words():
 
 
 def test_boilerplate_removal_keeps_source_offsets(tmp_path):
-    from ragingest.loaders.corpus import CorpusCleaner
+    from ragingest.loaders.cleaning.corpus import CorpusCleaner
     from tests.splitting import split_file
 
     disclaimer = "Информация носит справочный характер и не является публичной офертой."
@@ -242,7 +237,7 @@ def every_path(source: str, splitter: HeadingFirstSplitter) -> dict[str, tuple[s
     from langchain_community.document_loaders import TextLoader as LangChainTextLoader
     from langchain_core.documents import Document
 
-    from ragingest.loaders.pages import normalize_documents
+    from ragingest.loaders.markdown.pages import normalize_documents
     from ragingest.pipeline.split import Splitting, records_of
     from ragingest.splitters.factory import SplitSettings
 

@@ -1,4 +1,4 @@
-"""``loaders.sources``: any source → paths or document sources → one task per source key."""
+"""``loaders.inputs.sources``: any source → paths or document sources → one task per source key."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from ragingest.loaders import TextLoader as OurTextLoader
-from ragingest.loaders.source_items import split_sources
-from ragingest.loaders.sources import (
+from ragingest.loaders.inputs.source_items import split_sources
+from ragingest.loaders.inputs.sources import (
     GROUP_PREFIX,
     SourceError,
     content_hash,

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from ragingest.loaders import loader_for
-from ragingest.loaders.walk import FoundFile, SkippedFile, walk, walk_entries
+from ragingest.loaders.inputs.walk import FoundFile, SkippedFile, walk, walk_entries
 from ragingest.pipeline.report import FileResult, RunReport
 
 BAD_NAME = os.fsdecode(b"bad\xff\xfe.md")  # not UTF-8: surrogate-escaped by os

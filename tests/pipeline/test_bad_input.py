@@ -269,7 +269,7 @@ def test_bomb_is_refused_without_inflating(corpus, monkeypatch):
 def test_zip_check_reads_only_the_directory():
     """The check reads the central directory only: a member whose bytes are damaged (its
     CRC no longer matches, so reading it fails) still passes; sizes come from the directory."""
-    from ragingest.loaders.rich import check_archive
+    from ragingest.loaders.formats.rich import check_archive
 
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", zipfile.ZIP_STORED) as archive:

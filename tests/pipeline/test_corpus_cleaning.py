@@ -1,5 +1,5 @@
-"""Cleaning across the files of a run (``loaders.corpus``): copies are kept whole and named,
-boilerplate is only what repeats at the margins of distinct documents, never structure, never
+"""Cleaning across the files of a run (``loaders.cleaning.corpus``): copies are kept whole and
+named, boilerplate is only what repeats at the margins of distinct documents, never structure, never
 a large share of a document, each removal listed with its rule; ``inspect --corpus`` cleans
 as ingest does. (Before, three copies of the example regulation kept 180 of 2 134 characters
 each, and a console block repeated in 8 files lost its closing fence, so the rest of each file
@@ -17,7 +17,7 @@ import pytest
 
 from ragingest.cli.inspect import inspect_file
 from ragingest.cli.main import main
-from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.cleaning.rules import CleaningRules
 from ragingest.pipeline.plan import make_plan, scan_corpus
 from ragingest.pipeline.split import Splitting
 from ragingest.splitters.factory import SplitSettings

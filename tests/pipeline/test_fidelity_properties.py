@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragingest.loaders.cleaning import CleaningRules, Removal
-from ragingest.loaders.source_map import indexed_text
+from ragingest.loaders.cleaning.rules import CleaningRules, Removal
+from ragingest.loaders.markdown.source_offsets import indexed_text
 from ragingest.pipeline.plan import make_plan, scan_corpus
 from ragingest.pipeline.split import Splitting, split_documents
 from ragingest.schema import BOX_MAP_HINT, CLEANING_HINT

@@ -14,7 +14,7 @@ from langchain_core.retrievers import BaseRetriever
 
 import ragingest
 from ragingest.defaults import EMBED_BATCH_SIZE, WRITE_BATCH_SIZE
-from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.cleaning.rules import CleaningRules
 from ragingest.pipeline.api import make_options
 from ragingest.pipeline.options import IngestOptions, RunSettings
 from ragingest.retrieval import HeadingFirstRetriever

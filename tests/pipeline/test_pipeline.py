@@ -11,7 +11,7 @@ import pytest
 from ragingest.cli.main import main
 from ragingest.defaults import SEARCH_EF
 from ragingest.loaders import loader_for
-from ragingest.loaders.source_map import indexed_text
+from ragingest.loaders.markdown.source_offsets import indexed_text
 from ragingest.schema import validate
 from ragingest.vectorstore import open_store
 from ragingest.vectorstore.chroma.store import chroma_client

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragingest.defaults import MODEL
-from ragingest.loaders.corpus import FileDigest
+from ragingest.loaders.cleaning.corpus import FileDigest
 from ragingest.models.resolve import load_model_info
 from ragingest.pipeline.options import IngestOptions
 from ragingest.pipeline.ray_tasks import in_sorted, scan_batch, split_batch

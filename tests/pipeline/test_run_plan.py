@@ -7,7 +7,7 @@ import os
 
 from langchain_core.documents import Document
 
-from ragingest.loaders.cleaning import CleaningRules
+from ragingest.loaders.cleaning.rules import CleaningRules
 from ragingest.pipeline.plan import FileTask, is_unchanged, make_plan, scan_corpus, stamp_of
 from ragingest.pipeline.state import FileState
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import ragingest
-from ragingest.loaders.source_keys import source_bases
-from ragingest.loaders.walk import walk
+from ragingest.loaders.inputs.source_keys import source_bases
+from ragingest.loaders.inputs.walk import walk
 from ragingest.vectorstore.chroma.store import chroma_client
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
-from ragingest.loaders.source_items import split_sources
+from ragingest.loaders.inputs.source_items import split_sources
 from ragingest.pipeline.plan import is_unchanged
 from ragingest.pipeline.sources import plan_sources, stamp_of
 from ragingest.pipeline.state import FileState

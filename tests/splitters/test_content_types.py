@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from ragingest.loaders import CleaningRules, loader_for
-from ragingest.loaders.corpus import CorpusCleaner
-from ragingest.loaders.plain_headings import text_headings
-from ragingest.loaders.text import decode
+from ragingest.loaders.cleaning.corpus import CorpusCleaner
+from ragingest.loaders.formats.text import decode
+from ragingest.loaders.markdown.plain_headings import text_headings
 from ragingest.splitters import HeadingFirstSplitter
 from ragingest.splitters.content_types import ContentTypeConfig, detect
 from ragingest.splitters.paragraph import ParagraphSplitter
