@@ -46,8 +46,8 @@ def principals_of(where: Filter | None) -> list[str] | None:
 
 
 class FilteredReads:
-    """A ``seam.ChunkSource`` over ``inner`` (a ``Collection`` over Chroma) whose access-filtered reads are
-    answered by ``mode`` ("post" or "cached", module docstring)."""
+    """A ``seam.ChunkSource`` over ``inner`` (a ``Collection`` over Chroma) whose
+    access-filtered reads are answered by ``mode`` ("post" or "cached", module docstring)."""
 
     def __init__(self, inner: Any, mode: str, principals: list[str] | None = None) -> None:
         self.inner, self.mode, self.principals = inner, mode, principals
