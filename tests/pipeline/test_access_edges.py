@@ -20,7 +20,7 @@ from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.pipeline.access_sync import ruled_source
 from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
 from ragingest.vectorstore.chroma.collection_info import chroma_client
-from ragingest.vectorstore.chroma.store import ChunkStore
+from ragingest.vectorstore.collection import Collection
 from ragingest.vectorstore.records.aliases import resolve_collection
 from tests.pipeline.test_access_runs import readers_of, run, states, stored, write
 
@@ -92,13 +92,13 @@ def test_a_permission_change_stopped_half_way_is_put_right(tmp_path, monkeypatch
     store = tmp_path / "store"
     run(root, store, rules(hr=["hr"]))
     widening = AccessPolicy((AccessRule("hr/**", public=True), AccessRule("pub/**", public=True)))
-    written = ChunkStore.set_access
+    written = Collection.set_access
 
     def stop_after_the_chunks(self, ids, access):
         written(self, ids, access)
         raise Stopped  # before the file state is written
 
-    monkeypatch.setattr(ChunkStore, "set_access", stop_after_the_chunks)
+    monkeypatch.setattr(Collection, "set_access", stop_after_the_chunks)
     with pytest.raises(Stopped):
         run(root, store, widening)
     monkeypatch.undo()

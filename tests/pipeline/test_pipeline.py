@@ -158,7 +158,7 @@ def test_other_model_is_refused(ingested, corpus, capsys):
 
 def test_a_new_collection_searches_cosine_with_search_ef_candidates(ingested):
     persist, _report, _code = ingested
-    hnsw = open_store(persist, "examples", create=False).collection.configuration["hnsw"]
+    hnsw = open_store(persist, "examples", create=False).index.collection.configuration["hnsw"]
     assert (hnsw["space"], hnsw["ef_search"]) == ("cosine", SEARCH_EF)
     assert SEARCH_EF > 100  # above Chroma's own default, which missed exact top-5 hits
 

@@ -1,8 +1,8 @@
-"""Chroma's own libraries, imported here and nowhere else: ``clients`` (chromadb's embedded and
-HTTP clients, imported on first use so a cold start that only reads pays nothing for them) and
-``langchain`` (``langchain_chroma.Chroma``, the base of ``store.ChunkStore``) and
-``maintenance`` (the calls ``retention`` keeps a store bounded with). Everything else
-reaches Chroma through these or through the store seam (``vectorstore.seam``)."""
+"""Chroma behind the store port, and its libraries, imported here and nowhere else: ``backend``
+(``port.Backend``) and ``index`` (``port.DenseIndex``) over ``clients`` (chromadb's embedded and
+HTTP clients, imported on first use so a cold start that only reads pays nothing for them),
+and ``maintenance`` (the calls ``retention`` keeps a store bounded with). Everything else
+reaches Chroma through the port (``vectorstore.port``, ``vectorstore.collection``)."""
 
 from __future__ import annotations
 
