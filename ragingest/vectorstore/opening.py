@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ragingest.vectorstore.access.principals import Access
-from ragingest.vectorstore.backends import DEFAULT, open_backend
+from ragingest.vectorstore.backends import active_kind, open_backend, server_options, store_files
 from ragingest.vectorstore.collection_reads import CollectionReads
 from ragingest.vectorstore.gate import read_gate
 from ragingest.vectorstore.identity import (
@@ -34,6 +34,7 @@ from ragingest.vectorstore.identity import (
     missing_collection,
     store_metadata,
 )
+from ragingest.vectorstore.names import safe_name
 from ragingest.vectorstore.port import Backend
 
 if TYPE_CHECKING:  # imported when a store is opened to write: LangChain's retriever machinery
@@ -60,25 +61,28 @@ def open_place(
     backend: BackendChoice = None,
     server: Any = None,
     *,
-    client: Any = None,
     must_exist: bool = False,
     copy_if_read_only: bool = False,
 ) -> Place:
-    """The backend of ``persist_dir`` / ``server`` (module docstring). ``must_exist``: a place
-    that holds no store is refused, creating nothing; ``copy_if_read_only``: a store folder
-    that can't be written is read from a temporary copy. ``client``: a client of the default
-    backend already made (the ingest run's)."""
+    """The backend of ``persist_dir`` / ``server`` (module docstring). For a kind whose store
+    is files in ``persist_dir`` (``port.StoreFiles``) and no server: ``must_exist`` refuses a
+    folder that holds no store and ``copy_if_read_only`` reads one that can't be written from
+    a temporary copy, both before the backend opens it (an embedded client may create its
+    folder as it opens)."""
     if backend is not None and not isinstance(backend, str):
         return Place(backend, persist_dir)
-    kind = backend or DEFAULT
-    if kind == DEFAULT:  # its embedded client makes its folder as it opens: refused first
-        from ragingest.vectorstore.chroma.store import chroma_place
-
-        found, folder, keep = chroma_place(
-            persist_dir, server, client, must_exist=must_exist, copy=copy_if_read_only
-        )
-        return Place(found, folder, keep)
-    return Place(open_backend(persist_dir, server, kind), persist_dir)
+    kind = active_kind(backend)
+    options, files = server_options(kind), store_files(kind)
+    server = server or (options.active() if options is not None else None)
+    keep: object = None
+    if files is not None and server is None:
+        if persist_dir is None:
+            raise ValueError("give persist_dir (--persist-dir: the store's directory) or a server")
+        if copy_if_read_only:
+            persist_dir, keep = files.copy_if_read_only(persist_dir)
+        if must_exist:
+            files.require(persist_dir)
+    return Place(open_backend(persist_dir, server, kind), persist_dir, keep)
 
 
 def _physical(place: Place, collection: str, records_url: str | None, resolve: bool) -> str:
@@ -101,7 +105,7 @@ def _existing(
     """``physical`` and its metadata (None: no such collection); a rebuild being settled is
     under the backend's own name for ``collection`` already (``pipeline.settle``)."""
     existing = place.backend.metadata(physical)
-    own = place.backend.storage_name(collection)
+    own = safe_name(collection)
     if existing is None and resolve and physical != own:
         return own, place.backend.metadata(own)
     return physical, existing
@@ -115,7 +119,6 @@ def open_store(
     model: str | None = None,
     settings: dict[str, Any] | None = None,
     create: bool = True,
-    client: Any = None,
     resolve: bool = True,
     alias: str | None = None,
     records_url: str | None = None,
@@ -142,9 +145,12 @@ def open_store(
     policy LangChain's reads raise ``PrincipalsRequiredError``.
     """
     place = open_place(
-        persist_dir, backend, server, client=client, must_exist=not create,
+        persist_dir,
+        backend,
+        server,
+        must_exist=not create,
         copy_if_read_only=copy_if_read_only,
-    )  # fmt: skip
+    )
     folder = place.persist_dir
     physical = _physical(place, collection, records_url, resolve)
     physical, existing = _existing(place, collection, physical, resolve)
