@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ragingest.defaults import (
@@ -110,13 +111,21 @@ def retriever(
     to its name."""
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
     from ragingest.vectorstore.access.principals import as_access
-    from ragingest.vectorstore.chroma.server import chroma_server
+    from ragingest.vectorstore.backends import server_options
 
     if collection is None and source is not None:
         collection = str(getattr(source, "name", ""))
     if collection is None:
         raise TypeError("retriever() needs collection= (the collection name)")
-    server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
+    options = server_options()  # the chroma_* arguments are the default kind's server options
+    named = SimpleNamespace(
+        chroma_host=chroma_host,
+        chroma_port=chroma_port,
+        chroma_token=chroma_token,
+        chroma_token_header=chroma_token_header,
+        chroma_ssl=chroma_ssl,
+    )
+    server = options.from_args(named) if options is not None else None
     return HeadingFirstRetriever(
         persist_dir=persist_dir, collection=collection, k=k, parents=parents, dedup=dedup,
         where=where, search_type=search_type, fetch_k=fetch_k, lambda_mult=lambda_mult,
