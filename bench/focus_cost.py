@@ -3,7 +3,7 @@ and with each ``second_stage`` over the collection ``bench.context`` ingested fo
 ``--work`` folder), one client, the questions in order, each setting's p50/p95 and the load average.
 
 ``python -m bench.focus_cost [--sets clickhouse_ru,chroma_general] [--work DIR]
-[--budget 1024] [--limit 100]``
+[--budget 1024] [--limit 100] [--stages none,sentences,neighbours,next-section]``
 
 Both retrievers are built and warmed on one question first (the model loaded); the focus
 stage's unit vectors are kept across the questions, as in a reader that stays up.
@@ -25,7 +25,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def measure(name: str, work: Path, budget: int, limit: int) -> dict[str, Any]:
+def measure(
+    name: str, work: Path, budget: int, limit: int, stages: list[str | None]
+) -> dict[str, Any]:
     import ragingest
     from bench.context import CL100K, _questions_file, set_folder
     from ragingest.evaluate.data import load_corpus, load_questions
@@ -35,7 +37,7 @@ def measure(name: str, work: Path, budget: int, limit: int) -> dict[str, Any]:
     questions = [q.text for q in load_questions(_questions_file(folder), corpus)][:limit]
     persist = work / f"product_{folder.resolve().name}"
     out: dict[str, Any] = {"questions": len(questions)}
-    for stage in (None, "sentences", "neighbours"):
+    for stage in stages:
         found = ragingest.retriever(
             persist, "bench-context", k=20, max_context_tokens=budget, tokenizer=CL100K,
             second_stage=stage,
@@ -60,10 +62,12 @@ def main() -> None:
     parser.add_argument("--work", default="/tmp/ragingest-bench-context")
     parser.add_argument("--budget", type=int, default=1024)
     parser.add_argument("--limit", type=int, default=100)
+    parser.add_argument("--stages", default="none,sentences,neighbours,next-section")
     args = parser.parse_args()
+    stages = [None if s == "none" else s for s in args.stages.split(",")]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     for name in args.sets.split(","):
-        print(name, json.dumps(measure(name, Path(args.work), args.budget, args.limit)))
+        print(name, json.dumps(measure(name, Path(args.work), args.budget, args.limit, stages)))
 
 
 if __name__ == "__main__":

@@ -92,9 +92,9 @@ def retriever(
     counted by ``tokenizer`` (the generator's: a tokenizer.json, a folder,
     ``"tiktoken:NAME"``, a callable; default the embedding model's); ``auto_merge=0.5``
     returns a parent section when half of its chunks hit; ``second_stage`` reads the
-    candidates again before the budget (``"sentences"``, ``"neighbours"`` or a LangChain
-    ``BaseDocumentCompressor``: ``retrieval.focus``). LangChain's
-    ``search_kwargs={"k": 2}`` works too.
+    candidates again before the budget (``"sentences"``, ``"neighbours"``, ``"next-section"``
+    (the default), names joined by ``+``, None, or a LangChain ``BaseDocumentCompressor``:
+    ``retrieval.focus``). LangChain's ``search_kwargs={"k": 2}`` works too.
 
     A Chroma server instead of ``persist_dir``'s embedded store: ``chroma_host``,
     ``chroma_port``, ``chroma_token`` (default ``$RAGINGEST_CHROMA_TOKEN``),

@@ -56,10 +56,11 @@ LAMBDA_MULT = 0.5  # mmr: 1 relevance only, 0 diversity only
 MIN_CANDIDATES = 20
 HYBRID = True  # BM25 fused with the vectors: it measured better on both eval sets
 # under a budget, a second stage over the candidates (retrieval.focus: "sentences" of the
-# matched sections that answer, "neighbours" of the best passage first): none won on every
-# tuning set, so none by default (bench/README.md, "A second stage before the budget")
-SECOND_STAGES = ("sentences", "neighbours")
-SECOND_STAGE: str | None = None
+# matched sections that answer, "neighbours" of the best passage first, "next-section": the
+# next section's opening the query points at). "next-section" won or tied on every tuning
+# set, the others lost one (bench/docs/context-stages.md, "The next section's opening")
+SECOND_STAGES = ("sentences", "neighbours", "next-section")
+SECOND_STAGE: str | None = "next-section"
 JOIN_NEIGHBOURS = True  # under a budget, hits that meet in one section become one passage
 Fusion = Literal["dbsf", "rrf"]
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)

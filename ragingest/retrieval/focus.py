@@ -37,6 +37,8 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, PrivateAttr
 
 from ragingest.retrieval.assembly import CHUNK_ONLY, Sections
+from ragingest.retrieval.next_section import NextSection
+from ragingest.retrieval.vector_memo import remembered
 
 # a unit ends at a blank line or before a list item; a longer paragraph at its sentence ends
 _BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t])")
@@ -148,15 +150,7 @@ class SectionFocus(BaseDocumentCompressor):
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of ``texts``, those seen before from memory."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if missing:
-            for text, vector in zip(missing, self.embeddings.embed_documents(missing), strict=True):
-                self._vectors[text] = np.asarray(vector, dtype=np.float32)
-        for text in texts:
-            self._vectors.move_to_end(text)
-        while len(self._vectors) > UNIT_CACHE:
-            self._vectors.popitem(last=False)
-        return np.stack([self._vectors[t] for t in texts])
+        return remembered(self._vectors, self.embeddings, texts, UNIT_CACHE)
 
 
 def _source(doc: Document) -> str:
@@ -227,11 +221,23 @@ def second_stage(
 ) -> BaseDocumentCompressor | None:
     """The retriever's ``second_stage`` as a compressor: a given one as it is, ``"sentences"``
     (``SectionFocus`` over ``source``'s sections with ``store``'s model; None without
-    either), ``"neighbours"`` (``NeighboursFirst``); ``ValueError`` for another name."""
+    either), ``"neighbours"`` (``NeighboursFirst``), ``"next-section"``
+    (``next_section.NextSection`` with ``store``'s model; None without it), names joined by
+    ``+`` applied in that order (LangChain's ``DocumentCompressorPipeline``); ``ValueError``
+    for another name."""
     if stage is None or isinstance(stage, BaseDocumentCompressor):
         return stage
+    if "+" in stage:
+        from langchain_classic.retrievers.document_compressors import (
+            DocumentCompressorPipeline,
+        )
+
+        parts = [second_stage(name.strip(), store, source) for name in stage.split("+")]
+        return DocumentCompressorPipeline(transformers=[p for p in parts if p is not None])
     if stage == "neighbours":
         return NeighboursFirst()
+    if stage == "next-section":
+        return None if store.embeddings is None else NextSection(embeddings=store.embeddings)
     if stage == "sentences":
         parents = source.parent_store
         if parents is None or store.embeddings is None:
@@ -240,5 +246,6 @@ def second_stage(
             sections=lambda key: parents.mget([key])[0], embeddings=store.embeddings
         )
     raise ValueError(
-        f"second_stage must be 'sentences', 'neighbours' or a BaseDocumentCompressor, not {stage!r}"
+        "second_stage must be 'sentences', 'neighbours', 'next-section', names joined by '+' "
+        f"or a BaseDocumentCompressor, not {stage!r}"
     )

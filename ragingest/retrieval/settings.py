@@ -109,6 +109,7 @@ class RetrievalSettings(BaseModel):
         default=SECOND_STAGE,
         description="under a budget, a stage over the candidates before it: 'sentences' (the "
         "units of the matched sections closest to the query, embedded at query time), "
-        "'neighbours' (the best passage's neighbours first: retrieval.focus), or any "
+        "'neighbours' (the best passage's neighbours first: retrieval.focus), 'next-section' "
+        "(the next section's opening the query points at), names joined by '+', or any "
         "LangChain BaseDocumentCompressor (a CrossEncoderReranker)",
     )

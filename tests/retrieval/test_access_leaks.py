@@ -146,8 +146,9 @@ def test_no_read_of_chroma_on_disk_leaks(chroma, vectors, readers, caller, query
     assert not leaks([d.page_content for d in found], [str(d.id) for d in found], allowed)
     assert not leaks(got["documents"], got["ids"], allowed)
     search_type, hybrid, fusion, parents, budget, merge = config
-    # under a budget, each second stage too: "sentences" reads whole parent sections
-    stage = {120: "sentences", 400: "neighbours"}.get(budget or 0)
+    # under a budget, each second stage too: "sentences" reads whole parent sections, the
+    # others ("next-section", the default) reorder the candidates
+    stage = {120: "sentences", 400: "neighbours"}.get(budget or 0, "next-section")
     public = HeadingFirstRetriever(
         persist_dir=root, collection="acl", k=4, search_type=search_type, hybrid=hybrid,
         fusion=fusion, parents=parents, max_context_tokens=budget, auto_merge=merge,

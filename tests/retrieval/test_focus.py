@@ -117,9 +117,10 @@ def test_the_retriever_option_adds_exact_slices_of_the_file(tmp_path):
     assert ingest_cli(tmp_path / "src", tmp_path / "db", "memo", *sizes) == 0
     text = memo_path().read_text(encoding="utf-8")
     query = "На сколько дней выдают альбом с красной наклейкой?"
-    plain = ragingest.retriever(tmp_path / "db", "memo", k=8, max_context_tokens=120)
-    assert plain.second_stage is None
-    for stage in ("sentences", "neighbours", NeighboursFirst(depth=4)):
+    default = ragingest.retriever(tmp_path / "db", "memo", k=8, max_context_tokens=120)
+    assert default.second_stage == "next-section"
+    stages = ("sentences", "neighbours", "next-section", "neighbours+next-section", None)
+    for stage in (*stages, NeighboursFirst(depth=4)):
         found = ragingest.retriever(
             tmp_path / "db", "memo", k=8, max_context_tokens=120, second_stage=stage
         ).invoke(query)
