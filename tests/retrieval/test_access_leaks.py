@@ -22,7 +22,7 @@ from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import ALL, Principals
 from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.lexical.index import LexicalIndex
-from ragingest.vectorstore.memory import MemoryStore
+from ragingest.vectorstore.memory.store import MemoryStore
 from ragingest.vectorstore.seam import ChunkSource
 from tests.retrieval.access_world import (
     CALLERS,

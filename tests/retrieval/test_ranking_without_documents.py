@@ -20,7 +20,7 @@ from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import fill_documents, lexical_page, rank_chunks
 from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.lexical.index import LexicalIndex
-from ragingest.vectorstore.memory import MemoryStore
+from ragingest.vectorstore.memory.store import MemoryStore
 from tests.fake_embeddings import HashedWordEmbeddings
 
 WORDS = "alpha beta gamma delta omega sigma kappa lambda theta zeta rho tau".split()

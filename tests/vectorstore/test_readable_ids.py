@@ -15,7 +15,7 @@ from ragingest.vectorstore.access.principals import Principals
 from ragingest.vectorstore.access.readable_ids import ReadableIds, readable
 from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.gate import ReadGate
-from ragingest.vectorstore.memory import MemoryStore
+from ragingest.vectorstore.memory.store import MemoryStore
 from tests.postgres import postgres_server, server_bin
 from tests.vectorstore.test_store_contract import NamedEmbeddings
 from tests.vectorstore.test_store_contract_access import mark_policy

@@ -12,7 +12,7 @@ from langchain_core.documents import Document
 from ragingest.vectorstore.chroma.collection_info import chroma_client
 from ragingest.vectorstore.chroma.reader import ChunkReader
 from ragingest.vectorstore.chroma.store import open_store
-from ragingest.vectorstore.memory import MemoryStore
+from ragingest.vectorstore.memory.store import MemoryStore
 from ragingest.vectorstore.seam import (
     AllOf,
     AnyOf,

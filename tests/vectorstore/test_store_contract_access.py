@@ -13,7 +13,7 @@ from ragingest.vectorstore.access.principals import ALL, Principals, access_filt
 from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY, chroma_client
 from ragingest.vectorstore.chroma.reader import ChunkReader
 from ragingest.vectorstore.chroma.store import open_store
-from ragingest.vectorstore.memory import MemoryStore
+from ragingest.vectorstore.memory.store import MemoryStore
 from ragingest.vectorstore.seam import ChunkSource, matches, parse_filter
 from tests.vectorstore.test_store_contract import NamedEmbeddings, _documents
 

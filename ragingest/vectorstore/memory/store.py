@@ -1,4 +1,5 @@
-"""``MemoryStore``: the store seam exact and in memory, for tests and small in-process indexes.
+"""``MemoryStore``: the store seam exact and in memory (the old one, until ``Collection`` over a
+``MemoryIndex`` replaces it).
 
 Contract: a ``seam.ChunkSource`` and ``seam.ChunkSink`` over a dict in this process. Search is
 exact (cosine distance to every stored vector, ties by insertion order), filters are
