@@ -22,8 +22,8 @@ from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import ALL, Principals
 from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.lexical.index import LexicalIndex
-from ragingest.vectorstore.memory.store import MemoryStore
 from ragingest.vectorstore.seam import ChunkSource
+from tests.in_memory import memory_collection
 from tests.retrieval.access_world import (
     CALLERS,
     DOCS,
@@ -115,8 +115,9 @@ def check_source(source: ChunkSource, query: str, config: tuple, allowed: set[in
 def test_no_read_of_the_memory_store_leaks(
     tmp_path_factory, vectors, readers, caller, query, config
 ):
-    memory = MemoryStore(vectors, LexicalIndex(tmp_path_factory.mktemp("lex"), "acl"))
-    memory.policy = True
+    memory = memory_collection(
+        vectors, LexicalIndex(tmp_path_factory.mktemp("lex"), "acl"), policy=True
+    )
     write(memory, readers, vectors)
     allowed = readable(readers, caller)
     check_source(GuardedSource(memory, Principals(tuple(caller))), query, config, allowed)
