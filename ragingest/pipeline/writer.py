@@ -1,16 +1,16 @@
-"""The writer: records into Chroma and the record manager in the order that keeps a killed
+"""The writer: records into the store and the record manager in the order that keeps a killed
 run recoverable, and the recovery itself.
 
 Per group of files: their file states out → journal the ids (``vectorstore.records``) →
-Chroma → record manager (clears the journal) → their stale chunks out (journaled the same
+the store → record manager (clears the journal) → their stale chunks out (journaled the same
 way) → their new file states. ``recover`` finishes what the journal says was half done;
-``reconcile`` repairs a Chroma and a record manager that disagree. So Chroma's ids are
+``reconcile`` repairs a store and a record manager that disagree. So the store's ids are
 exactly the record manager's keys, and a file without a state row is parsed again (its
 unchanged chunks are skipped, its vectors come from the cache).
 
-Every write and delete of chunks goes through the store's public ``add_documents`` and
-``delete`` (``vectorstore.store.ChunkStore``), recovery and reconcile included, so whatever
-the store keeps beside Chroma (parents, a lexical index) stays in step.
+Every write and delete of chunks goes through the collection's public ``add_documents`` and
+``delete`` (``vectorstore.collection.Collection``, whatever the store), recovery and reconcile
+included, so whatever it keeps beside the index (parents, a lexical index) stays in step.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.split import FileChunks
 from ragingest.pipeline.state import FileState, FileStates
 from ragingest.schema import ACCESS_KEY, ChunkRecord
-from ragingest.vectorstore.chroma.store import ChunkStore
+from ragingest.vectorstore.collection import Collection
 from ragingest.vectorstore.records.origins import origins, ragingest_sources
 from ragingest.vectorstore.records.record_manager import IndexRecords
 
 log = logging.getLogger(__name__)
 
-DELETE_BATCH = 1000  # ids per Chroma delete (under its max batch) and per SQL statement
+DELETE_BATCH = 1000  # ids per store delete (under Chroma's max batch) and per SQL statement
 Group = list[tuple[FileTask, FileChunks]]
 
 
@@ -46,7 +46,7 @@ class RecordSink(VectorStore):
     """What ``index()`` writes to for one group: it hands ``index()``'s documents (by id) to
     the store with their records' embedded texts, parent texts and engine vectors."""
 
-    def __init__(self, store: ChunkStore, records: Iterable[ChunkRecord]) -> None:
+    def __init__(self, store: Collection, records: Iterable[ChunkRecord]) -> None:
         self.store = store
         self.records = {record.id: record for record in records}
 
@@ -91,7 +91,7 @@ class Writer:
 
     def __init__(
         self,
-        store: ChunkStore,
+        store: Collection,
         manager: IndexRecords,
         states: FileStates,
         report: RunReport,
@@ -103,7 +103,7 @@ class Writer:
         store.journal = manager.journal
 
     def write(self, group: Group) -> None:
-        """The files' old states out, their records into Chroma and the record manager (adds,
+        """The files' old states out, their records into the store and the record manager (adds,
         then their stale chunks out), and only then their new states: a state row always
         describes exactly the chunks stored for its file."""
         if not group:
@@ -161,7 +161,7 @@ class Writer:
 
     def _gate(self) -> Any:
         """The store's read gate, held exclusively (``vectorstore.gate``)."""
-        gate = getattr(self.store, "gate", None)
+        gate = self.store.gate
         return gate.writing() if gate is not None else contextlib.nullcontext()
 
     def embed_new(self, records: Sequence[ChunkRecord]) -> None:
@@ -202,7 +202,7 @@ class Writer:
             self.states.put([(source, replace(state, access=access))])
 
     def delete_sources(self, sources: Sequence[str]) -> int:
-        """Delete every chunk of ``sources``: file states, then Chroma (journaled), records."""
+        """Delete every chunk of ``sources``: file states, then the store (journaled), records."""
         self.states.delete(sources)
         deleted = 0
         for source in sources:
@@ -227,7 +227,7 @@ class Writer:
             self.report.add_deleted(source, deleted)
 
     def recover(self) -> None:
-        """Finish a killed run's half-done writes, then reconcile if Chroma and the record
+        """Finish a killed run's half-done writes, then reconcile if the store and the record
         manager still disagree."""
         recovered = self.manager.recover(self._delete_unjournaled)
         if recovered:
@@ -239,8 +239,8 @@ class Writer:
         self.store.delete(ids, journal=False)
 
     def reconcile(self) -> None:
-        """Chroma and the record manager disagree (a directory copied in part, a file deleted
-        by hand): Chroma ids without a record go; records without a Chroma id go with their
+        """The store and the record manager disagree (a directory copied in part, a file
+        deleted by hand): stored ids without a record go; records without a stored id go with their
         files' states, so those files are parsed again now. Documents other code wrote
         (``vectorstore.origins``: ids not of ``ChunkRecord.id``'s form, or recorded under
         another namespace) are left alone: never updated nor deleted."""

@@ -6,7 +6,8 @@ sections. ``ragingest.retriever(...)`` is a thin convenience that builds one.
 
 Contract: constructing it opens the collection read-only (``open_store(create=False)``: the
 same refusals: no store, no collection, another model; a store that can't be written, or on a
-full disk, is read from a temporary copy: ``vectorstore.readable``) and builds the search
+full disk, is read from a temporary copy: ``open_store``'s ``copy_if_read_only``), or takes
+an opened one (``from_collection``, any backend; ``source``), and builds the search
 (``retriever.ChunkRetriever``: parent expansion, de-duplication, filters, hybrid, exactly
 ``k``), wrapped in ``context.ContextRetriever`` when ``max_context_tokens`` or ``auto_merge``
 is given. Under a budget the chunks are the default passages (``parents=False``) and a
@@ -44,14 +45,13 @@ from ragingest.retrieval.field_docs import document_fields
 from ragingest.retrieval.filters import as_filter
 from ragingest.retrieval.focus import second_stage
 from ragingest.retrieval.fusion import check_fusion
-from ragingest.retrieval.opening import open_guarded
+from ragingest.retrieval.opening import guard_collection, open_guarded
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import candidate_depth
 from ragingest.retrieval.settings import RetrievalSettings
 from ragingest.retrieval.sync_retriever import SyncRetriever
 from ragingest.vectorstore.access.guarded import GuardedSource, both, guarded
 from ragingest.vectorstore.access.principals import Access, AllPrincipals, Principals, as_access
-from ragingest.vectorstore.chroma.server import ChromaServer
 from ragingest.vectorstore.seam import ChunkSource, Filter
 
 
@@ -85,11 +85,19 @@ class HeadingFirstRetriever(RetrievalSettings, SyncRetriever):
             "PostgreSQL also holds the lexical index and the parent sections"
         ),
     )
-    server: ChromaServer | None = Field(
+    server: Any = Field(
         default=None,
         description=(
-            "a Chroma server (default: the one of an enclosing use_server, else the embedded "
-            "persist_dir)"
+            "a store server, e.g. a ChromaServer (default: the one of an enclosing use_server, "
+            "else the embedded persist_dir)"
+        ),
+    )
+    source: Any = Field(
+        default=None,
+        description=(
+            "an opened collection to read (open_store(...) without principals, or any "
+            "vectorstore.seam.ChunkSource) instead of opening persist_dir/collection; "
+            "HeadingFirstRetriever.from_collection(store, ...) sets it"
         ),
     )
     principals: Principals | AllPrincipals | None = Field(
@@ -104,7 +112,6 @@ class HeadingFirstRetriever(RetrievalSettings, SyncRetriever):
     _search: ChunkRetriever = PrivateAttr()
     _inner: ChunkRetriever | ContextRetriever = PrivateAttr()
     _keys: set[str] | None = PrivateAttr(default=None)  # the metadata keys the chunks have
-    _copy: Any = PrivateAttr(default=None)  # a store that can't be written: the copy read
 
     @model_validator(mode="before")
     @classmethod
@@ -138,18 +145,16 @@ class HeadingFirstRetriever(RetrievalSettings, SyncRetriever):
         return data
 
     def model_post_init(self, context: Any) -> None:
-        """Open the collection and build the search (module docstring)."""
-        from ragingest.vectorstore.chroma.readable import readable_copy, store_path
-        from ragingest.vectorstore.chroma.server import active_server
-
-        persist = self.persist_dir
-        if self.server is None and active_server() is None:
-            self._copy = readable_copy(persist)  # removed with this retriever
-            persist = persist if self._copy is None else store_path(self._copy)
-        source = open_guarded(  # every read below goes through it
-            persist, self.collection, self.principals, hybrid=self.hybrid, model=self.model,
-            records_url=self.records_url, server=self.server,
-        )  # fmt: skip
+        """Open the collection (or guard the one given) and build the search (module
+        docstring)."""
+        if self.source is not None:
+            source = guard_collection(self.source, self.principals, hybrid=self.hybrid)
+        else:  # every read below goes through it
+            source = open_guarded(
+                self.persist_dir, self.collection, self.principals, hybrid=self.hybrid,
+                model=self.model, records_url=self.records_url, server=self.server,
+                copy_if_read_only=True,
+            )  # fmt: skip
         budget = self.max_context_tokens is not None or self.auto_merge is not None
         parents = (not budget if self.parents is None else self.parents) and (
             self.auto_merge is None or not budget
@@ -185,6 +190,13 @@ class HeadingFirstRetriever(RetrievalSettings, SyncRetriever):
                 join_neighbours=self.join_neighbours,
                 compressor=second_stage(self.second_stage, source.inner, source),
             )
+
+    @classmethod
+    def from_collection(cls, collection: ChunkSource, **fields: Any) -> Self:
+        """A retriever over an opened ``collection`` (``open_store(...)``, any backend), named
+        by its ``name``; ``fields`` as the constructor's."""
+        name = str(getattr(collection, "name", "") or fields.pop("collection", ""))
+        return cls(collection=name, source=collection, **fields)
 
     @property
     def store(self) -> ChunkSource:

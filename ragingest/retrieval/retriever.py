@@ -67,7 +67,7 @@ from ragingest.retrieval.search import (
 )
 from ragingest.retrieval.sync_retriever import SyncRetriever
 from ragingest.vectorstore.gate import reading
-from ragingest.vectorstore.seam import ChunkSource, Filter, ParentSource
+from ragingest.vectorstore.seam import ChunkSource, Filter, ParentSource, chunks_with_dense
 
 __all__ = ["ChunkRetriever", "Span", "select"]
 
@@ -203,7 +203,7 @@ class ChunkRetriever(SyncRetriever):
         embedded store spends more on converting chunks than on a call, and a guarded read
         goes ids first, so those rank ids and fetch the prefix ``_choose`` reads."""
         if self._with_chunks is None:
-            self._with_chunks = self.store.chunks_with_dense
+            self._with_chunks = chunks_with_dense(self.store)
         return self._with_chunks
 
     def _choose(self, hits: list[ChunkHit], k: int) -> list[Span] | None:

@@ -1,22 +1,28 @@
-"""What is stored and where: the Chroma collection (``store``, ``reader``), the records database
-(``records``, ``record_manager``, ``aliases``, ``names``), the lexical index, parent sections
-and the embedding cache. The models it embeds with are in ``ragingest.models``; searching it is
+"""What is stored and where: a collection (``collection.Collection``: a ``port.DenseIndex`` with
+the side stores beside it, opened by ``opening.open_store`` / ``open_reader`` from a
+``port.Backend`` of ``backends``; Chroma's in ``chroma/``), the records database
+(``records/``), the lexical index (``lexical/``), the access filter (``access/``) and the
+embedding cache. The models it embeds with are in ``ragingest.models``; searching it is
 ``ragingest.retrieval``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["open_store"]
+__all__ = ["Collection", "open_reader", "open_store"]
 
 
 def __getattr__(name: str) -> Any:
     """Imported on first use: ``ragingest --help`` and the modules that need only ``server``
-    do not pay for Chroma and LangChain."""
-    if name == "open_store":
-        from ragingest.vectorstore.chroma.store import open_store
+    do not pay for the store and LangChain."""
+    if name in ("open_store", "open_reader"):
+        from ragingest.vectorstore import opening
 
-        return open_store
+        return getattr(opening, name)
+    if name == "Collection":
+        from ragingest.vectorstore.collection import Collection
+
+        return Collection
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from ragingest.schema import ACCESS_KEY
 from ragingest.vectorstore.access.principals import Access
-from ragingest.vectorstore.access.write import parent_access, stored_access
+from ragingest.vectorstore.access.write import chunk_access, parent_access, stored_access
 from ragingest.vectorstore.collection_reads import CollectionReads
 from ragingest.vectorstore.ids import chroma_id
+from ragingest.vectorstore.langchain_reads import LangChainReads
 from ragingest.vectorstore.lexical.index import lexical_text
 from ragingest.vectorstore.parent_links import parent_ids, referenced_parents
 from ragingest.vectorstore.port import DenseIndex
@@ -48,13 +48,12 @@ Journal = Callable[[list[str], str], None]
 PAGE = 1000  # chunks per index read of the upkeep
 
 
-class Collection(CollectionReads):
+class Collection(CollectionReads, LangChainReads):
     """One collection: index, embeddings and side stores (module docstring).
 
     ``lexical``/``parents``/``gate``: the side stores (None: none). ``remote``: each index call
-    is a network round trip. ``principals``: read as them (``GuardedSource``). ``read_only``:
-    every write raises (``open_reader``'s). ``keep``: an object the collection holds while it
-    lives (a temporary copy of the store it reads)."""
+    is a network round trip. ``principals``: read as them (``GuardedSource``). ``keep``: an
+    object the collection holds while it lives (a temporary copy of the store it reads)."""
 
     def __init__(
         self,
@@ -66,14 +65,12 @@ class Collection(CollectionReads):
         gate: ReadGate | None = None,
         remote: bool = False,
         principals: Access = None,
-        read_only: bool = False,
         keep: object = None,
     ) -> None:
         super().__init__(
             index, embeddings, lexical=lexical, parents=parents, gate=gate, remote=remote,
             principals=principals,
         )  # fmt: skip
-        self._read_only = read_only
         self._keep = keep
         self._lexical_synced = False
         self.journal: Journal | None = None
@@ -82,8 +79,6 @@ class Collection(CollectionReads):
 
     def _writing(self) -> contextlib.AbstractContextManager[None]:
         """The read gate held exclusively (re-entrant: the writer may hold it already)."""
-        if self._read_only:
-            raise PermissionError(f"collection {self.name!r} was opened read-only")
         gate = self._source.gate
         return gate.writing() if gate is not None else contextlib.nullcontext()
 
@@ -162,16 +157,9 @@ class Collection(CollectionReads):
         if not ids:
             return
         value = stored_access(access)
-        index, parents = self._source.index, self._source.parent_store
+        parents = self._source.parent_store
         with self._writing():
-            linked: set[str] = set()
-            for i in range(0, len(ids), PAGE):
-                chunks = index.get(ids[i : i + PAGE])
-                linked |= {
-                    str(c.metadata["parent_id"]) for c in chunks if "parent_id" in c.metadata
-                }
-                metadatas = [{**c.metadata, ACCESS_KEY: value} for c in chunks]
-                index.update_metadata([c.id for c in chunks], metadatas)
+            linked = chunk_access(self._source.index, ids, value)
             if linked and parents is not None:
                 parent_access(parents, sorted(linked), value)
 

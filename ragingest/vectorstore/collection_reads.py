@@ -1,13 +1,15 @@
-"""The reads of a ``collection.Collection``: what it is made of, the seam's reads and
-LangChain's, all through one ``seam.ChunkSource``.
+"""The reads of a collection: what it is made of and the seam's reads, through one
+``seam.ChunkSource``; ``collection.Collection`` adds LangChain's reads and the writes.
+``open_reader`` returns a ``CollectionReads`` alone: it imports no LangChain retriever
+machinery (a cold ``ragingest query`` would pay ~0.6 s for it) and has no write method.
 
 Contract: ``CollectionReads(index, embeddings, lexical=, parents=, gate=, remote=,
 principals=)`` reads through ``index_source.IndexSource`` (every chunk) or, opened for
 ``principals``, through ``access.guarded.GuardedSource`` over it: then every read, the side
 indexes included (``lexical``, ``parent_store``: read-only), admits only what they may read,
-and the raw ``index`` is refused (``PermissionError``). Opened naming nobody, LangChain's reads
-(``langchain_reads``) raise ``PrincipalsRequiredError`` on a collection with an access policy
-while the seam's reads, the writer's, see every chunk.
+and the raw ``index`` is refused (``PermissionError``). Opened naming nobody, the reads that
+LangChain's go through (``_langchain_source``) raise ``PrincipalsRequiredError`` on a
+collection with an access policy while the seam's reads, the writer's, see every chunk.
 """
 
 from __future__ import annotations
@@ -15,12 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.embeddings import Embeddings
-
 from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import Access, principals_required
 from ragingest.vectorstore.index_source import IndexSource
-from ragingest.vectorstore.langchain_reads import LangChainReads
 from ragingest.vectorstore.port import DenseIndex
 from ragingest.vectorstore.seam import (
     ChunkSource,
@@ -30,11 +29,13 @@ from ragingest.vectorstore.seam import (
     StoredChunk,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: langchain_core.embeddings imports its runnables
+    from langchain_core.embeddings import Embeddings
+
     from ragingest.vectorstore.gate import ReadGate
 
 
-class CollectionReads(LangChainReads):
+class CollectionReads:
     """A collection's reads (module docstring)."""
 
     def __init__(
@@ -61,6 +62,11 @@ class CollectionReads(LangChainReads):
     def name(self) -> str:
         """The collection's name in the store (its physical name)."""
         return self._source.index.name
+
+    @property
+    def principals(self) -> Access:
+        """Who it was opened to read as (None: nobody named: the writer's open)."""
+        return self._principals
 
     @property
     def index(self) -> DenseIndex:

@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.embeddings import Embeddings
-
 from ragingest.vectorstore.identity import ACCESS_POLICY_KEY
 from ragingest.vectorstore.port import DenseIndex
 from ragingest.vectorstore.seam import Filter, StoredChunk
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: langchain_core.embeddings imports its runnables
+    from langchain_core.embeddings import Embeddings
+
     from ragingest.vectorstore.gate import ReadGate
 
 

@@ -1,9 +1,10 @@
 """The store seam: what retrieval reads from a stored collection, typed, whatever the store.
 
-Contract of a ``ChunkSource`` (``ChunkStore`` and ``ChunkReader`` over Chroma, ``MemoryStore``
-exact in memory; ``tests/vectorstore/test_store_contract.py`` holds each to it):
+Contract of a ``ChunkSource`` (``collection.Collection`` over any ``port.DenseIndex``, and
+``access.guarded.GuardedSource`` over any source; ``tests/vectorstore/test_store_contract.py``
+holds each to it):
 
-- rows are ``StoredChunk``s (Chroma id, stored text or None when stored without one,
+- rows are ``StoredChunk``s (the chunk id, stored text or None when stored without one,
   metadata), never a store's own result dicts;
 - every read takes one ``where`` (a ``Filter``, None: every chunk) and returns only chunks it
   admits: ``nearest`` and ``nearest_chunks`` (dense top ``n`` by cosine distance, nearest
@@ -15,8 +16,13 @@ exact in memory; ``tests/vectorstore/test_store_contract.py`` holds each to it):
   under an access policy (``access``: its reads are wrapped by ``guarded.GuardedSource``),
   ``count`` the number of chunks, ``lexical`` the BM25 index (or None), ``gate`` the read gate
   (or None), ``parent_store`` the parent sections (or None), ``remote`` whether each call is a
-  network round trip, ``chunks_with_dense`` whether a ranking should have the dense search
-  bring its chunks (a server, where that saves a round trip; not where reads go ids first).
+  network round trip.
+
+Not reads, so not members: the upkeep of a collection (``lexical_in_step``, ``sync_lexical``:
+``Collection``'s) and the performance hint ``ReadHints.chunks_with_dense`` (whether a ranking
+should have the dense search bring its chunks: a server, where that saves a round trip; not
+where reads go ids first), read through ``chunks_with_dense(source)``, False for a source
+without it.
 
 A ``ChunkSink`` is the write side the pipeline's writer uses: ``add_documents`` (ids from the
 documents or their content hash, ``vectors`` precomputed where given, ``parent_texts`` to the
@@ -28,7 +34,7 @@ value), ``AllOf`` and ``AnyOf``. ``parse_filter`` reads the dict syntax users wr
 and LangChain's: ``{"k": v}``, ``{"k": {"$lte": 5}}``, ``$and``/``$or``) and refuses an
 operator that does not test a ``schema.SCHEMA`` key's type (``$contains`` on ``source``), which
 a store would answer with no chunks instead of an error; each store translates a ``Filter`` in
-one place (Chroma: ``reader.to_chroma``); ``matches`` is its exact meaning over one chunk's
+one place (Chroma: ``chroma.index.to_chroma``); ``matches`` is its exact meaning over one chunk's
 metadata.
 """
 
@@ -223,14 +229,9 @@ class ChunkSource(Protocol):
     @property
     def remote(self) -> bool: ...
 
-    @property
-    def chunks_with_dense(self) -> bool: ...
-
     def embed_query(self, text: str) -> list[float]: ...
 
     def count(self) -> int: ...
-
-    def lexical_in_step(self) -> bool: ...
 
     def nearest(
         self, vector: Sequence[float], n: int, where: Filter | None = None
@@ -253,6 +254,20 @@ class ChunkSource(Protocol):
     ) -> dict[str, list[float]]: ...
 
     def access_policy(self) -> bool: ...
+
+
+@runtime_checkable
+class ReadHints(Protocol):
+    """A source's hint to a ranking (module docstring)."""
+
+    @property
+    def chunks_with_dense(self) -> bool: ...
+
+
+def chunks_with_dense(source: object) -> bool:
+    """Whether a ranking over ``source`` should have the dense search bring its chunks (its
+    ``ReadHints``; False without them)."""
+    return isinstance(source, ReadHints) and bool(source.chunks_with_dense)
 
 
 @runtime_checkable

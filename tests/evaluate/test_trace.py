@@ -26,8 +26,8 @@ def collections(tmp_path_factory):
     """A persist dir with the memo ingested by default (``memo``) and cut by fixed 120/0
     character windows (``fixed``, written through the same store)."""
     from ragingest.splitters.fixed import FixedSizeSplitter
-    from ragingest.vectorstore.chroma.store import open_store
     from ragingest.vectorstore.ids import chroma_id
+    from ragingest.vectorstore.opening import open_store
 
     root = tmp_path_factory.mktemp("trace")
     source = root / "src"

@@ -17,7 +17,7 @@ from ragingest.errors import NoAccessPolicyError
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.vectorstore.access.principals import ALL, Principals
 from ragingest.vectorstore.chroma.collection_info import chroma_client
-from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.records.aliases import resolve_collection
 from tests.pipeline.test_access_runs import MINILM, write
 
@@ -56,8 +56,10 @@ def test_a_scoped_stores_side_stores_admit_only_what_its_principals_read(kb):
     parents = {m["parent_id"] for m in everything["metadatas"]}
     store = open_store(kb, "kb", model=MINILM, create=False, principals=ANNA)
 
-    assert set(store.collection.get()["ids"]) == public
-    assert store.collection.count() == len(public)
+    assert set(store.get()["ids"]) == public and set(store.chunk_ids()) == public
+    assert store.count() == len(public)
+    with pytest.raises(PermissionError):  # the raw index (every chunk) is not handed out
+        store.index  # noqa: B018
     found = store.parent_store.mget(sorted(parents))
     assert {d.metadata["source"] for d in found if d is not None} == {"pub/handbook.md"}
     hits = store.lexical.search("salaries paid month", 50)

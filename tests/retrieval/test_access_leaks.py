@@ -20,8 +20,8 @@ from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import rank_chunks
 from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import ALL, Principals
-from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.lexical.index import LexicalIndex
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import ChunkSource
 from tests.in_memory import memory_collection
 from tests.retrieval.access_world import (
@@ -71,7 +71,7 @@ def chroma(tmp_path_factory, vectors):
     """A policy collection on disk: the writer's store and the directory."""
     root = tmp_path_factory.mktemp("acl")
     store = open_store(root, "acl", vectors)
-    mark_policy(store.collection)
+    mark_policy(store.index.collection)
     return open_store(root, "acl", vectors), root
 
 
@@ -254,7 +254,7 @@ def test_search_through_a_chroma_server_reads_only_what_the_caller_may(tmp_path,
     with chroma_server(tmp_path / "server") as server:
         writer = open_store(tmp_path / "db", "acl", vectors, server=server)
         write(writer, readers, vectors)
-        mark_policy(writer.collection)
+        mark_policy(writer.index.collection)
         with pytest.raises(PrincipalsRequiredError):
             search("vacation", tmp_path / "db", "acl", server=server)
         for caller in (["group:hr"], ["user:ann"], ["group:legal"]):

@@ -11,7 +11,7 @@ from langchain_core.documents import Document
 from ragingest.retrieval import admission
 from ragingest.retrieval.admission import FifoGate
 from ragingest.retrieval.retriever import ChunkRetriever
-from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.opening import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
 
 

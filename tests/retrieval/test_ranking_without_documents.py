@@ -18,8 +18,8 @@ from ragingest.retrieval.fusion import distribution_score_fusion
 from ragingest.retrieval.heading_first import HeadingFirstRetriever
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import fill_documents, lexical_page, rank_chunks
-from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.lexical.index import LexicalIndex
+from ragingest.vectorstore.opening import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
 from tests.in_memory import memory_collection
 
@@ -90,9 +90,9 @@ def _rows(ranking) -> list[tuple]:
 
 
 def _cut_short(store) -> None:
-    """A chunk in Chroma without its text, and an indexed id Chroma does not hold."""
+    """A chunk in the index without its text, and an indexed id the index does not hold."""
     vector = store.embeddings.embed_query("alpha beta gamma")
-    store.collection.upsert(ids=["textless"], embeddings=[vector], metadatas=[{"source": "x"}])
+    store.index.add(["textless"], [vector], [None], [{"source": "x"}])
     store.lexical.add(["textless", "gone"], ["alpha beta gamma", "alpha beta kappa zeta"])
 
 

@@ -8,8 +8,7 @@ import pytest
 from ragingest.errors import CollectionMismatchError
 from ragingest.retrieval.query import search
 from ragingest.retrieval.search import rank_chunks
-from ragingest.vectorstore.chroma.reader import open_reader
-from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.opening import open_reader, open_store
 from ragingest.vectorstore.records.aliases import Catalog, resolve_collection
 from ragingest.vectorstore.records.location import resolve_in_default_file
 from tests.conftest import EXAMPLES
@@ -45,7 +44,7 @@ def _rows(ranking) -> list[tuple]:
 def test_reader_ranks_exactly_as_the_full_store(examples_store, hybrid):
     store = open_store(examples_store, "examples", create=False)
     reader = open_reader(examples_store, "examples")
-    assert reader.physical_name == store.physical_name and reader.count() == store.count() > 10
+    assert reader.name == store.name and reader.count() == store.count() > 10
     for query in QUERIES:
         for where in (None, {"content_type": "document"}):
             full = rank_chunks(store, query, 20, where=where, hybrid=hybrid)

@@ -10,8 +10,8 @@ import pytest
 
 import ragingest
 from ragingest.retrieval.query import search
-from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.ids import chroma_id
+from ragingest.vectorstore.opening import open_store
 from tests.helpers import ingest_cli
 
 pytestmark = pytest.mark.slow

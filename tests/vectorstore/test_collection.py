@@ -13,6 +13,7 @@ from langchain_core.stores import InMemoryBaseStore
 from ragingest.errors import PrincipalsRequiredError
 from ragingest.vectorstore.access.principals import ALL, Principals
 from ragingest.vectorstore.collection import Collection
+from ragingest.vectorstore.collection_reads import CollectionReads
 from ragingest.vectorstore.identity import ACCESS_POLICY_KEY
 from ragingest.vectorstore.lexical.index import LexicalIndex
 from ragingest.vectorstore.port import DenseIndex
@@ -162,8 +163,7 @@ def test_a_policy_collection_guards_langchain_reads_and_hides_its_raw_parts(tmp_
     assert len(everyone.similarity_search("alpha", k=12)) == 12
 
 
-def test_a_read_only_collection_refuses_writes(filled):
-    reader = Collection(filled.index, NamedEmbeddings(dimensions=64), read_only=True)
-    with pytest.raises(PermissionError, match="read-only"):
-        reader.delete(["c00"])
-    assert reader.count() == 12
+def test_the_readers_collection_has_reads_alone(filled):
+    reader = CollectionReads(filled.index, NamedEmbeddings(dimensions=64))
+    assert isinstance(reader, ChunkSource) and not isinstance(reader, ChunkSink)
+    assert reader.count() == 12 and not hasattr(reader, "similarity_search")

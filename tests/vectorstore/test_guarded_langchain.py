@@ -1,7 +1,7 @@
-"""``open_store(..., principals=...)``: LangChain's own ``Chroma`` methods (the ones the README
-shows) read only what the principals may read, through the client the store reads with
-(``chroma.guarded``); without principals a policy collection's LangChain reads are refused,
-while the writer's reads (the seam's) still see every chunk."""
+"""``open_store(..., principals=...)``: the collection's LangChain ``VectorStore`` methods (the
+ones the README shows) read only what the principals may read, through the one guard
+(``access.guarded.GuardedSource``); without principals a policy collection's LangChain reads
+are refused, while the writer's reads (the seam's) still see every chunk."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from ragingest.errors import PrincipalsRequiredError
 from ragingest.vectorstore.access.principals import ALL, Principals, access_filter
-from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import matches
 from tests.vectorstore.test_store_contract import NamedEmbeddings
 from tests.vectorstore.test_store_contract_access import _with_readers, mark_policy
@@ -20,7 +20,7 @@ def policy_dir(tmp_path):
     docs = _with_readers()
     store = open_store(tmp_path, "kb", NamedEmbeddings(dimensions=64))
     store.add_documents(docs, parent_texts=[d.page_content for d in docs])
-    mark_policy(store.collection)
+    mark_policy(store.index.collection)
     return tmp_path
 
 

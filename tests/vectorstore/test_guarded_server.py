@@ -8,7 +8,7 @@ import pytest
 
 from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import ALL, Principals, access_filter
-from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import matches
 from tests.chroma import chroma_server
 from tests.vectorstore.test_store_contract import NamedEmbeddings
@@ -24,7 +24,7 @@ def test_a_server_admits_only_what_the_principals_may_read(tmp_path):
     with chroma_server(tmp_path / "server") as server:
         writer = open_store(tmp_path / "db", "kb", embeddings, server=server)
         writer.add_documents(docs, parent_texts=[d.page_content for d in docs])
-        mark_policy(writer.collection)
+        mark_policy(writer.index.collection)
         for who in (Principals.of(user="ann"), Principals.of(groups=["hr", "legal"])):
             admit = access_filter(who, True)
             want = {str(d.id) for d in docs if matches(admit, d.metadata)}
@@ -40,8 +40,10 @@ def test_a_server_admits_only_what_the_principals_may_read(tmp_path):
                                principals=who)  # fmt: skip
             assert {d.id for d in plain.similarity_search("alpha beta", k=12)} == want
             assert set(plain.get()["ids"]) == want
-            # its side stores too: the collection, the parents and the lexical index
-            assert set(plain.collection.get()["ids"]) == want
+            # its side stores too: the index (not handed out), the parents, the lexical index
+            assert set(plain.chunk_ids()) == want
+            with pytest.raises(PermissionError):
+                plain.index  # noqa: B018
             keys = sorted({str(d.metadata["parent_id"]) for d in docs})
             shown = [p for p in plain.parent_store.mget(keys) if p is not None]
             assert all(matches(admit, p.metadata) for p in shown)

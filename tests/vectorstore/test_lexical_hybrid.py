@@ -12,13 +12,13 @@ import ragingest
 from ragingest.cli.main import main
 from ragingest.errors import EXIT_INTERRUPTED
 from ragingest.retrieval.query import search
-from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.lexical.index import (
     LexicalIndex,
     lexical_collections,
     ranking_terms,
     terms,
 )
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.records.aliases import resolve_collection
 from tests.helpers import ingest_cli
 from tests.margins import assert_first_on_any_cpu

@@ -13,9 +13,9 @@ from langchain_core.documents import Document
 from ragingest.vectorstore.access.guarded import POOL_CAP, POOL_MIN, GuardedSource
 from ragingest.vectorstore.access.principals import Principals
 from ragingest.vectorstore.access.readable_ids import ReadableIds, readable
-from ragingest.vectorstore.chroma.store import open_store
 from ragingest.vectorstore.gate import ReadGate
 from ragingest.vectorstore.memory.index import MemoryIndex, Table
+from ragingest.vectorstore.opening import open_store
 from tests.in_memory import memory_collection
 from tests.postgres import postgres_server, server_bin
 from tests.vectorstore.test_store_contract import NamedEmbeddings
@@ -38,7 +38,7 @@ def _docs() -> list[Document]:
 def policy_store(tmp_path):
     store = open_store(tmp_path, "acl", NamedEmbeddings(dimensions=64))
     store.add_documents(_docs())
-    mark_policy(store.collection)
+    mark_policy(store.index.collection)
     return tmp_path
 
 
@@ -140,8 +140,9 @@ def test_a_stale_set_never_shows_a_text(policy_store):
     store = open_store(policy_store, "acl", NamedEmbeddings(dimensions=64), create=False)
     guard = GuardedSource(store, HR)
     assert guard.count() == 4  # warm
-    # changed behind the gate's back (Chroma written directly): the sets still admit c1
-    store.collection.update(ids=["c1"], metadatas=[{"access": ["group:legal"]}])
+    # changed behind the gate's back (the index written directly): the sets still admit c1
+    (c1,) = store.index.get(["c1"])
+    store.index.update_metadata(["c1"], [{**c1.metadata, "access": ["group:legal"]}])
     assert "c1" in guard.held(["c1"])
     vector = guard.embed_query(WORDS)
     assert {c.id for c in guard.chunks(["c0", "c1"])} == {"c0"}

@@ -1,5 +1,5 @@
 """The store seam's contract (``vectorstore.seam``), one suite for every implementation: the
-Chroma store (``open_store``, embedded on disk), its read-only reader (``ChunkReader``) and a
+Chroma store (``open_store``, embedded on disk), its read-only reader (``CollectionReads``) and a
 ``Collection`` over the exact in-memory index (``MemoryIndex``). Deterministic vectors (hashed
 words), so the nearest order and the distances are exact numbers computed here with numpy."""
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from langchain_core.documents import Document
 
-from ragingest.vectorstore.chroma.collection_info import chroma_client
-from ragingest.vectorstore.chroma.reader import ChunkReader
-from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.backends import open_backend
+from ragingest.vectorstore.collection_reads import CollectionReads
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import (
     AllOf,
     AnyOf,
@@ -77,9 +77,10 @@ def source(request, tmp_path):
     if request.param == "chroma":
         return chroma
     # the reader ``open_reader`` returns, over the fake model (it would load the recorded one)
-    reader = ChunkReader(chroma_client(tmp_path), chroma.physical_name, embeddings, chroma.lexical)
-    reader.parent_store = chroma.parent_store
-    return reader
+    return CollectionReads(
+        open_backend(tmp_path).open(chroma.name), embeddings, lexical=chroma.lexical,
+        parents=chroma.parent_store,
+    )  # fmt: skip
 
 
 def _expected_nearest(vector, where, n):
@@ -185,7 +186,7 @@ def test_an_operator_that_does_not_test_a_schema_keys_type_is_refused_by_name(so
 def test_a_sink_sets_readers_in_place_on_chunks_and_parents(source):
     """``set_access`` replaces a document's readers on its chunks and parent sections, keeps
     their text, vectors and other keys, and the ``$contains`` filter reads the new list."""
-    if isinstance(source, ChunkReader):
+    if not isinstance(source, ChunkSink):
         pytest.skip("the reader writes nothing")
     assert isinstance(source, ChunkSink)
     ids = ["c04", "c05", "c06", "c07"]  # parent p1, whole

@@ -10,9 +10,10 @@ from langchain_core.documents import Document
 from ragingest.errors import NoAccessPolicyError, PrincipalsRequiredError
 from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import ALL, Principals, access_filter
-from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY, chroma_client
-from ragingest.vectorstore.chroma.reader import ChunkReader
-from ragingest.vectorstore.chroma.store import open_store
+from ragingest.vectorstore.backends import open_backend
+from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY
+from ragingest.vectorstore.collection_reads import CollectionReads
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import ChunkSource, matches, parse_filter
 from tests.in_memory import memory_collection
 from tests.vectorstore.test_store_contract import NamedEmbeddings, _documents
@@ -41,13 +42,14 @@ def policy_source(request, tmp_path) -> ChunkSource:
         return memory
     chroma = open_store(tmp_path, "contract", embeddings)
     chroma.add_documents(docs, parent_texts=parents)
-    mark_policy(chroma.collection)
+    mark_policy(chroma.index.collection)
     _parent_readers(chroma, docs)
     if request.param == "chroma":
         return open_store(tmp_path, "contract", embeddings, create=False)
-    reader = ChunkReader(chroma_client(tmp_path), chroma.physical_name, embeddings, chroma.lexical)
-    reader.parent_store = chroma.parent_store
-    return reader
+    return CollectionReads(
+        open_backend(tmp_path).open(chroma.name), embeddings, lexical=chroma.lexical,
+        parents=chroma.parent_store,
+    )  # fmt: skip
 
 
 def mark_policy(collection) -> None:
@@ -102,7 +104,7 @@ def test_every_guarded_read_admits_only_what_the_caller_may_read(policy_source, 
     assert {i for i, _ in guard.nearest(vector, 12)} == readable
     assert {c.id for c, _ in guard.nearest_chunks(vector, 12)} == readable
     assert set(guard.vectors(every)) == readable
-    assert guard.lexical_in_step()
+    assert policy_source.lexical_in_step()  # upkeep: the unguarded source's
     if guard.lexical is not None:  # every word of every chunk: only readable ids come back
         words = " ".join(d.page_content for d in docs)
         hits = guard.lexical.search(words, 12)

@@ -1,7 +1,7 @@
 """The one place reads are limited to what the caller may read: ``GuardedSource``.
 
 Contract: ``GuardedSource(inner, principals)`` is a ``seam.ChunkSource`` over any other one
-(``ChunkStore``, ``ChunkReader``, ``MemoryStore``). It reads the collection's policy marker
+(a ``collection.Collection``, whatever its store). It reads the collection's policy marker
 once (``inner.access_policy()``; a policy is never added to or dropped from a physical
 collection) and turns the caller's principals into one filter (``access.access_filter``):
 None (no policy, or ``ALL``) reads everything; a policy read with no principals raises
@@ -11,8 +11,7 @@ filter ANDed into its own ``where``: ``nearest``, ``nearest_chunks``, ``chunks``
 returns only admitted ids (each page of the index checked against the store under the filter,
 read deeper until the page asked for is full or the index is done), and its ``parent_store``
 only parent sections whose own ``access`` admits the caller (on a policy collection a parent
-without one is refused); both wrappers live in ``guarded_indexes``. ``lexical_in_step``
-compares the whole index with the whole store.
+without one is refused); both wrappers live in ``guarded_indexes``.
 
 How the filter is applied: Chroma evaluates a ``where`` over the metadata of every chunk it
 admits before it searches (at 100 000 chunks a caller who may read a fifth of them pays
@@ -31,7 +30,7 @@ and a filtered read becomes an unfiltered one and set lookups:
 - every chunk returned with its text is also checked on its own stored ``access``
   (``seam.matches``), so even a stale set could only hide a chunk, never show one.
 
-A store without a gate (``MemoryStore``) is read with the filter checked on each chunk's own
+A store without a gate (an in-memory one) is read with the filter checked on each chunk's own
 metadata: the unfiltered top ``max(POOL_MIN, POOL_FACTOR * n)`` kept by ``seam.matches``,
 the store's filter asked when fewer than ``n`` pass. Either way a read returns what the
 filtered read returns (HNSW's approximation aside).
@@ -61,6 +60,7 @@ from ragingest.vectorstore.seam import (
     LexicalSearch,
     ParentSource,
     StoredChunk,
+    chunks_with_dense,
     matches,
 )
 
@@ -159,7 +159,7 @@ class GuardedSource:
         """The inner store's, but never through kept id sets: those read ids first anyway, so
         the ranking's one fetch of the prefix it reads is the cheaper call."""
         kept_sets = self.names is not None and self.inner.gate is not None
-        return self.inner.chunks_with_dense and not kept_sets
+        return chunks_with_dense(self.inner) and not kept_sets
 
     def access_policy(self) -> bool:
         return self.policy
@@ -173,9 +173,6 @@ class GuardedSource:
             return self.inner.count()
         ids = self.readable()
         return len(ids) if ids is not None else len(self.inner.chunk_ids(self.access))
-
-    def lexical_in_step(self) -> bool:
-        return self.inner.lexical_in_step()
 
     def nearest(
         self, vector: Sequence[float], n: int, where: Filter | None = None
@@ -246,9 +243,7 @@ class GuardedSource:
     def chunk_ids(self, where: Filter | None = None) -> list[str]:
         return self.inner.chunk_ids(both(where, self.access))
 
-    def vectors(
-        self, ids: Sequence[str], where: Filter | None = None
-    ) -> dict[str, list[float]]:
+    def vectors(self, ids: Sequence[str], where: Filter | None = None) -> dict[str, list[float]]:
         readable = self.readable() if self.access is not None else None
         if readable is None:
             return self.inner.vectors(ids, both(where, self.access))
@@ -264,7 +259,9 @@ def say_unmatched(source: GuardedSource, collection: str) -> list[str]:
         log.warning(
             "%s: no document of collection %r names %s as a reader (names are exact, "
             "case-sensitive strings), so only public documents can answer",
-            ", ".join(unmatched), collection, "it" if len(unmatched) == 1 else "them",
+            ", ".join(unmatched),
+            collection,
+            "it" if len(unmatched) == 1 else "them",
         )
     return unmatched
 

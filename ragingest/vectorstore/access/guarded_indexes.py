@@ -1,5 +1,5 @@
 """The caller's access filter on a guarded store's two side indexes: the lexical index and the
-parent sections (``GuardedSource.lexical`` and ``.parent_store``, and ``ChunkStore`` opened for
+parent sections (``GuardedSource.lexical`` and ``.parent_store``, and so a ``Collection`` opened for
 principals, return these).
 
 Contract: ``GuardedLexical(index, source).search`` returns the hits of ``index``'s own order

@@ -2,22 +2,25 @@
 its chunks and its parent sections without touching their text or vectors, so a change of
 permissions alone embeds nothing.
 
-Contract: ``chunk_access`` updates only the ``access`` key of each chunk (Chroma's ``update``
-merges the keys it is given into the stored metadata); ``parent_access`` rewrites the parent
-sections ``keys`` of any LangChain ``BaseStore`` with the new list. The writer calls both under
-the read gate held exclusively (``ChunkStore.set_access``), so a reader sees a file's old
-readers on every copy or its new ones on every copy, never a mix.
+Contract: ``chunk_access`` changes only the ``access`` key of each chunk of a
+``port.DenseIndex`` (its other metadata read and written back whole: ``update_metadata``
+replaces) and returns their parent ids; ``parent_access`` rewrites the parent sections
+``keys`` of any LangChain ``BaseStore`` with the new list. The writer calls both under the
+read gate held exclusively (``Collection.set_access``), so a reader sees a file's old readers
+on every copy or its new ones on every copy, never a mix.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from langchain_core.documents import Document
 from langchain_core.stores import BaseStore
 
 from ragingest.schema import ACCESS_KEY
+from ragingest.vectorstore.port import DenseIndex
+
+PAGE = 1000  # chunks per index read
 
 
 def stored_access(access: Sequence[str]) -> list[str]:
@@ -25,18 +28,18 @@ def stored_access(access: Sequence[str]) -> list[str]:
     return sorted(set(access))
 
 
-class Updatable(Protocol):
-    """A chromadb collection as ``chunk_access`` writes it: ``update`` merges the keys given."""
-
-    def update(self, *, ids: list[str], metadatas: list[dict[str, list[str]]]) -> None: ...
-
-
-def chunk_access(collection: Updatable, ids: Sequence[str], access: list[str], step: int) -> None:
-    """Set ``access`` on the chunks ``ids`` of a chromadb ``collection``, ``step`` ids a call
-    (the client's max batch size)."""
-    for i in range(0, len(ids), step):
-        part = list(ids[i : i + step])
-        collection.update(ids=part, metadatas=[{ACCESS_KEY: access} for _ in part])
+def chunk_access(
+    index: DenseIndex, ids: Sequence[str], access: list[str], page: int = PAGE
+) -> set[str]:
+    """Set ``access`` on the chunks ``ids`` of ``index``, ``page`` ids a read; returns the
+    parent ids of those chunks."""
+    parents: set[str] = set()
+    for i in range(0, len(ids), page):
+        chunks = index.get(list(ids[i : i + page]))
+        parents |= {str(c.metadata["parent_id"]) for c in chunks if "parent_id" in c.metadata}
+        metadatas = [{**c.metadata, ACCESS_KEY: access} for c in chunks]
+        index.update_metadata([c.id for c in chunks], metadatas)
+    return parents
 
 
 def parent_access(store: BaseStore[str, Document], keys: Sequence[str], access: list[str]) -> None:
