@@ -64,9 +64,23 @@ def add_split_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_store_args(parser: argparse.ArgumentParser, persist_required: bool = True) -> None:
+def backend_name(text: str) -> str:
+    """A ``--backend`` value, refused unless a backend of that name is registered (checked
+    when given: listing the installed ones costs ``--help`` its entry-point scan)."""
+    from ragingest.vectorstore.backends import backend_names
+
+    known = backend_names()
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(known)}")
+    return text
+
+
+def add_store_args(
+    parser: argparse.ArgumentParser, persist_required: bool = True, backend: bool = False
+) -> None:
     """Where the collection lives: the persist dir, the name, the records database, the
-    Chroma server (every command that opens a collection)."""
+    store's server (every command that opens a collection), with ``backend`` the store's
+    kind."""
     if persist_required:
         parser.add_argument("--persist-dir", required=True, type=Path, help="Chroma directory")
     else:
@@ -87,9 +101,22 @@ def add_store_args(parser: argparse.ArgumentParser, persist_required: bool = Tru
         "writers on several machines; default: $RAGINGEST_RECORDS_URL, else "
         "sqlite:///PERSIST_DIR/ragingest_records.sqlite",
     )
-    from ragingest.vectorstore.chroma.server import add_server_args
+    from ragingest.vectorstore.backends import DEFAULT, server_options
 
-    add_server_args(parser)
+    if backend:
+        parser.add_argument(
+            "--backend",
+            type=backend_name,
+            default=DEFAULT,
+            metavar="NAME",
+            help=f"the store that holds the collection: {DEFAULT} (default), memory (this "
+            "process only: for tests), or one an installed package registers "
+            "(the ragingest.backends entry points)",
+        )
+    # the default kind's server options: the others' would be imported by every --help
+    options = server_options(DEFAULT)
+    if options is not None:
+        options.add_arguments(parser)
 
 
 def add_file_args(parser: argparse.ArgumentParser) -> None:

@@ -85,13 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     sts = sub.add_parser(
         "status", help="chunk and file counts, model, settings and last run of a collection"
     )
-    add_store_args(sts, persist_required=False)
+    add_store_args(sts, persist_required=False, backend=True)
     sts.add_argument("--run-log", metavar="FILE", help="the run log (default: in --persist-dir)")
     sts.add_argument("--json", action="store_true", help="print JSON")
 
     qry = sub.add_parser("query", help="search a collection")
     qry.add_argument("text", help="the question")
-    add_store_args(qry, persist_required=False)
+    add_store_args(qry, persist_required=False, backend=True)
     qry.add_argument("-k", type=int, default=d.TOP_K, help=f"number of hits (default {d.TOP_K})")
     qry.add_argument(
         "--where",

@@ -43,7 +43,7 @@ def add_ingest_args(parser: argparse.ArgumentParser, paths: str = "+") -> None:
         if paths == "*"
         else "files or folders",
     )
-    add_store_args(parser)
+    add_store_args(parser, backend=True)
     add_split_args(parser)
     parser.add_argument(
         "--include",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -40,7 +41,8 @@ def ingest_command(args: argparse.Namespace) -> int:
         try:
             run(sources, options, report)
         except Exception as exc:
-            if not faults.recover_damaged(exc, options.persist_dir, options.rebuild):
+            persist, kind = options.persist_dir, options.backend
+            if not faults.recover_damaged(exc, persist, options.rebuild, kind):
                 raise
             report = run(sources, options)
     except LockedError as exc:
@@ -52,7 +54,7 @@ def ingest_command(args: argparse.Namespace) -> int:
             report.write(args.report)
         return EXIT_REFUSED if report.refused else EXIT_USAGE
     except Exception as exc:  # a store fault: said in one line, the report as far as it got
-        code = faults.report_fault(exc, options.persist_dir, args.report, report)
+        code = faults.report_fault(exc, options.persist_dir, args.report, report, options.backend)
         if code is None:
             raise
         return code
@@ -83,10 +85,11 @@ def watch_command(args: argparse.Namespace) -> int:
 def status_command(args: argparse.Namespace) -> int:
     """Print ``ragingest status``; returns the exit status."""
     from ragingest.cli.status import collection_status, render
-    from ragingest.vectorstore.chroma.readable import readable_store
 
-    with readable_store(args.persist_dir) as persist:
-        status = collection_status(persist, args.collection, args.run_log, args.records_url)
+    with readable(args) as persist:
+        status = collection_status(
+            persist, args.collection, args.run_log, args.records_url, args.backend
+        )
     if persist is not None and persist != args.persist_dir:  # say where the store really is
         status = json.loads(json.dumps(status).replace(str(persist), str(args.persist_dir)))
     if args.json:
@@ -96,18 +99,28 @@ def status_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def readable(args: argparse.Namespace) -> contextlib.AbstractContextManager[Path | None]:
+    """``--persist-dir`` as a reader may open it: its store kind's ``readable``
+    (``port.StoreFiles``: a temporary copy of a store that can't be written), or as it is."""
+    from ragingest.vectorstore.backends import store_files
+
+    files = store_files(args.backend)
+    if files is None:
+        return contextlib.nullcontext(args.persist_dir)
+    return files.readable(args.persist_dir)
+
+
 def query_command(args: argparse.Namespace) -> int:
     """Run ``ragingest query`` and print the hits; returns the exit status."""
     from ragingest.cli.arg_groups import principals_of
     from ragingest.cli.terminal import terminal_safe as safe
     from ragingest.retrieval.query import RANKS, search
-    from ragingest.vectorstore.chroma.readable import readable_store
 
     if args.max_context_tokens is not None:
         from ragingest.cli.query_context import context_command
 
         return context_command(args)
-    with readable_store(args.persist_dir) as persist:
+    with readable(args) as persist:
         hits = search(
             args.text,
             persist,

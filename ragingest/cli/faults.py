@@ -3,10 +3,11 @@ what happened (``cli.main`` turns any exception into ``Fault`` here).
 
 The exit codes are ``ragingest.errors.EXIT_*``.
 
-A damaged Chroma database is set aside by ``set_aside_chroma`` (renamed, never deleted) when
-the user asks for ``--rebuild``: the next ingest refills the index from the files. When SQLite
-finds another file of the directory damaged and Chroma's whole (``damaged_files``), the fault
-names that file, and ``--rebuild`` sets it aside with Chroma's.
+A damaged store (its kind's ``port.StoreFiles``: Chroma's database) is set aside by
+``set_aside`` (renamed, never deleted) when the user asks for ``--rebuild``: the next ingest
+refills the index from the files. When SQLite finds another file of the directory damaged and
+the store's whole (``damaged_files``), the fault names that file, and ``--rebuild`` sets it
+aside with the store's. ``kind`` is the store's backend (``backends.active_kind``).
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from ragingest.errors import (
     EXIT_READ_ONLY,
     EXIT_TERMINATED,
 )
-from ragingest.vectorstore.chroma.readable import free_mb, store_writable
+from ragingest.vectorstore.backends import store_files
+from ragingest.vectorstore.disk import free_mb, store_writable
 
 if TYPE_CHECKING:
     from ragingest.pipeline.report import RunReport
+    from ragingest.vectorstore.port import StoreFiles
 
 INTERRUPTED = "interrupted; the next run finishes the work"
-CHROMA_FILE = "chroma.sqlite3"
 
 _READ_ONLY = ("readonly database", "read-only file system", "attempt to write a read")
 _CORRUPT = (
@@ -92,7 +94,9 @@ def _errnos(exc: BaseException) -> set[int]:
     return {e.errno for e in _chain(exc) if isinstance(e, OSError) and e.errno is not None}
 
 
-def classify(exc: BaseException, persist_dir: Path | None = None) -> Fault | None:
+def classify(
+    exc: BaseException, persist_dir: Path | None = None, kind: str | None = None
+) -> Fault | None:
     """The store fault ``exc`` is (walking its causes), or None when it is none of them."""
     texts, numbers = _texts(exc), _errnos(exc)
     where = str(persist_dir) if persist_dir is not None else "the persist directory"
@@ -103,19 +107,22 @@ def classify(exc: BaseException, persist_dir: Path | None = None) -> Fault | Non
     ):
         return _disk_full(where, persist_dir)
     if any(marker in text for text in texts for marker in _CORRUPT):
-        others = _damaged_beside_chroma(persist_dir)
+        files = store_files(kind)
+        label = files.label if files is not None else "store"
+        others = _damaged_beside_store(persist_dir, files)
         if others:
             return Fault(
                 "corrupt",
                 f"{', '.join(f'{where}/{name}' for name in others)} is damaged "
                 f"({_first(texts, _CORRUPT)}); run the same ingest with --rebuild: it sets it "
-                "aside with the Chroma database it goes with and rebuilds the index from your "
+                f"aside with the {label} it goes with and rebuilds the index from your "
                 "files (the embedding cache spares the model most of the work)",
                 EXIT_CORRUPT,
             )
         return Fault(
             "corrupt",
-            f"the Chroma database {where}/{CHROMA_FILE} is damaged ({_first(texts, _CORRUPT)}); "
+            f"the {label} {where}{f'/{files.main_file}' if files else ''} is damaged "
+            f"({_first(texts, _CORRUPT)}); "
             "run the same ingest with --rebuild: it sets the damaged files aside and rebuilds "
             "the index from your files",
             EXIT_CORRUPT,
@@ -171,28 +178,10 @@ def damaged_files(persist_dir: Path) -> list[str]:
     return found
 
 
-def _damaged_beside_chroma(persist_dir: Path | None) -> list[str]:
-    """The damaged files of ``persist_dir`` when Chroma's database is not one of them."""
+def _damaged_beside_store(persist_dir: Path | None, files: StoreFiles | None) -> list[str]:
+    """The damaged files of ``persist_dir`` when the store's own is not one of them."""
     found = damaged_files(persist_dir) if persist_dir is not None else []
-    return [] if CHROMA_FILE in found else found
-
-
-def set_aside_chroma(persist_dir: Path) -> list[Path]:
-    """Rename the damaged Chroma files (``chroma.sqlite3`` and the segment folders beside it)
-    to ``*.damaged-<UTC time>``; the records database then sees the collection gone and the
-    next ingest refills it. Returns the new paths."""
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    moved = []
-    for path in sorted(persist_dir.iterdir()):
-        is_segment = path.is_dir() and len(path.name) == 36 and path.name.count("-") == 4
-        if path.name in (CHROMA_FILE, f"{CHROMA_FILE}-wal", f"{CHROMA_FILE}-shm") or is_segment:
-            target = path.with_name(f"{path.name}.damaged-{stamp}")
-            path.rename(target)
-            moved.append(target)
-    from ragingest.vectorstore.chroma.clients import forget_clients
-
-    forget_clients()  # this process's failed client of that path is forgotten
-    return moved
+    return [] if files is not None and files.main_file in found else found
 
 
 def report_fault(
@@ -200,6 +189,7 @@ def report_fault(
     persist_dir: Path | None,
     report: str | None,
     partial: RunReport | None = None,
+    kind: str | None = None,
 ) -> int | None:
     """Say what ``exc`` is, in one line on stderr, and return its exit code; None when it is
     no store fault. With ``report`` (the ``--report`` file) the run's ``partial`` report
@@ -207,7 +197,7 @@ def report_fault(
     error, or the line says why it could not be."""
     import sys
 
-    fault = classify(exc, persist_dir)
+    fault = classify(exc, persist_dir, kind)
     if fault is None:
         return None
     line = f"ragingest: {fault.message}"
@@ -225,17 +215,20 @@ def report_fault(
     return fault.exit_code
 
 
-def recover_damaged(exc: BaseException, persist_dir: Path, rebuild: bool) -> bool:
-    """With ``rebuild``, set the damaged Chroma database aside, with any file of ragingest's
-    own that SQLite finds damaged beside it (True: run again)."""
-    fault = classify(exc, persist_dir)
+def recover_damaged(
+    exc: BaseException, persist_dir: Path, rebuild: bool, kind: str | None = None
+) -> bool:
+    """With ``rebuild``, set the damaged store aside (``port.StoreFiles.set_aside``), with any
+    file of ragingest's own that SQLite finds damaged beside it (True: run again)."""
+    fault = classify(exc, persist_dir, kind)
     if not rebuild or fault is None or fault.kind != "corrupt":
         return False
     import logging
 
-    # ragingest's own files go with Chroma's: what they held of the index (records, parent
+    # ragingest's own files go with the store's: what they held of the index (records, parent
     # sections, terms) is rebuilt with it, from the files, as a whole
-    others = _damaged_beside_chroma(persist_dir)
+    files = store_files(kind)
+    others = _damaged_beside_store(persist_dir, files)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     moved = [
         part.rename(part.with_name(f"{name}.damaged-{stamp}{suffix}"))
@@ -243,10 +236,10 @@ def recover_damaged(exc: BaseException, persist_dir: Path, rebuild: bool) -> boo
         for suffix in ("", "-wal", "-shm")
         if (part := persist_dir / f"{name}{suffix}").exists()
     ]
-    moved += set_aside_chroma(persist_dir)
+    moved += files.set_aside(persist_dir, stamp) if files is not None else []
     logging.getLogger(__name__).warning(
         "the %s was damaged: set aside as %s; rebuilding the index",
-        ", ".join(others) if others else "Chroma database",
+        ", ".join(others) if others else files.label if files is not None else "store",
         ", ".join(p.name for p in moved) or "nothing",
     )
     return bool(moved)

@@ -6,11 +6,13 @@ away (``| head``), 143 terminated (SIGTERM) (``cli.faults``)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from ragingest.cli import faults
 from ragingest.cli.args import build_parser
@@ -21,6 +23,9 @@ from ragingest.errors import (
     RagIngestError,
     ServerUnreachableError,
 )
+
+if TYPE_CHECKING:
+    from ragingest.vectorstore.port import ServerOptions, StoreServer
 
 __all__ = ["build_parser", "main"]
 
@@ -61,12 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     from ragingest.cli.server_watch import watched
-    from ragingest.vectorstore.chroma.server import server_from_args, use_server
+    from ragingest.vectorstore.backends import use_backend
 
     try:
-        server = server_from_args(args)
-        with use_server(server), watched(server):  # a frozen server: one line, exit 8
-            return COMMANDS[args.command](args)
+        with use_backend(getattr(args, "backend", None)):  # the store --backend names
+            options, server = store_server(args)
+            using = options.use(server) if options is not None else contextlib.nullcontext()
+            timeout = options.timeout() if options is not None else None
+            with using, watched(server, timeout):  # a frozen server: one line, exit 8
+                return COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:
         return faults.interrupted(exc)
     except BrokenPipeError:  # `| head` stopped reading: nothing more to say, and no traceback
@@ -79,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except Exception as exc:
         where, report = getattr(args, "persist_dir", None), vars(args).get("report")
-        code = faults.report_fault(exc, where, report)
+        code = faults.report_fault(exc, where, report, kind=getattr(args, "backend", None))
         if code is not None:
             return code
         message = unreachable(exc, args)
@@ -98,11 +106,26 @@ def _pipe_closed() -> int:
     return EXIT_PIPE_CLOSED
 
 
+def store_server(args: object) -> tuple[ServerOptions | None, StoreServer | None]:
+    """The store's server options (``backends.server_options``: those of the kind
+    ``--backend`` names) and the server ``args`` name with them (None: none). The options are
+    parsed as the default kind's (``cli.arg_groups``): another kind refuses them."""
+    from ragingest.vectorstore.backends import DEFAULT, active_kind, server_options
+
+    kind = active_kind(getattr(args, "backend", None))
+    options = server_options(kind)
+    if options is None:
+        given = server_options(DEFAULT)
+        if given is not None and given.from_args(args) is not None:
+            raise ValueError(f"the {kind} backend keeps no collections on a server")
+        return None, None
+    return options, options.from_args(args)
+
+
 def unreachable(exc: BaseException, args: object) -> str | None:
     """One line for a server that went away or can't be reached, or None for other errors:
-    the records database (a --records-url server down, a bad host) or the Chroma server
+    the records database (a --records-url server down, a bad host) or the store's server
     (down after the command connected)."""
-    import httpx
     from sqlalchemy.exc import OperationalError
 
     if isinstance(exc, OperationalError):
@@ -121,13 +144,8 @@ def unreachable(exc: BaseException, args: object) -> str | None:
         if state and not state.startswith(_CONNECTION_STATES):  # it answered: no outage
             return f"records database {where} refused a statement ({state}): {reason}"
         return f"records database {where} can't be reached: {reason}"
-    if isinstance(exc, httpx.TransportError):
-        from ragingest.vectorstore.chroma.server import server_from_args
-
-        server = server_from_args(args)
-        where = str(server) if server else "?"
-        return f"Chroma server {where} can't be reached: {exc}"
-    return None
+    options, server = store_server(args)
+    return options.unreachable(server, exc) if options is not None else None
 
 
 if __name__ == "__main__":

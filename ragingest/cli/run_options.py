@@ -67,6 +67,7 @@ def ingest_options(args: argparse.Namespace) -> IngestOptions | None:
     return IngestOptions(
         persist_dir=args.persist_dir,
         collection=args.collection,
+        backend=args.backend,
         model=args.model,
         split=split,
         include=args.include,

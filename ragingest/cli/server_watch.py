@@ -1,11 +1,12 @@
-"""A Chroma server that stops answering (frozen, SIGSTOP, a hung proxy) ends a command in one
-line (exit 8) instead of hanging it: chromadb's HTTP client waits without a time limit and
-has no setting for one (a read through ``ChromaServer.client()`` ends by itself,
-``vectorstore.chroma.answering``; this watch ends writes and anything else the command does).
+"""A store's server that stops answering (frozen, SIGSTOP, a hung proxy) ends a command in one
+line (exit 8) instead of hanging it: a store's HTTP client may wait without a time limit (so
+does chromadb's, with no setting for one; Chroma's backend ends a read by itself, this watch
+ends writes and anything else the command does).
 
-Contract of ``watched(server)``: around a command that talks to ``server`` (None: nothing is
-watched), a thread sends the server's heartbeat every ``CHECK_EVERY`` seconds with a
-``timeout`` (default ``SERVER_TIMEOUT``, ``$RAGINGEST_CHROMA_TIMEOUT`` seconds). When one gets
+Contract of ``watched(server, timeout)``: around a command that talks to ``server`` (a
+``port.StoreServer``; None: nothing is watched), a thread sends the server's heartbeat every
+``CHECK_EVERY`` seconds with a ``timeout`` (the kind's ``ServerOptions.timeout()``: Chroma's
+``$RAGINGEST_CHROMA_TIMEOUT`` seconds, default 20; None: nothing is watched). When one gets
 no answer in time, the main thread gets ``ServerUnreachableError`` ("stopped answering"),
 raised by a signal handler, so a call blocked on the socket is ended too, and again at each
 check while the server stays silent (an ``except`` on the way can't swallow it for good). A
@@ -19,21 +20,25 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ragingest.errors import ServerUnreachableError
-from ragingest.vectorstore.chroma.server import ChromaServer, server_timeout
+
+if TYPE_CHECKING:
+    from ragingest.vectorstore.port import StoreServer
 
 CHECK_EVERY = 2.0  # seconds between heartbeats
 _SIGNAL = signal.SIGUSR1
 
 
 @contextlib.contextmanager
-def watched(server: ChromaServer | None, timeout: float | None = None) -> Iterator[None]:
+def watched(server: StoreServer | None, timeout: float | None) -> Iterator[None]:
     """Watch ``server`` while the block runs (module docstring)."""
-    if server is None or threading.current_thread() is not threading.main_thread():
+    main_thread = threading.current_thread() is threading.main_thread()
+    if server is None or timeout is None or not main_thread:
         yield
         return
-    seconds = server_timeout() if timeout is None else timeout
+    seconds = timeout
     message = server.silence_message(seconds)
     done = threading.Event()
     silence = threading.Event()

@@ -1,6 +1,7 @@
 """``ragingest status``: what a collection holds and how its last run went, without loading a
 model or taking the writer's lock. The alias, records, file states and writer come from the
-records database (``records_url``; default: the SQLite file in the Chroma directory)."""
+records database (``records_url``; default: the SQLite file in the store's directory), the
+collection from its store (``vectorstore.backends``)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,9 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline import runlog
 from ragingest.pipeline.lock import Holder, lock_holder
 from ragingest.pipeline.state import FileStates
-from ragingest.vectorstore.chroma.names import chroma_name
-from ragingest.vectorstore.chroma.reader import ChunkReader
-from ragingest.vectorstore.chroma.store import (
-    FINGERPRINT_KEY,
-    MODEL_KEY,
-    SETTINGS_KEY,
-    chroma_client,
-    collection_metadata,
-    require_store_dir,
-)
+from ragingest.vectorstore.backends import active_kind, open_backend, server_options, store_files
+from ragingest.vectorstore.identity import FINGERPRINT_KEY, MODEL_KEY, SETTINGS_KEY
+from ragingest.vectorstore.names import safe_name
 from ragingest.vectorstore.records.aliases import read_alias
 from ragingest.vectorstore.records.database import display_url, namespace, records_url_for
 from ragingest.vectorstore.records.origins import origins
@@ -77,26 +71,27 @@ def collection_status(
     collection: str,
     run_log: str | Path | None = None,
     records_url: str | None = None,
+    backend: str | None = None,
 ) -> CollectionStatus:
     """What ``ragingest status`` reports about ``collection`` (counts, model, settings, the last
-    runs), read without writing to the store; ``persist_dir`` may be None with a Chroma server
-    (inside ``use_server``) and a PostgreSQL records database (then the run log is read only
-    from ``run_log``)."""
-    from ragingest.vectorstore.chroma.server import active_server
-
-    server = active_server()
+    runs), read without writing to the store; ``persist_dir`` may be None with a server (the
+    ``backend`` kind's, default ``backends.active_kind()``, inside its ``use``) and a PostgreSQL
+    records database (then the run log is read only from ``run_log``)."""
+    kind = active_kind(backend)
+    options, files = server_options(kind), store_files(kind)
+    server = options.active() if options is not None else None
     persist = Path(persist_dir) if persist_dir is not None else None
     if persist is None and server is None:
         raise ValueError("give --persist-dir (the Chroma directory) or a Chroma server")
-    if persist is not None:
-        require_store_dir(persist)
-    client = chroma_client(persist)
+    if persist is not None and files is not None:
+        files.require(persist)
+    store = open_backend(persist, kind=kind)
     alias = read_alias(persist, collection, records_url)
-    physical = alias.live if alias else chroma_name(collection)
-    metadata = collection_metadata(client, physical)
-    if metadata is None and physical != chroma_name(collection):  # a rebuild being settled
-        physical = chroma_name(collection)  # under its own name already (``pipeline.settle``)
-        metadata = collection_metadata(client, physical)
+    physical = alias.live if alias else safe_name(collection)
+    metadata = store.metadata(physical)
+    if metadata is None and physical != safe_name(collection):  # a rebuild being settled
+        physical = safe_name(collection)  # under its own name already (``pipeline.settle``)
+        metadata = store.metadata(physical)
     if metadata is None:
         raise CollectionMismatchError(
             f"collection {collection!r} does not exist in {persist or server}; run "
@@ -104,13 +99,13 @@ def collection_status(
         )
     manager = record_manager(persist, physical, records_url)
     journal = len(manager.journal_items())
-    chroma = ChunkReader(client, physical)  # no model: counts and ids only
-    chunks = chroma.count()
+    index = store.open(physical)  # no model: counts and ids only
+    chunks = index.count()
     records = manager.count()
     others: Others | None = None
     consistent = chunks == records and journal == 0
     if not consistent or not _all_ours(manager):  # who wrote what (lists the ids)
-        found = origins(chroma.chunk_ids(), manager)
+        found = origins(index.ids(), manager)
         consistent = found.consistent and journal == 0
         if found.foreign_in_chroma or found.foreign_recorded:
             others = {
@@ -121,12 +116,12 @@ def collection_status(
             }
     building: Building | None = None
     if alias and alias.building:
-        build = collection_metadata(client, alias.building) or {}
+        build = store.metadata(alias.building) or {}
         building = {
             "collection": alias.building,
             "model": build.get(MODEL_KEY),
             "settings": json.loads(build.get(SETTINGS_KEY) or "{}"),
-            "chunks": ChunkReader(client, alias.building).count() if build else 0,
+            "chunks": store.open(alias.building).count() if build else 0,
         }
     return {
         "collection": collection,

@@ -43,7 +43,7 @@ from ragingest.pipeline.report import RunReport
 from ragingest.pipeline.state import FileState
 from ragingest.pipeline.writer import Writer
 from ragingest.schema import NO_READER
-from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY, POLICY_SETTING
+from ragingest.vectorstore.identity import ACCESS_POLICY_KEY, POLICY_SETTING
 
 log = logging.getLogger(__name__)
 KEPT = ("parse", "unchanged", "failed_before")  # items whose chunks stay after the run

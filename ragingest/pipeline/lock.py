@@ -35,7 +35,7 @@ from sqlalchemy import delete, func, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from ragingest.errors import LockedError
-from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.names import safe_name
 from ragingest.vectorstore.records.database import (
     DIALECTS,
     WRITER,
@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 
 def lock_path(persist_dir: str | Path, collection: str) -> Path:
     """The lock file of ``collection`` in ``persist_dir``."""
-    return Path(persist_dir) / f"ragingest_{chroma_name(collection)}.lock"
+    return Path(persist_dir) / f"ragingest_{safe_name(collection)}.lock"
 
 
 def advisory_key(collection: str) -> int:

@@ -32,6 +32,7 @@ from ragingest.pipeline.access_policy import AccessPolicy
 from ragingest.pipeline.deletes import check_share
 from ragingest.splitters.content_types import ContentTypeConfig
 from ragingest.splitters.factory import SplitSettings
+from ragingest.vectorstore.backends import DEFAULT as BACKEND
 
 RENAMED = {"batch_size": "embed_batch_size"}  # an old keyword -> its field, still taken
 
@@ -70,8 +71,11 @@ def _takes_old_names(cls: type[T]) -> type[T]:
 @_takes_old_names
 @dataclass(kw_only=True)
 class RunSettings:
-    """Every setting of a run but the store's place, keyword-only; defaults are a run's."""
+    """Every setting of a run but the store's folder and collection, keyword-only; defaults
+    are a run's."""
 
+    # which store holds the collection: a name of ``vectorstore.backends.backend_names()``
+    backend: str = BACKEND
     model: str | None = None  # None: the collection's model, or the default for a new one
     split: SplitSettings = field(default_factory=SplitSettings)
     include: Sequence[str] = ()

@@ -2,8 +2,8 @@
 
 Contract: ``ingest`` never stops on a bad file: the file is named in the report with the
 reason and the others go in. Writes go through LangChain's ``index()`` with a persistent
-record manager in the records database (``IngestOptions.records_url``: SQLite beside the
-Chroma directory by default, PostgreSQL for writers on several machines), so a re-run skips
+record manager in the records database (``IngestOptions.records_url``: SQLite in the store's
+directory by default, PostgreSQL for writers on several machines), so a re-run skips
 unchanged chunks, replaces stale ones and deletes the chunks of files that vanished from the
 ingested roots. One writer per collection (``lock``); the run log gets one JSON line per run;
 a file whose stamp matches its recorded state is not parsed (``plan``); embeddings come from a
@@ -12,7 +12,9 @@ only when something must be split or embedded; a model or splitter change is ref
 ``rebuild`` (``lifecycle``); the write order that keeps a killed run recoverable is the
 writer's (``writer``). A path that does not exist, or a run that would delete every recorded
 source or more than ``max_delete_share`` of them, is refused before anything changes
-(``MissingPathError``, ``MassDeleteError``: ``pipeline.deletes``).
+(``MissingPathError``, ``MassDeleteError``: ``pipeline.deletes``). The store is the
+``IngestOptions.backend`` one (``vectorstore.backends``); the upkeep it needs so deleted text
+leaves the disk (``port.StoreUpkeep``) is done by the run that deletes, or by the next one.
 """
 
 from __future__ import annotations
@@ -52,11 +54,11 @@ from ragingest.pipeline.sources import SourcePlan, plan_sources
 from ragingest.pipeline.state import FileStates
 from ragingest.pipeline.writer import Writer
 from ragingest.splitters.factory import SplitSettings, check_sizes
+from ragingest.vectorstore import open_store
+from ragingest.vectorstore.backends import open_backend
 from ragingest.vectorstore.cache import CachedEmbeddings, cached_embeddings
-from ragingest.vectorstore.chroma import retention
-from ragingest.vectorstore.chroma.collection_info import is_remote
-from ragingest.vectorstore.chroma.names import chroma_name
-from ragingest.vectorstore.chroma.store import chroma_client, collection_metadata, open_store
+from ragingest.vectorstore.names import safe_name
+from ragingest.vectorstore.port import upkeep_of
 from ragingest.vectorstore.records.database import namespace
 from ragingest.vectorstore.records.origins import ragingest_sources
 from ragingest.vectorstore.records.record_manager import record_manager
@@ -80,7 +82,7 @@ def ingest(
     if report is None:
         report = RunReport()
     report.collection = options.collection
-    chroma_name(options.collection)  # any name a user types maps to a Chroma one; not empty
+    safe_name(options.collection)  # any name a user types maps to a physical one; not empty
     require_directory(options.persist_dir)
     check_sizes(options.split)  # bad settings must not be recorded in a new collection
     require_output_folder(options.run_log, "--run-log", options.persist_dir)
@@ -111,17 +113,17 @@ def run_locked(
 ) -> None:
     """The run under the lock, in the order that keeps a killed run recoverable."""
     o = options
-    client = chroma_client(o.persist_dir)
-    lifecycle = Lifecycle(o.persist_dir, o.collection, client, o.records_url)
+    backend = open_backend(o.persist_dir, kind=o.backend)
+    lifecycle = Lifecycle(o.persist_dir, o.collection, backend, o.records_url)
     target = lifecycle.prepare(o.model, recorded_settings(o), o.rebuild)
-    refuse_widening(collection_metadata(client, lifecycle.live()), o)
+    refuse_widening(backend.metadata(lifecycle.live()), o)
     if o.split.unit == "tokens" and o.split.chunk_overlap is not None:  # under the model's cap
         check_sizes(o.split, load_model_info(target.model).max_embed_tokens)
     report.collection = target.physical
 
     manager = record_manager(o.persist_dir, target.physical, o.records_url)
     states = FileStates(o.persist_dir, namespace(target.physical), o.records_url)
-    if collection_metadata(client, target.physical) is None:
+    if backend.metadata(target.physical) is None:
         manager.drop_namespace()  # records of a collection that is gone are lies
         states.drop()
 
@@ -144,16 +146,15 @@ def run_locked(
         target.physical,
         embeddings,
         settings=target.settings,
-        client=client,
+        client=getattr(backend, "client", None),  # TODO(merge): backend=backend
         resolve=False,
         alias=o.collection if target.rebuilding else None,
         records_url=o.records_url,
     )
-    # an embedded store's directory: its retention is ragingest's (``vectorstore.retention``)
-    local = Path(o.persist_dir) if o.persist_dir is not None and not is_remote(client) else None
-    retention_owed = local is not None and retention.begin(local)  # before any delete
-    if local is not None:
-        retention.bound_log(client.get_collection(target.physical))
+    upkeep = upkeep_of(backend)  # e.g. an embedded store's directory (``port.StoreUpkeep``)
+    upkeep_owed = upkeep is not None and upkeep.begin()  # before any delete
+    if upkeep is not None:
+        upkeep.bound(target.physical)
     writer = Writer(store, manager, states, report, o.write_batch_size)
     writer.recover()
     known = states.load()
@@ -190,18 +191,18 @@ def run_locked(
         writer.delete_missing(known, keep)
     report.rebuilt = lifecycle.finish(target)
     if report.rebuilt:
-        report.collection = lifecycle.live()  # settled under the typed name's Chroma name
+        report.collection = lifecycle.live()  # settled under the typed name's physical name
     report.embeddings_computed = embeddings.computed
     report.embeddings_cached = embeddings.cached
     report.notes += embeddings.kv.notes if embeddings.kv is not None else []  # a cache set aside
-    if local is not None:  # this run's retention, and one a killed run still owes
+    if upkeep is not None:  # this run's upkeep, and one a killed run still owes
         notes: list[str] = []
-        if report.deleted or report.rebuilt or retention_owed:
-            if retention_owed:
+        if report.deleted or report.rebuilt or upkeep_owed:
+            if upkeep_owed:
                 log.info("finishing the retention of a run stopped before it was done")
-            notes = retention.forget(local, client, embeddings.kv)
+            notes = upkeep.forget(embeddings.kv)
             report.notes += notes
-        retention.settle(local, notes)
+        upkeep.settle(notes)
 
 
 def refuse_mass_delete(

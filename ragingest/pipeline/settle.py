@@ -1,17 +1,18 @@
-"""Settling a rebuild: the collection a ``--rebuild`` filled (``NAME__<n>``) gets the Chroma
-name the typed name maps to (``names.chroma_name``: the typed name itself where Chroma accepts
-it), so that plain ``langchain_chroma.Chroma(collection_name=NAME, ...)`` reads our data.
+"""Settling a rebuild: the collection a ``--rebuild`` filled (``NAME__<n>``) gets the physical
+name the typed name maps to (``names.safe_name``: the typed name itself where it is safe), so
+that the store's own clients (plain ``langchain_chroma.Chroma(collection_name=NAME, ...)``)
+read our data under the name they were given.
 
-Chroma renames a collection in place (``collection.modify(name=...)``: same id, so a reader
-holding it keeps reading); what ragingest keeps beside it is keyed by the physical name and
-moves with it. The steps, each idempotent, in this order, under the writer lock:
+The store renames a collection in place (``port.Backend.rename``: a reader holding it keeps
+reading); what ragingest keeps beside it is keyed by the physical name and moves with it.
+The steps, each idempotent, in this order, under the writer lock:
 
 1. the records database (records, journal, file states): moved in one transaction;
 2. the parent sections: copied (readers of the old name keep theirs until step 5);
 3. the lexical index: its tables renamed in one transaction (it also heals itself:
-   ``ChunkStore.sync_lexical``);
-4. Chroma: a collection already holding the target name is not live (garbage left by a kill,
-   or one a plain client created), so it is deleted; the rebuilt one is renamed;
+   ``sync_lexical``);
+4. the store: a collection already holding the target name is not live (garbage left by a
+   kill, or one a plain client created), so it is dropped; the rebuilt one is renamed;
 5. the alias row says the target name serves it (one commit); the old parent rows go.
 
 Until step 5 the alias row names the old physical collection, and every step is done again
@@ -21,8 +22,6 @@ collection by its name finds it gone and can retry).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Engine
@@ -45,8 +44,3 @@ def move_records(engine: Engine, old: str, new: str) -> None:
                 connection.execute(
                     update(table).where(column == namespace(old)).values(namespace=namespace(new))
                 )
-
-
-def rename_chroma(client: Any, old: str, new: str) -> None:
-    """Rename Chroma collection ``old`` to ``new`` (same id: open handles keep working)."""
-    client.get_collection(old).modify(name=new)

@@ -14,7 +14,7 @@ import pytest
 
 from ragingest.cli.main import main
 from ragingest.loaders.records import catalogue_documents, faq_document
-from ragingest.vectorstore.chroma.names import chroma_name, is_chroma_safe
+from ragingest.vectorstore.names import is_safe, safe_name
 from tests.conftest import EXAMPLES
 
 pytestmark = pytest.mark.slow
@@ -52,13 +52,13 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     ],
 )
 def test_every_name_maps_to_a_stable_chroma_safe_name(name, physical):
-    assert chroma_name(name) == physical
-    assert is_chroma_safe(physical)
+    assert safe_name(name) == physical
+    assert is_safe(physical)
 
 
 def test_an_empty_name_is_refused_with_an_example():
     with pytest.raises(ValueError, match=r"--collection NAME, e\.g\. kb"):
-        chroma_name(" ")
+        safe_name(" ")
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +81,10 @@ def test_a_short_or_odd_name_works_for_ingest_query_status_and_rebuild(folder, n
     assert hit.stdout.startswith("1. score") and "memo.md" in hit.stdout
     status = _run("status", *store, cwd=folder)
     assert status.returncode == 0, status.stderr
-    assert status.stdout.startswith(f"collection: {name} (Chroma collection {chroma_name(name)})")
+    assert status.stdout.startswith(f"collection: {name} (Chroma collection {safe_name(name)})")
     rebuilt = _run("ingest", "docs", *store, "--chunk-size", "60", "--rebuild", cwd=folder)
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert f"rebuilt: Chroma collection {chroma_name(name)} now serves it" in rebuilt.stdout
+    assert f"rebuilt: Chroma collection {safe_name(name)} now serves it" in rebuilt.stdout
     again = _run("query", "альбом с красной наклейкой", *store, "-k", "1", cwd=folder)
     assert again.returncode == 0 and "memo.md" in again.stdout, again.stderr
 

@@ -87,7 +87,7 @@ STEPS = [
     "ragingest.pipeline.lifecycle.move_records",
     "ragingest.vectorstore.records.parents.ParentStore.copy_to",
     "ragingest.vectorstore.lexical.index.LexicalIndex.rename_to",
-    "ragingest.pipeline.lifecycle.rename_chroma",
+    "ragingest.vectorstore.chroma.backend.ChromaBackend.rename",  # the store's rename
     "ragingest.vectorstore.records.aliases.Catalog.set_live",
 ]
 

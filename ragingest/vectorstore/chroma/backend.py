@@ -3,8 +3,9 @@ directory or a server), the collections' lifecycle through chromadb's public cli
 
 Chroma-specific choices live here and nowhere else: cosine space and ``SEARCH_EF`` HNSW
 candidates per query on every collection created (plain Chroma and langchain_chroma read both
-from the collection's metadata), names mapped by ``names.chroma_name``, a rename done in place
-(``modify(name=...)``: same id, so an open handle keeps working).
+from the collection's metadata), a rename done in place (``modify(name=...)``: same id, so an
+open handle keeps working), and the upkeep of an embedded directory (``retention``: deleted
+text leaves the disk; ``port.StoreUpkeep``), which a server's collections do not need.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from ragingest.defaults import SEARCH_EF
 from ragingest.vectorstore.chroma.collection_info import chroma_client, is_remote
 from ragingest.vectorstore.chroma.index import ChromaIndex
-from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.chroma.retention import ChromaRetention
 
 INDEX_SETTINGS = {"hnsw:space": "cosine", "hnsw:search_ef": SEARCH_EF}
 
@@ -24,15 +25,19 @@ INDEX_SETTINGS = {"hnsw:space": "cosine", "hnsw:search_ef": SEARCH_EF}
 class ChromaBackend:
     """The collections of one chromadb client as a ``port.Backend`` (module docstring)."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, persist_dir: str | Path | None = None) -> None:
         self.client = client
+        self.persist_dir = Path(persist_dir) if persist_dir is not None else None
 
     @property
     def remote(self) -> bool:
         return is_remote(self.client)
 
-    def storage_name(self, typed: str) -> str:
-        return chroma_name(typed)
+    def upkeep(self) -> ChromaRetention | None:
+        """The retention of an embedded directory (``retention``); None on a server."""
+        if self.persist_dir is None or self.remote:
+            return None
+        return ChromaRetention(self.persist_dir, self.client)
 
     def names(self) -> set[str]:
         return {getattr(c, "name", c) for c in self.client.list_collections()}
@@ -67,4 +72,5 @@ class ChromaBackend:
 def open_chroma(persist_dir: str | Path | None, server: Any = None) -> ChromaBackend:
     """The backend of a Chroma server (``server.ChromaServer``; default: the one of an
     enclosing ``server.use_server``), else of the embedded directory ``persist_dir``."""
-    return ChromaBackend(server.client() if server is not None else chroma_client(persist_dir))
+    client = server.client() if server is not None else chroma_client(persist_dir)
+    return ChromaBackend(client, persist_dir)

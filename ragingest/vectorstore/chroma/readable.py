@@ -16,42 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from ragingest.vectorstore.disk import free_mb, store_writable
 
 log = logging.getLogger(__name__)
 
 _NOT_COPIED = ("ragingest_embeddings.sqlite", "*.lock", "*.damaged-*")  # not needed to read
 # Room Chroma's open needs (a journal of a page or two); below it a disk counts as full.
 ROOM_MB = 1.0
-
-
-def free_mb(path: Path) -> float | None:
-    """Free MiB on the disk holding ``path`` (or its nearest existing parent); ``None`` when it
-    cannot be read."""
-    for candidate in (path, *path.parents):
-        if candidate.exists():
-            try:
-                return shutil.disk_usage(candidate).free / 2**20
-            except OSError:
-                return None
-    return None
-
-
-def store_writable(path: Path) -> bool:
-    """False when ``path`` (or the folder it would be made in) can't be written."""
-    existing = next((p for p in (path, *path.parents) if p.exists()), None)
-    if existing is None:
-        return True
-    try:
-        if os.statvfs(existing).f_flag & os.ST_RDONLY:
-            return False
-    except OSError:
-        pass
-    return os.access(existing, os.W_OK)
 
 
 def _why_copied(persist_dir: Path) -> str | None:

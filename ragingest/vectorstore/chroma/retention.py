@@ -127,6 +127,26 @@ def forget(persist_dir: Path, client: Any, cache: KVStore | None) -> list[str]:
     return notes
 
 
+class ChromaRetention:
+    """``port.StoreUpkeep`` of the embedded directory ``persist_dir`` (``client``'s): this
+    module's ``begin``, ``bound_log``, ``forget`` and ``settle``."""
+
+    def __init__(self, persist_dir: Path, client: Any) -> None:
+        self.persist_dir, self.client = persist_dir, client
+
+    def begin(self) -> bool:
+        return begin(self.persist_dir)
+
+    def bound(self, name: str) -> None:
+        bound_log(self.client.get_collection(name))
+
+    def forget(self, cache: KVStore | None) -> list[str]:
+        return forget(self.persist_dir, self.client, cache)
+
+    def settle(self, notes: list[str]) -> None:
+        settle(self.persist_dir, notes)
+
+
 def _marks(vector: ArrayLike) -> tuple[bytes, bytes]:
     """Two marks of a vector that survive Chroma's storing it: a cosine collection keeps it
     normalized (its last bits differ from the model's output), so the marks are its first

@@ -217,3 +217,32 @@ def add_server_args(parser: argparse.ArgumentParser) -> None:
         help="send the token in this header instead (e.g. X-Chroma-Token)",
     )
     group.add_argument("--chroma-ssl", action="store_true", help="https to the server")
+
+
+class ChromaServerOptions:
+    """Chroma's ``port.ServerOptions``: the ``--chroma-*`` options, for the registry
+    (``backends.server_options("chroma")``), so the command line names no Chroma object."""
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_server_args(parser)
+
+    def from_args(self, args: object) -> ChromaServer | None:
+        return server_from_args(args)
+
+    def active(self) -> ChromaServer | None:
+        return active_server()
+
+    def use(self, server: Any) -> contextlib.AbstractContextManager[object]:
+        return use_server(server)
+
+    def timeout(self) -> float:
+        return server_timeout()
+
+    def unreachable(self, server: Any, error: BaseException) -> str | None:
+        """chromadb's HTTP transport failing (the server went away after the command
+        connected) in one line."""
+        import httpx
+
+        if not isinstance(error, httpx.TransportError):
+            return None
+        return f"Chroma server {server if server else '?'} can't be reached: {error}"

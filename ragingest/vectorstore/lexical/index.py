@@ -11,10 +11,10 @@ Contract:
 - ``terms``, ``query_terms``, ``ranking_terms``, ``lexical_text``: ``lexical_terms`` (what
   both backends index and match), importable from here too.
 - ``LexicalIndex(persist_dir, collection)``: one FTS5 table per physical Chroma collection in
-  ``ragingest_lexical.sqlite``; ``add`` is an upsert by Chroma id, ``delete`` removes ids (absent
+  ``ragingest_lexical.sqlite``; ``add`` is an upsert by chunk id, ``delete`` removes ids (absent
   ones are ignored), ``drop`` removes the collection's table, ``search`` returns ``(id, score)``
   best first (score = -bm25, higher is better). Nothing is written until the first ``add``; a
-  missing file reads as an empty index. ``ChunkStore`` writes it together with Chroma. Each
+  missing file reads as an empty index. The collection writes it together with its store. Each
   thread keeps one connection to the file (opened again when the file is replaced or the
   process forked): a search costs no connect.
 - ``search`` (``lexical_search``) returns exactly what FTS5's ``OR`` query over

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy import Select, select
 
-from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.names import safe_name
 from ragingest.vectorstore.records.database import (
     ALIAS,
     ensure_schema,
@@ -49,7 +49,7 @@ class Catalog:
         recorded)."""
         with self.engine.connect() as connection:
             row = connection.execute(_select_alias(name)).first()
-        return Alias(name, row[0], row[1], row[2]) if row else Alias(name, chroma_name(name))
+        return Alias(name, row[0], row[1], row[2]) if row else Alias(name, safe_name(name))
 
     def _write(self, alias: Alias) -> None:
         with self.engine.begin() as connection:
@@ -68,13 +68,13 @@ class Catalog:
 
     def start_build(self, name: str, taken: Callable[[str], bool] = lambda _name: False) -> str:
         """Name (and record) a new physical collection for rebuilding ``name``: the next
-        ``<chroma name>__<generation>`` nobody else holds, neither in this table (a name users
+        ``<physical name>__<generation>`` nobody else holds, neither in this table (a name users
         type, another name's live or rebuild collection) nor by ``taken`` (the caller's
         check: a Chroma collection of another name)."""
         alias = self.get(name)
         while True:
             alias.generation += 1
-            candidate = f"{chroma_name(name)}__{alias.generation}"
+            candidate = f"{safe_name(name)}__{alias.generation}"
             if not self._held(candidate, name) and not taken(candidate):
                 break
         alias.building = candidate
@@ -132,11 +132,11 @@ def read_alias(
 def resolve_collection(
     persist_dir: str | Path | None, name: str, records_url: str | None = None
 ) -> str:
-    """The physical Chroma collection serving ``name`` (``name`` itself unless a rebuild
-    swapped another in; a name Chroma refuses maps to ``names.chroma_name``). Reads only;
+    """The physical collection serving ``name`` (``name`` itself unless a rebuild
+    swapped another in; any other name maps to ``names.safe_name``). Reads only;
     creates nothing."""
     found = resolve_in_default_file(persist_dir, name, records_url)
     if found is not None:
         return found
     alias = read_alias(persist_dir, name, records_url)
-    return alias.live if alias else chroma_name(name)
+    return alias.live if alias else safe_name(name)

@@ -282,9 +282,18 @@ def upsert(connection: Connection, table: Table, rows: Iterable[dict[str, Any]])
         connection.execute(statement, list(part))
 
 
+NAMESPACE_PREFIX = "chroma/"
+
+
 def namespace(physical: str) -> str:
-    """The record-manager namespace of a physical Chroma collection."""
-    return f"chroma/{physical}"
+    """The record-manager namespace of a physical collection, whatever its store (the prefix
+    dates from Chroma being the only one; existing records keep their rows)."""
+    return f"{NAMESPACE_PREFIX}{physical}"
+
+
+def physical_of(name: str) -> str:
+    """``namespace``'s inverse (a namespace of other code is returned as it is)."""
+    return name.removeprefix(NAMESPACE_PREFIX)
 
 
 def chunks_of(items: Sequence[Any]) -> list[Sequence[Any]]:

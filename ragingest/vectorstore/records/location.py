@@ -11,7 +11,7 @@ import sqlite3
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.names import safe_name
 
 
 def creation_lock(path: Path | None) -> AbstractContextManager[object]:
@@ -67,7 +67,7 @@ def is_shared(persist_dir: str | Path | None, records_url: str | None = None) ->
 def resolve_in_default_file(
     persist_dir: str | Path | None, name: str, records_url: str | None = None
 ) -> str | None:
-    """The physical Chroma collection serving ``name`` (``aliases.resolve_collection``'s
+    """The physical collection serving ``name`` (``aliases.resolve_collection``'s
     answer) when the records database is the default SQLite file; None when it is another
     database. Reads only; creates nothing."""
     url = records_url_for(persist_dir, records_url)
@@ -85,4 +85,4 @@ def resolve_in_default_file(
                     f"SELECT live FROM {ALIAS_TABLE} WHERE name = ?", (name,)
                 ).fetchone()
                 live = row[0] if row else None
-    return live or chroma_name(name)
+    return live or safe_name(name)

@@ -3,7 +3,7 @@
 The parent-child scheme: search goes over the small chunks, the context gets their
 larger parent block. A chunk's metadata names its parent (``parent_id``, ``parent_start``,
 ``parent_end``, see ``schema``); the parent's text lives here, one entry per (physical
-collection, parent_id), written when its chunks are written (``ChunkStore.add_documents``).
+collection, parent_id), written when its chunks are written (the collection's ``add_documents``).
 It is a LangChain ``BaseStore[str, Document]`` over the key-value store (``vectorstore.kv``:
 namespace ``parents/<physical collection>``, the value the JSON of text and metadata), in the
 records database when it is PostgreSQL (every machine reads the same parents), else in
