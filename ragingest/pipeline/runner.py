@@ -146,7 +146,7 @@ def run_locked(
         target.physical,
         embeddings,
         settings=target.settings,
-        client=getattr(backend, "client", None),  # TODO(merge): backend=backend
+        backend=backend,
         resolve=False,
         alias=o.collection if target.rebuilding else None,
         records_url=o.records_url,

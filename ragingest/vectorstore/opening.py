@@ -14,7 +14,7 @@ SQLite files by default, else ``records_url`` / ``$RAGINGEST_RECORDS_URL``; Post
 the parent sections and the lexical index too).
 
 ``backend``: a ``port.Backend``, or the name of a registered one (``backends.open_backend``;
-None: ``backends.DEFAULT``), of ``persist_dir`` / ``server``.
+None: ``backends.active_kind()``), of ``persist_dir`` / ``server``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ragingest.vectorstore.access.principals import Access
-from ragingest.vectorstore.backends import DEFAULT, open_backend
+from ragingest.vectorstore.backends import DEFAULT, active_kind, open_backend
 from ragingest.vectorstore.collection_reads import CollectionReads
 from ragingest.vectorstore.gate import read_gate
 from ragingest.vectorstore.identity import (
@@ -34,6 +34,7 @@ from ragingest.vectorstore.identity import (
     missing_collection,
     store_metadata,
 )
+from ragingest.vectorstore.names import safe_name
 from ragingest.vectorstore.port import Backend
 
 if TYPE_CHECKING:  # imported when a store is opened to write: LangChain's retriever machinery
@@ -70,7 +71,7 @@ def open_place(
     backend already made (the ingest run's)."""
     if backend is not None and not isinstance(backend, str):
         return Place(backend, persist_dir)
-    kind = backend or DEFAULT
+    kind = active_kind(backend)
     if kind == DEFAULT:  # its embedded client makes its folder as it opens: refused first
         from ragingest.vectorstore.chroma.store import chroma_place
 
@@ -101,7 +102,7 @@ def _existing(
     """``physical`` and its metadata (None: no such collection); a rebuild being settled is
     under the backend's own name for ``collection`` already (``pipeline.settle``)."""
     existing = place.backend.metadata(physical)
-    own = place.backend.storage_name(collection)
+    own = safe_name(collection)
     if existing is None and resolve and physical != own:
         return own, place.backend.metadata(own)
     return physical, existing

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ragingest.vectorstore import backends
-from ragingest.vectorstore.chroma.names import chroma_name
+from ragingest.vectorstore.names import safe_name
 from ragingest.vectorstore.port import Backend, DenseIndex
 from ragingest.vectorstore.seam import matches, parse_filter
 
@@ -94,12 +94,12 @@ def test_the_test_vectors_have_no_near_ties():
     assert min(b - a for a, b in itertools.pairwise(ranked)) > 1e-3
 
 
-def test_a_backend_is_the_port_and_names_as_chroma_names(backend):
+def test_a_backend_is_the_port_and_takes_every_name_ragingest_gives(backend):
     assert isinstance(backend, Backend) and backend.remote is False
-    for typed in ("kb", "отпуск", "my docs", "a", "my-docs"):
-        assert backend.storage_name(typed) == chroma_name(typed)
-    with pytest.raises(ValueError, match="can't be empty"):
-        backend.storage_name(" ")
+    given = {safe_name(typed) for typed in ("kb", "отпуск", "my docs", "a", "my-docs", "x" * 80)}
+    for name in given:
+        assert backend.create(name, GIVEN).name == name
+    assert backend.names() == given and len(given) == 6
 
 
 def test_create_open_names_and_metadata(backend):

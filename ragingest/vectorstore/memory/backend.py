@@ -3,9 +3,9 @@
 ``open_memory(persist_dir)`` is the registered factory: one backend per ``persist_dir`` for the
 whole process, so an ingest and a later ``open_store`` of the same directory in one process see
 the same collections. Nothing persists: the directory only names the place (nothing is written
-there), and every collection is gone when the process ends. Collection names are mapped as
-Chroma maps them (``chroma.names.chroma_name``, pure Python), so the records and aliases of a
-collection name the same physical collection whichever backend holds it.
+there), and every collection is gone when the process ends (the run's records, which do stay in
+the directory, are dropped by the next run that finds its collection gone). Any name is a
+collection name here, so the one ragingest gives (``names.safe_name``) is kept as it is.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ragingest.vectorstore.chroma.names import chroma_name
 from ragingest.vectorstore.memory.index import MemoryIndex, Table
 
 
@@ -28,9 +27,6 @@ class MemoryBackend:
         self.place = place
         self._tables: dict[str, Table] = {}
         self._lock = threading.RLock()
-
-    def storage_name(self, typed: str) -> str:
-        return chroma_name(typed)
 
     def names(self) -> set[str]:
         with self._lock:
