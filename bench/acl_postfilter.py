@@ -46,12 +46,12 @@ def principals_of(where: Filter | None) -> list[str] | None:
 
 
 class FilteredReads:
-    """A ``seam.ChunkSource`` over ``inner`` (a ``ChunkStore``) whose access-filtered reads are
-    answered by ``mode`` ("post" or "cached", module docstring)."""
+    """A ``seam.ChunkSource`` over ``inner`` (a ``Collection`` over Chroma) whose
+    access-filtered reads are answered by ``mode`` ("post" or "cached", module docstring)."""
 
     def __init__(self, inner: Any, mode: str, principals: list[str] | None = None) -> None:
         self.inner, self.mode, self.principals = inner, mode, principals
-        self.handle = inner.chroma_client.get_collection(inner.physical_name)
+        self.handle = inner.index.collection  # the chromadb collection (``ChromaIndex``)
         self.readable: dict[str, set[str]] = {}
         self.fallbacks = 0
 

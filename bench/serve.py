@@ -193,9 +193,11 @@ def arms(persist: Path, server: Any) -> dict[str, Callable[[str], Any]]:
     if server is not None:
         options |= {"chroma_host": server.host, "chroma_port": server.port}
     retriever = ragingest.retriever(**options)  # k 4, hybrid, parents: the defaults
-    client = server.client() if server is not None else retriever.store.chroma_client
+    from ragingest.vectorstore.chroma.collection_info import chroma_client
+
+    client = server.client() if server is not None else chroma_client(persist)
     plain = Chroma(
-        collection_name=retriever.store.physical_name,
+        collection_name=retriever.store.inner.name,
         client=client,
         embedding_function=SentenceTransformerEmbeddings(),
     )

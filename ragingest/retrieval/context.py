@@ -188,7 +188,7 @@ class ContextRetriever(SyncRetriever):
     first ``k``.
 
     ``base`` must return chunks (not parents), best first, more than fit: e.g.
-    ``ChunkRetriever(parents=False, k=20)``. ``store`` is the ``ChunkStore`` (for the number of
+    ``ChunkRetriever(parents=False, k=20)``. ``store`` is the collection (for the number of
     chunks of each parent), ``parent_store`` the ``ParentStore`` (None: no auto-merging, no
     joins)."""
 

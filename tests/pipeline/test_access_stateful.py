@@ -38,7 +38,8 @@ from ragingest.schema import PUBLIC_PRINCIPAL
 from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import Principals
 from ragingest.vectorstore.chroma.collection_info import chroma_client
-from ragingest.vectorstore.chroma.store import ChunkStore, open_store
+from ragingest.vectorstore.collection import Collection
+from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.records.aliases import resolve_collection
 from ragingest.vectorstore.records.parents import ParentStore
 
@@ -64,7 +65,7 @@ NUMBERS = {"one": 1, "two": 2}
 # (class, method, stop before or after the call, at its n-th call in the run)
 WRITE_POINTS = st.tuples(
     st.sampled_from(
-        [(ChunkStore, "set_access"), (ChunkStore, "add_documents"), (ChunkStore, "delete"),
+        [(Collection, "set_access"), (Collection, "add_documents"), (Collection, "delete"),
          (FileStates, "put"), (FileStates, "delete")]
     ),
     st.sampled_from(["before", "after"]),

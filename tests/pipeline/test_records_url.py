@@ -221,7 +221,7 @@ def test_postgres_rebuild_swaps_the_alias_in_the_records_database(
     assert resolve_collection(persist, "kbase", pg_url) == "kbase"
     assert resolve_collection(persist, "kbase") == "kbase"  # nothing in the default SQLite file
     assert [c.name for c in chroma_client(persist).list_collections()] == ["kbase"]
-    assert open_store(persist, "kbase", create=False, records_url=pg_url).physical_name == (
+    assert open_store(persist, "kbase", create=False, records_url=pg_url).name == (
         "kbase"
     )
 

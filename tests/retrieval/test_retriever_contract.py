@@ -147,3 +147,15 @@ def test_ainvoke_gives_what_invoke_gives(rentals):
     got = asyncio.run(retriever.ainvoke(QUESTION))
     assert [(d.id, d.page_content) for d in got] == [(d.id, d.page_content) for d in expected]
     assert len(got) == 3
+
+
+def test_a_retriever_over_an_opened_collection_answers_as_one_opened_by_name(rentals):
+    from ragingest.retrieval.heading_first import HeadingFirstRetriever
+
+    store = open_store(rentals, "rentals", create=False)
+    given = HeadingFirstRetriever.from_collection(store, k=3, where={"source": "harbour.md"})
+    named = ragingest.retriever(rentals, "rentals", k=3, where={"source": "harbour.md"})
+    assert given.collection == "rentals"
+    for question in (QUESTION, "mooring fees"):
+        got = [(d.id, d.page_content, d.metadata) for d in given.invoke(question)]
+        assert got and got == [(d.id, d.page_content, d.metadata) for d in named.invoke(question)]
