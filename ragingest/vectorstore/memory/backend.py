@@ -2,10 +2,11 @@
 
 ``open_memory(persist_dir)`` is the registered factory: one backend per ``persist_dir`` for the
 whole process, so an ingest and a later ``open_store`` of the same directory in one process see
-the same collections. Nothing persists: the directory only names the place (nothing is written
-there), and every collection is gone when the process ends (the run's records, which do stay in
-the directory, are dropped by the next run that finds its collection gone). Any name is a
-collection name here, so the one ragingest gives (``names.safe_name``) is kept as it is.
+the same collections. Nothing persists: the directory only names the place (this backend writes
+nothing there), and every collection is gone when the process ends (the run's records, which
+the run keeps in the directory, are dropped by the next run that finds its collection gone).
+Any name is a collection name here, so the one ragingest gives (``names.safe_name``) is kept
+as it is.
 """
 
 from __future__ import annotations
