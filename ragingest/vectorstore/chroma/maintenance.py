@@ -1,4 +1,4 @@
-"""Chroma's calls that keep a store bounded (``vectorstore.retention`` decides when and how
+"""Chroma's calls that keep a store bounded (``retention`` decides when and how
 much): a collection's HNSW sync threshold, its log purged now, and every vector every
 collection of a client stores."""
 
