@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ragingest.pipeline.api import ingest
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
     from ragingest.vectorstore.access.principals import ALL, AllPrincipals, Principals
+    from ragingest.vectorstore.seam import ChunkSource
 
 
 def retriever(
@@ -73,6 +74,7 @@ def retriever(
     chroma_ssl: bool = False,
     search_kwargs: dict[str, Any] | None = None,
     principals: Principals | AllPrincipals | Sequence[str] | None = None,
+    source: ChunkSource | None = None,
 ) -> HeadingFirstRetriever:
     """A LangChain retriever over an ingested collection: a
     ``ragingest.retrieval.HeadingFirstRetriever`` (its fields say what each argument means),
@@ -102,11 +104,16 @@ def retriever(
 
     ``principals``: who is reading (``Principals.of(user="bob", groups=["hr"])`` or
     ``["user:bob", "group:hr"]``; ``ALL``: everything), required on a collection with an
-    access policy: no passage, parent or neighbour of a document they may not read comes back."""
+    access policy: no passage, parent or neighbour of a document they may not read comes back.
+    ``source``: a collection already opened (``vectorstore.open_store(...)`` without
+    principals, over any backend) read instead of ``persist_dir``'s; ``collection`` defaults
+    to its name."""
     from ragingest.retrieval.heading_first import HeadingFirstRetriever
     from ragingest.vectorstore.access.principals import as_access
     from ragingest.vectorstore.chroma.server import chroma_server
 
+    if collection is None and source is not None:
+        collection = str(getattr(source, "name", ""))
     if collection is None:
         raise TypeError("retriever() needs collection= (the collection name)")
     server = chroma_server(chroma_host, chroma_port, chroma_token, chroma_token_header, chroma_ssl)
@@ -117,7 +124,7 @@ def retriever(
         max_context_tokens=max_context_tokens, auto_merge=auto_merge, tokenizer=tokenizer,
         join_neighbours=join_neighbours, second_stage=second_stage, model=model,
         records_url=records_url, server=server, search_kwargs=search_kwargs,
-        principals=as_access(principals),
+        principals=as_access(principals), source=source,
     )  # fmt: skip
 
 

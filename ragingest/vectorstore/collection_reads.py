@@ -27,6 +27,7 @@ from ragingest.vectorstore.seam import (
     LexicalSearch,
     ParentSource,
     StoredChunk,
+    chunks_with_dense,
 )
 
 if TYPE_CHECKING:  # types only: langchain_core.embeddings imports its runnables
@@ -105,7 +106,7 @@ class CollectionReads:
     def chunks_with_dense(self) -> bool:
         """A hint (``seam.ReadHints``): whether a ranking should have the dense search bring
         its chunks."""
-        return bool(getattr(self._reads, "chunks_with_dense", False))
+        return chunks_with_dense(self._reads)
 
     # --- the seam's reads ---------------------------------------------------------------
 

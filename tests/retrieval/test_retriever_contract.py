@@ -155,7 +155,9 @@ def test_a_retriever_over_an_opened_collection_answers_as_one_opened_by_name(ren
     store = open_store(rentals, "rentals", create=False)
     given = HeadingFirstRetriever.from_collection(store, k=3, where={"source": "harbour.md"})
     named = ragingest.retriever(rentals, "rentals", k=3, where={"source": "harbour.md"})
-    assert given.collection == "rentals"
+    passed = ragingest.retriever(source=store, k=3, where={"source": "harbour.md"})
+    assert given.collection == passed.collection == "rentals"
     for question in (QUESTION, "mooring fees"):
         got = [(d.id, d.page_content, d.metadata) for d in given.invoke(question)]
         assert got and got == [(d.id, d.page_content, d.metadata) for d in named.invoke(question)]
+        assert got == [(d.id, d.page_content, d.metadata) for d in passed.invoke(question)]

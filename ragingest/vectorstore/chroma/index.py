@@ -129,9 +129,7 @@ class ChromaIndex:
         got = self.collection.get(where=to_chroma(where), include=[])
         return [str(i) for i in got["ids"]]
 
-    def vectors(
-        self, ids: Sequence[str], where: Filter | None = None
-    ) -> dict[str, list[float]]:
+    def vectors(self, ids: Sequence[str], where: Filter | None = None) -> dict[str, list[float]]:
         if not ids:
             return {}
         got = self.collection.get(ids=list(ids), where=to_chroma(where), include=["embeddings"])
