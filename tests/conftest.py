@@ -29,6 +29,8 @@ if os.environ.get("RAGINGEST_TEST_JITTER"):  # the model as another CPU computes
 
     install()
 
+from ragingest.vectorstore.backends import BUILT_IN  # noqa: E402 - after the environment above
+
 
 def memo_path() -> Path:
     """The memo from ../shared/golden, or the copy in tests/data when shared/ is absent."""
@@ -55,6 +57,13 @@ def e5_info():
     return load_model_info("intfloat/multilingual-e5-small")
 
 
+@pytest.fixture(params=tuple(BUILT_IN))  # ("chroma", "memory")
+def store_backend(request: pytest.FixtureRequest) -> str:
+    """Each built-in store backend by name (``tests.stored``), for the tests that run the
+    pipeline over every one through the public API."""
+    return str(request.param)
+
+
 @pytest.fixture
 def count_parses(monkeypatch) -> list[str]:
     """Names of the files the run handed to its engine to parse (both engines: a Ray run
@@ -77,7 +86,6 @@ def count_parses(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(runner, "engine_for", lambda *a, **k: Counting(real(*a, **k)))
     return parsed
-
 
 
 # Under pytest-xdist (scripts/test.sh runs ``-n 2 --dist loadscope``) each module is one unit

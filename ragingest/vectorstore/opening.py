@@ -14,7 +14,7 @@ SQLite files by default, else ``records_url`` / ``$RAGINGEST_RECORDS_URL``; Post
 the parent sections and the lexical index too).
 
 ``backend``: a ``port.Backend``, or the name of a registered one (``backends.open_backend``;
-None: ``backends.DEFAULT``), of ``persist_dir`` / ``server``.
+None: ``backends.active_kind()``), of ``persist_dir`` / ``server``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Readers stay exact at the edges of the write path (real model, Chroma on disk): a symlink
-inside the root is judged by the file it leads to, a permission change stopped half-way is
-put right by the next run, pages of one document keep their own readers, a source whose
-loader fails loses a revoked reader anyway, and the run log records permission changes."""
+"""Readers stay exact at the edges of the write path (real model; Chroma on disk, and the
+in-memory store too where a test takes ``store_backend``): a symlink inside the root is judged
+by the file it leads to, a permission change stopped half-way is put right by the next run,
+pages of one document keep their own readers, a source whose loader fails loses a revoked
+reader anyway, and the run log records permission changes."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from langchain_core.documents import Document
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.pipeline.access_sync import ruled_source
 from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
-from ragingest.vectorstore.chroma.collection_info import chroma_client
 from ragingest.vectorstore.collection import Collection
 from ragingest.vectorstore.records.aliases import resolve_collection
 from tests.pipeline.test_access_runs import readers_of, run, states, stored, write
+from tests.stored import stored_rows
 
 pytestmark = pytest.mark.slow
 
@@ -85,12 +86,12 @@ class Stopped(BaseException):
     """A run killed between two writes (as ``kill -9`` would stop it)."""
 
 
-def test_a_permission_change_stopped_half_way_is_put_right(tmp_path, monkeypatch):
+def test_a_permission_change_stopped_half_way_is_put_right(tmp_path, monkeypatch, store_backend):
     root = tmp_path / "data"
     write(root, "hr/pay.md", "Salaries are paid on the fifth of each month")
     write(root, "pub/handbook.md", "The office opens at nine and closes at six")
     store = tmp_path / "store"
-    run(root, store, rules(hr=["hr"]))
+    run(root, store, rules(hr=["hr"]), store_backend)
     widening = AccessPolicy((AccessRule("hr/**", public=True), AccessRule("pub/**", public=True)))
     written = Collection.set_access
 
@@ -100,15 +101,17 @@ def test_a_permission_change_stopped_half_way_is_put_right(tmp_path, monkeypatch
 
     monkeypatch.setattr(Collection, "set_access", stop_after_the_chunks)
     with pytest.raises(Stopped):
-        run(root, store, widening)
+        run(root, store, widening, store_backend)
     monkeypatch.undo()
-    assert readers_of(store, "hr/pay.md") == {(PUBLIC_PRINCIPAL,)}  # the chunks went first
+    # the chunks went first
+    assert readers_of(store, "hr/pay.md", store_backend) == {(PUBLIC_PRINCIPAL,)}
 
-    reverted = run(root, store, rules(hr=["hr"]))  # the operator puts the config back
+    # the operator puts the config back
+    reverted = run(root, store, rules(hr=["hr"]), store_backend)
     assert reverted.access_changed == ["hr/pay.md"]
-    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:hr",)}
     assert states(store)["hr/pay.md"] == ("group:hr",)
-    assert run(root, store, rules(hr=["hr"])).access_changed == []
+    assert run(root, store, rules(hr=["hr"]), store_backend).access_changed == []
 
 
 def pages(source: str, *readers: list[str] | None) -> list[Document]:
@@ -122,15 +125,16 @@ def pages(source: str, *readers: list[str] | None) -> list[Document]:
     return out
 
 
-def chunk_readers(store: Path, source: str) -> list[tuple[int, int, list[str], list[str]]]:
+def chunk_readers(
+    store: Path, source: str, backend: str = "chroma"
+) -> list[tuple[int, int, list[str], list[str]]]:
     """(page_start, page_end, chunk's access, its parent's access) of each chunk of ``source``."""
     from ragingest.vectorstore.records.parents import ParentStore
 
     physical = resolve_collection(store, "kb")
-    got = chroma_client(store).get_collection(physical).get(where={"source": source})
     parents = ParentStore(store, physical)
     out = []
-    for meta in got["metadatas"]:
+    for _text, meta in stored_rows(store, "kb", backend, where={"source": source}).values():
         parent = parents.mget([meta["parent_id"]])[0]
         assert parent is not None
         readers = (meta["access"], parent.metadata["access"])
@@ -138,13 +142,13 @@ def chunk_readers(store: Path, source: str) -> list[tuple[int, int, list[str], l
     return sorted(out)
 
 
-def test_pages_of_one_document_keep_their_own_readers(tmp_path):
+def test_pages_of_one_document_keep_their_own_readers(tmp_path, store_backend):
     store = tmp_path / "store"
     docs = pages("wiki/report", ["group:hr"], ["group:hr", "group:ceo"], ["group:hr", "group:ceo"])
     docs += pages("wiki/partly", ["group:hr"], None)
-    report = run(docs, store, AccessPolicy(default="public"))
+    report = run(docs, store, AccessPolicy(default="public"), store_backend)
     assert report.failed == 0
-    found = chunk_readers(store, "wiki/report")
+    found = chunk_readers(store, "wiki/report", store_backend)
     assert found and all(PUBLIC_PRINCIPAL not in a and PUBLIC_PRINCIPAL not in p
                          for *_pages, a, p in found)  # fmt: skip
     for first, _last, access, parent in found:
@@ -152,18 +156,19 @@ def test_pages_of_one_document_keep_their_own_readers(tmp_path):
         if first == 1:  # page one is hr's alone, whatever else a chunk or section holds
             assert access == ["group:hr"] and parent == ["group:hr"]
     assert any(access == ["group:ceo", "group:hr"] for *_pages, access, _p in found)
-    partly = chunk_readers(store, "wiki/partly")  # a page without a list: nobody, never public
+    # a page without a list: nobody, never public
+    partly = chunk_readers(store, "wiki/partly", store_backend)
     assert partly and all(PUBLIC_PRINCIPAL not in a for *_pages, a, _p in partly)
     assert all(a == [NO_READER] for _first, last, a, _p in partly if last == 2)
 
-    again = run(docs, store, AccessPolicy(default="public"))
+    again = run(docs, store, AccessPolicy(default="public"), store_backend)
     assert again.access_changed == [] and again.embeddings_computed == 0
-    assert chunk_readers(store, "wiki/report") == found
+    assert chunk_readers(store, "wiki/report", store_backend) == found
 
     docs[1].metadata["access"] = ["group:hr"]  # ceo loses page two: the same text and ids
-    revoked = run(docs, store, AccessPolicy(default="public"))
+    revoked = run(docs, store, AccessPolicy(default="public"), store_backend)
     assert revoked.embeddings_computed == 0
-    got = chunk_readers(store, "wiki/report")
+    got = chunk_readers(store, "wiki/report", store_backend)
     assert all("group:ceo" not in a for _first, last, a, _p in got if last <= 2), got
 
 
@@ -182,25 +187,27 @@ class Wiki(BaseLoader):
         )
 
 
-def test_a_failed_source_does_not_keep_a_revoked_reader(tmp_path):
+def test_a_failed_source_does_not_keep_a_revoked_reader(tmp_path, store_backend):
     store = tmp_path / "store"
     down = tmp_path / "down"
     loader = Wiki(str(down))
-    run([loader], store, rules(wiki=["hr"]))
-    assert readers_of(store, "wiki/pay.md") == {("group:hr",)}
+    run([loader], store, rules(wiki=["hr"]), store_backend)
+    assert readers_of(store, "wiki/pay.md", store_backend) == {("group:hr",)}
 
     down.touch()
-    moved = run([loader], store, rules(wiki=["ceo"]))  # hr loses it while the server is down
+    # hr loses it while the server is down
+    moved = run([loader], store, rules(wiki=["ceo"]), store_backend)
     assert [f.status for f in moved.files] == ["failed"]
-    assert readers_of(store, "wiki/pay.md") == {(NO_READER,)}  # hidden until read again
+    hidden = {(NO_READER,)}  # until read again, and never wider than it held
+    assert readers_of(store, "wiki/pay.md", store_backend) == hidden
     assert moved.access_changed == ["doc:wiki/pay.md"]
-    widened = run([loader], store, rules(wiki=["hr", "ceo"]))
-    assert readers_of(store, "wiki/pay.md") == {(NO_READER,)}  # never wider than it held
+    widened = run([loader], store, rules(wiki=["hr", "ceo"]), store_backend)
+    assert readers_of(store, "wiki/pay.md", store_backend) == hidden
 
     down.unlink()
-    back = run([loader], store, rules(wiki=["ceo"]))
+    back = run([loader], store, rules(wiki=["ceo"]), store_backend)
     assert back.failed == 0 and widened.failed == 1
-    assert readers_of(store, "wiki/pay.md") == {("group:ceo",)}
+    assert readers_of(store, "wiki/pay.md", store_backend) == {("group:ceo",)}
 
 
 class PagedWiki(BaseLoader):

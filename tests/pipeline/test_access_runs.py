@@ -1,7 +1,8 @@
-"""Access policies in real runs (real model, Chroma on disk): every chunk, parent section and
-file state carries its file's readers; a change of readers alone is written in place to every
-copy in the next run with nothing embedded again; a collection keeps the policy it was made
-with; a config inside the data grants nothing."""
+"""Access policies in real runs (real model; Chroma on disk, and the in-memory store too where
+a test takes ``store_backend``): every chunk, parent section and file state carries its file's
+readers; a change of readers alone is written in place to every copy in the next run with
+nothing embedded again; a collection keeps the policy it was made with; a config inside the
+data grants nothing."""
 
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline.access_policy import AccessPolicy, AccessRule
 from ragingest.pipeline.state import FileStates
 from ragingest.schema import NO_READER, PUBLIC_PRINCIPAL
-from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY, chroma_client
+from ragingest.vectorstore.backends import open_backend
+from ragingest.vectorstore.identity import ACCESS_POLICY_KEY
 from ragingest.vectorstore.records.aliases import resolve_collection
 from ragingest.vectorstore.records.database import namespace
 from ragingest.vectorstore.records.parents import ParentStore
+from tests.stored import stored_rows
 
 pytestmark = pytest.mark.slow
 
@@ -54,20 +57,27 @@ def policy(hr: list[str], unix: bool = False) -> AccessPolicy:
     return AccessPolicy(rules, unix=unix)
 
 
-def run(root: object, store: Path, access: AccessPolicy | None, **kwargs: object):
+def run(
+    root: object,
+    store: Path,
+    access: AccessPolicy | None,
+    backend: str = "chroma",
+    **kwargs: object,
+):
     return ragingest.ingest(
         root, persist_dir=store, collection="kb", model=MINILM, access_policy=access,
-        chunk_size=32, **kwargs,
-    )
+        chunk_size=32, backend=backend, **kwargs,
+    )  # fmt: skip
 
 
-def stored(store: Path) -> dict[str, list[tuple[list[str], list[str] | None]]]:
+def stored(
+    store: Path, backend: str = "chroma"
+) -> dict[str, list[tuple[list[str], list[str] | None]]]:
     """source → [(chunk's access, its parent's access)] for every chunk."""
     physical = resolve_collection(store, "kb")
-    got = chroma_client(store).get_collection(physical).get(include=["metadatas"])
     parents = ParentStore(store, physical)
     out: dict[str, list] = {}
-    for meta in got["metadatas"]:
+    for _text, meta in stored_rows(store, "kb", backend).values():
         parent = parents.mget([meta["parent_id"]])[0]
         assert parent is not None
         out.setdefault(meta["source"], []).append(
@@ -76,9 +86,9 @@ def stored(store: Path) -> dict[str, list[tuple[list[str], list[str] | None]]]:
     return out
 
 
-def readers_of(store: Path, source: str) -> set[tuple[str, ...]]:
+def readers_of(store: Path, source: str, backend: str = "chroma") -> set[tuple[str, ...]]:
     """Every distinct access list the chunks and parents of ``source`` hold."""
-    pairs = stored(store)[source]
+    pairs = stored(store, backend)[source]
     return {tuple(a) for a, _ in pairs} | {tuple(p) for _, p in pairs if p is not None}
 
 
@@ -87,76 +97,84 @@ def states(store: Path) -> dict[str, tuple[str, ...] | None]:
     return {k: v.access for k, v in FileStates(store, namespace(physical)).load().items()}
 
 
-def test_every_copy_carries_its_readers_and_a_change_is_written_in_place(corpus, tmp_path):
+def test_every_copy_carries_its_readers_and_a_change_is_written_in_place(
+    corpus, tmp_path, store_backend
+):
     store = tmp_path / "store"
-    first = run(corpus, store, policy(["hr"]))
+    first = run(corpus, store, policy(["hr"]), store_backend)
     assert first.embeddings_computed > 0 and first.failed == 0
-    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
-    assert readers_of(store, "pub/handbook.md") == {(PUBLIC_PRINCIPAL,)}
-    assert readers_of(store, "misc/notes.md") == {(NO_READER,)}  # deny by default
-    assert all(parent is not None for pairs in stored(store).values() for _, parent in pairs)
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:hr",)}
+    assert readers_of(store, "pub/handbook.md", store_backend) == {(PUBLIC_PRINCIPAL,)}
+    assert readers_of(store, "misc/notes.md", store_backend) == {(NO_READER,)}  # deny by default
+    assert all(
+        parent is not None for pairs in stored(store, store_backend).values() for _, parent in pairs
+    )
     assert first.unreadable == ["misc/notes.md"] and first.access_changed == []
     assert "1 files readable by no one" in first.summary()
     assert "NO READER misc/notes.md" in first.summary()
     assert states(store)["hr/pay.md"] == ("group:hr",)
     physical = resolve_collection(store, "kb")
-    metadata = chroma_client(store).get_collection(physical).metadata
-    assert metadata[ACCESS_POLICY_KEY] is True
+    metadata = open_backend(store, kind=store_backend).metadata(physical)
+    assert metadata is not None and metadata[ACCESS_POLICY_KEY] is True
 
-    revoked = run(corpus, store, policy(["ceo"]))  # content unchanged, hr loses the file
+    # content unchanged, hr loses the file
+    revoked = run(corpus, store, policy(["ceo"]), store_backend)
     assert revoked.access_changed == ["hr/pay.md"]
     assert (revoked.embeddings_computed, revoked.embeddings_cached) == (0, 0)
     assert (revoked.added, revoked.deleted, revoked.changed) == (0, 0, 0)
     assert revoked.unchanged == 3
-    assert readers_of(store, "hr/pay.md") == {("group:ceo",)}  # every chunk and parent
-    assert readers_of(store, "pub/handbook.md") == {(PUBLIC_PRINCIPAL,)}
+    # every chunk and parent
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:ceo",)}
+    assert readers_of(store, "pub/handbook.md", store_backend) == {(PUBLIC_PRINCIPAL,)}
     assert states(store)["hr/pay.md"] == ("group:ceo",)
     assert "readers changed for 1 files" in revoked.summary()
 
-    again = run(corpus, store, policy(["ceo"]))  # nothing changed: nothing written
+    again = run(corpus, store, policy(["ceo"]), store_backend)  # nothing changed: nothing written
     assert again.access_changed == [] and again.embeddings_computed == 0
 
-    regranted = run(corpus, store, policy(["hr", "ceo"]))
+    regranted = run(corpus, store, policy(["hr", "ceo"]), store_backend)
     assert regranted.access_changed == ["hr/pay.md"] and regranted.embeddings_computed == 0
-    assert readers_of(store, "hr/pay.md") == {("group:ceo", "group:hr")}
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:ceo", "group:hr")}
 
 
-def test_readers_and_content_changed_together_reach_the_unchanged_chunks(corpus, tmp_path):
+def test_readers_and_content_changed_together_reach_the_unchanged_chunks(
+    corpus, tmp_path, store_backend
+):
     store = tmp_path / "store"
-    run(corpus, store, policy(["hr"]))
-    before = len(stored(store)["hr/pay.md"])
+    run(corpus, store, policy(["hr"]), store_backend)
+    before = len(stored(store, store_backend)["hr/pay.md"])
     (corpus / "hr/pay.md").write_text(
         TEXT.format(title="hr/pay.md", body="Salaries are paid on the fifth of each month")
         + "\n## Part three\n\nBonuses are paid in December.\n",
         encoding="utf-8",
     )
-    report = run(corpus, store, policy(["payroll"]))
+    report = run(corpus, store, policy(["payroll"]), store_backend)
     assert report.access_changed == ["hr/pay.md"]
     assert before >= 3 and report.skipped >= before  # unchanged chunks kept, not embedded
-    assert len(stored(store)["hr/pay.md"]) > before
-    assert readers_of(store, "hr/pay.md") == {("group:payroll",)}
+    assert len(stored(store, store_backend)["hr/pay.md"]) > before
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:payroll",)}
 
 
-def test_a_collection_keeps_the_policy_it_was_made_with(corpus, tmp_path):
+def test_a_collection_keeps_the_policy_it_was_made_with(corpus, tmp_path, store_backend):
     store = tmp_path / "store"
-    run(corpus, store, policy(["hr"]))
+    run(corpus, store, policy(["hr"]), store_backend)
     for rebuild in (False, True):  # never widened, not even by a rebuild
         with pytest.raises(CollectionMismatchError, match=r"--config FILE"):
-            run(corpus, store, None, rebuild=rebuild)
-    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
+            run(corpus, store, None, store_backend, rebuild=rebuild)
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:hr",)}
 
     plain = tmp_path / "plain"
-    run(corpus, plain, None)
-    assert "access" not in str(stored(plain))
+    run(corpus, plain, None, store_backend)
+    assert "access" not in str(stored(plain, store_backend))
     with pytest.raises(CollectionMismatchError, match=r"without an access policy.*--rebuild"):
-        run(corpus, plain, policy(["hr"]))
-    rebuilt = run(corpus, plain, policy(["hr"]), rebuild=True)
+        run(corpus, plain, policy(["hr"]), store_backend)
+    rebuilt = run(corpus, plain, policy(["hr"]), store_backend, rebuild=True)
     assert rebuilt.rebuilt and rebuilt.embeddings_computed == 0  # from the embedding cache
-    assert readers_of(plain, "hr/pay.md") == {("group:hr",)}
-    assert readers_of(plain, "misc/notes.md") == {(NO_READER,)}
+    assert readers_of(plain, "hr/pay.md", store_backend) == {("group:hr",)}
+    assert readers_of(plain, "misc/notes.md", store_backend) == {(NO_READER,)}
 
 
-def test_a_config_inside_the_data_cannot_grant_access(corpus, tmp_path):
+def test_a_config_inside_the_data_cannot_grant_access(corpus, tmp_path, store_backend):
     (corpus / ".ragingest.toml").write_text(
         '[access_policy]\ndefault = "public"\n\n[[access]]\nmatch = "**"\npublic = true\n',
         encoding="utf-8",
@@ -164,12 +182,11 @@ def test_a_config_inside_the_data_cannot_grant_access(corpus, tmp_path):
     notes = corpus / "misc/notes.md"  # nor can a file's own front matter
     notes.write_text('---\naccess: ["*"]\n---\n' + notes.read_text("utf-8"), "utf-8")
     store = tmp_path / "store"
-    report = run(corpus, store, policy(["hr"]))
-    assert readers_of(store, "misc/notes.md") == {(NO_READER,)}
-    assert readers_of(store, "hr/pay.md") == {("group:hr",)}
-    physical = resolve_collection(store, "kb")
-    got = chroma_client(store).get_collection(physical).get(where={"source": "misc/notes.md"})
-    assert all(m["fm_access"] == ["*"] for m in got["metadatas"])  # kept as data, renamed
+    report = run(corpus, store, policy(["hr"]), store_backend)
+    assert readers_of(store, "misc/notes.md", store_backend) == {(NO_READER,)}
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:hr",)}
+    got = stored_rows(store, "kb", store_backend, where={"source": "misc/notes.md"})
+    assert got and all(m["fm_access"] == ["*"] for _, m in got.values())  # kept as data, renamed
     assert any("REFUSED its access rules" in note for note in report.notes)
     assert "REFUSED its access rules" in report.summary()
 
@@ -177,8 +194,10 @@ def test_a_config_inside_the_data_cannot_grant_access(corpus, tmp_path):
 def test_documents_name_their_readers(tmp_path):
     store = tmp_path / "store"
     docs = [
-        Document("# Q3 plan\n\nThe plan for the third quarter.", metadata={
-            "source": "wiki/q3", "access": ["user:bob", "group:sales", "user:bob"]}),
+        Document(
+            "# Q3 plan\n\nThe plan for the third quarter.",
+            metadata={"source": "wiki/q3", "access": ["user:bob", "group:sales", "user:bob"]},
+        ),
         Document("# Lunch\n\nLunch is at noon.", metadata={"source": "wiki/lunch"}),
         Document("# Bad\n\nA bad list.", metadata={"source": "wiki/bad", "access": "sales"}),
     ]
@@ -237,15 +256,17 @@ def test_the_command_line_reads_the_policy_from_the_operators_config(corpus, tmp
     assert "--config FILE" in capsys.readouterr().err
 
 
-def test_a_revocation_reaches_the_kept_chunks_of_a_file_that_failed(corpus, tmp_path):
+def test_a_revocation_reaches_the_kept_chunks_of_a_file_that_failed(
+    corpus, tmp_path, store_backend
+):
     store = tmp_path / "store"
-    run(corpus, store, policy(["hr"]))
+    run(corpus, store, policy(["hr"]), store_backend)
     with (corpus / "hr/pay.md").open("a", encoding="utf-8") as handle:
         handle.write("More words. " * 400)  # now over the size bound: it fails, chunks stay
-    report = run(corpus, store, policy(["ceo"]), max_file_bytes=2000)
+    report = run(corpus, store, policy(["ceo"]), store_backend, max_file_bytes=2000)
     assert [f.path for f in report.files if f.status == "failed"] == ["hr/pay.md"]
     assert report.access_changed == ["hr/pay.md"]
-    assert readers_of(store, "hr/pay.md") == {("group:ceo",)}
+    assert readers_of(store, "hr/pay.md", store_backend) == {("group:ceo",)}
     assert states(store)["hr/pay.md"] == ("group:ceo",)
 
 

@@ -1,10 +1,11 @@
 """A mistyped, missing or empty root never empties a collection: a missing path is refused
 (API and CLI), and a run that would delete every recorded source or more than
-``max_delete_share`` of them stops before changing anything, until confirmed (real model,
-real Chroma)."""
+``max_delete_share`` of them stops before changing anything, until confirmed (real model;
+through the API into each built-in store, ``store_backend``; the CLI's into Chroma)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -16,7 +17,7 @@ from ragingest.cli.main import main
 from ragingest.cli.watch import watch
 from ragingest.errors import EXIT_REFUSED, MassDeleteError, MissingPathError
 from ragingest.pipeline.options import IngestOptions
-from ragingest.vectorstore.chroma.store import chroma_client
+from tests.stored import stored_count
 
 pytestmark = pytest.mark.slow  # the real model, parser processes, Chroma on disk
 
@@ -30,54 +31,56 @@ def _corpus(folder: Path) -> Path:
     return folder
 
 
-def _count(persist: Path, collection: str) -> int:
-    return chroma_client(persist).get_collection(collection).count()
+def _count(persist: Path, collection: str, backend: str = "chroma") -> int:
+    return stored_count(persist, collection, backend)
 
 
-def _ingest(path, persist, **options):
+def _ingest(path, persist, backend: str = "chroma", **options):
     return ragingest.ingest(
-        [path], persist_dir=persist, collection="kb-docs", progress=False, **options
-    )
+        [path], persist_dir=persist, collection="kb-docs", progress=False, backend=backend,
+        **options,
+    )  # fmt: skip
 
 
-def test_a_missing_path_is_refused_by_the_api(tmp_path):
+def test_a_missing_path_is_refused_by_the_api(tmp_path, store_backend):
     docs, persist = _corpus(tmp_path / "corpus" / "docs"), tmp_path / "db"
-    assert _ingest(docs, persist).added == 4
+    assert _ingest(docs, persist, store_backend).added == 4
     with pytest.raises(FileNotFoundError, match=r"no such file or folder: .*corpus/doc \("):
-        _ingest(tmp_path / "corpus" / "doc", persist)
+        _ingest(tmp_path / "corpus" / "doc", persist, store_backend)
     with pytest.raises(MissingPathError):
-        _ingest(tmp_path / "corpus" / "doc", persist)
-    assert _count(persist, "kb-docs") == 4
+        _ingest(tmp_path / "corpus" / "doc", persist, store_backend)
+    assert _count(persist, "kb-docs", store_backend) == 4
 
 
-def test_an_empty_root_or_most_files_gone_is_refused_until_confirmed(tmp_path):
+def test_an_empty_root_or_most_files_gone_is_refused_until_confirmed(tmp_path, store_backend):
     docs, persist = _corpus(tmp_path / "docs"), tmp_path / "db"
-    _ingest(docs, persist)
+    _ingest(docs, persist, store_backend)
+    count = functools.partial(_count, persist, "kb-docs", store_backend)
     aside = tmp_path / "aside"
     shutil.move(docs, aside)
     docs.mkdir()  # an unmounted share: the folder is there, empty
     with pytest.raises(MassDeleteError, match=r"delete 4 of the 4 sources .*every one of them"):
-        _ingest(docs, persist)
-    assert _count(persist, "kb-docs") == 4
+        _ingest(docs, persist, store_backend)
+    assert count() == 4
     runs = (persist / "ragingest_runs.jsonl").read_text("utf-8").splitlines()
     assert json.loads(runs[-1])["status"] == "refused"
 
     for name in ("1.md", "2.md", "3.md"):  # three of four back: one would go (25 %)
         shutil.copy2(aside / name, docs / name)
-    report = _ingest(docs, persist)
-    assert (report.files_deleted, report.deleted, _count(persist, "kb-docs")) == (1, 1, 3)
+    report = _ingest(docs, persist, store_backend)
+    assert (report.files_deleted, report.deleted, count()) == (1, 1, 3)
 
     (docs / "1.md").unlink()
     (docs / "2.md").unlink()  # two of three (67 %): over the default half
     with pytest.raises(MassDeleteError, match=r"2 of the 3 sources .*over the limit of 50%"):
-        _ingest(docs, persist)
-    assert _count(persist, "kb-docs") == 3
-    report = _ingest(docs, persist, max_delete_share=0.7)
-    assert (report.files_deleted, _count(persist, "kb-docs")) == (2, 1)
+        _ingest(docs, persist, store_backend)
+    assert count() == 3
+    report = _ingest(docs, persist, store_backend, max_delete_share=0.7)
+    assert (report.files_deleted, count()) == (2, 1)
 
     (docs / "3.md").unlink()
-    report = _ingest(docs, persist, allow_mass_delete=True)
-    assert (report.files_deleted, report.refused, _count(persist, "kb-docs")) == (1, "", 0)
+    report = _ingest(docs, persist, store_backend, allow_mass_delete=True)
+    assert (report.files_deleted, report.refused, count()) == (1, "", 0)
 
 
 def test_more_roots_than_before_move_keys_and_are_not_refused(tmp_path):

@@ -1,4 +1,6 @@
-"""End to end on the real model, real Chroma (persistent, in a temp dir) and real files."""
+"""End to end on the real model and real files, into each built-in store (Chroma persistent in
+a temp dir, the in-memory store) through the public API: ``ragingest.ingest``, the ``query``
+command, ``open_store``."""
 
 from __future__ import annotations
 
@@ -8,16 +10,19 @@ from pathlib import Path
 
 import pytest
 
+import ragingest
 from ragingest.cli.main import main
 from ragingest.defaults import SEARCH_EF
+from ragingest.errors import CollectionMismatchError
 from ragingest.loaders import loader_for
 from ragingest.loaders.markdown.source_offsets import indexed_text
 from ragingest.schema import validate
 from ragingest.vectorstore import open_store
-from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.backends import BUILT_IN
 from tests.conftest import EXAMPLES
 from tests.helpers import ingest_cli
 from tests.margins import assert_first_on_any_cpu, required_margin
+from tests.stored import stored_rows
 
 pytestmark = pytest.mark.slow
 
@@ -37,16 +42,23 @@ def corpus(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def ingested(corpus, tmp_path_factory) -> tuple[Path, dict, int]:
-    persist = tmp_path_factory.mktemp("chroma")
-    report_path = persist / "report.json"
-    code = ingest_cli(corpus, persist, "examples", "--report", report_path)
-    return persist, json.loads(report_path.read_text(encoding="utf-8")), code
+def _ingest(corpus: Path, persist: Path, backend: str, **settings: object):
+    return ragingest.ingest(
+        [corpus], persist_dir=persist, collection="examples", backend=backend, **settings
+    )
+
+
+@pytest.fixture(scope="module", params=tuple(BUILT_IN))
+def ingested(request, corpus, tmp_path_factory) -> tuple[Path, dict, int, str]:
+    """The corpus ingested into each built-in store: the directory, the report as JSON data,
+    the exit code, the backend's name."""
+    persist = tmp_path_factory.mktemp("store")
+    report = _ingest(corpus, persist, request.param)
+    return persist, report.to_dict(), report.exit_code, request.param
 
 
 def test_bad_files_are_named_and_the_others_go_in(ingested, corpus):
-    _persist, report, code = ingested
+    _persist, report, code, _backend = ingested
     assert code == 1
     status = {f["path"]: f["status"] for f in report["files"]}
     good = sorted(p.name for p in EXAMPLES.glob("*.md"))
@@ -63,7 +75,7 @@ def test_bad_files_are_named_and_the_others_go_in(ingested, corpus):
 
 @pytest.mark.model
 def test_memo_question_ranks_three_days_first(ingested, capsys):
-    persist, _report, _code = ingested
+    persist, _report, _code, backend = ingested
     capsys.readouterr()
     assert (
         main(
@@ -74,6 +86,8 @@ def test_memo_question_ranks_three_days_first(ingested, capsys):
                 str(persist),
                 "--collection",
                 "examples",
+                "--backend",
+                backend,
                 "-k",
                 "10",
                 "--json",
@@ -89,7 +103,7 @@ def test_memo_question_ranks_three_days_first(ingested, capsys):
 
 
 def test_where_filter_restricts_hits(ingested, capsys):
-    persist, _report, _code = ingested
+    persist, _report, _code, backend = ingested
     capsys.readouterr()
     assert (
         main(
@@ -100,6 +114,8 @@ def test_where_filter_restricts_hits(ingested, capsys):
                 str(persist),
                 "--collection",
                 "examples",
+                "--backend",
+                backend,
                 "--where",
                 "source=faq_delivery.md",
                 "--json",
@@ -112,13 +128,11 @@ def test_where_filter_restricts_hits(ingested, capsys):
 
 
 def test_stored_chunks_have_exact_offsets_and_valid_metadata(ingested, corpus):
-    persist, _report, _code = ingested
-    stored = (
-        chroma_client(persist).get_collection("examples").get(include=["documents", "metadatas"])
-    )
-    assert len(set(stored["ids"])) == len(stored["ids"])
+    persist, _report, _code, backend = ingested
+    rows = stored_rows(persist, "examples", backend)  # ids unique
+    metadatas = [meta for _text, meta in rows.values()]
     texts = {}
-    for text, meta in zip(stored["documents"], stored["metadatas"], strict=True):
+    for text, meta in rows.values():
         assert validate(meta) == [], meta
         source = meta["source"]
         if source not in texts:
@@ -126,7 +140,7 @@ def test_stored_chunks_have_exact_offsets_and_valid_metadata(ingested, corpus):
             texts[source] = indexed_text(document.page_content, document.metadata)
         assert texts[source][meta["start_index"] : meta["end_index"]] == text
     by_source = {}
-    for meta in stored["metadatas"]:
+    for meta in metadatas:
         by_source.setdefault(meta["source"], []).append(meta)
     regulation = by_source["regulation_returns.md"]
     assert {m["title"] for m in regulation} == {"Регламент возврата и обмена товаров"}
@@ -136,37 +150,41 @@ def test_stored_chunks_have_exact_offsets_and_valid_metadata(ingested, corpus):
     long_section = [m for m in by_source["instruction_crm.md"] if m["strategy"] == "recursive"]
     assert len(long_section) >= 2  # the >1000-token section is cut
     assert all(m["h2"] == "Настройка вебхуков и полей" for m in long_section)
-    assert max(m["token_count"] for m in stored["metadatas"]) <= 512
+    assert max(m["token_count"] for m in metadatas) <= 512
 
 
-def test_rerun_adds_nothing(ingested, corpus, tmp_path):
-    persist, _report, _code = ingested
-    report_path = tmp_path / "again.json"
-    ingest_cli(corpus, persist, "examples", "--report", report_path)
-    again = json.loads(report_path.read_text(encoding="utf-8"))
-    assert (again["added"], again["deleted"], again["embeddings_computed"]) == (0, 0, 0)
-    assert again["skipped"] > 0
+def test_rerun_adds_nothing(ingested, corpus):
+    persist, _report, _code, backend = ingested
+    again = _ingest(corpus, persist, backend)
+    assert (again.added, again.deleted, again.embeddings_computed) == (0, 0, 0)
+    assert again.skipped > 0
 
 
 def test_other_model_is_refused(ingested, corpus, capsys):
-    persist, _report, _code = ingested
-    minilm = ("--model", "sentence-transformers/all-MiniLM-L6-v2")
-    code = ingest_cli(corpus, persist, "examples", *minilm)
+    persist, _report, _code, backend = ingested
+    minilm = "sentence-transformers/all-MiniLM-L6-v2"
+    with pytest.raises(CollectionMismatchError, match="was built with model 'intfloat/mult"):
+        _ingest(corpus, persist, backend, model=minilm)
+    capsys.readouterr()
+    code = ingest_cli(corpus, persist, "examples", "--backend", backend, "--model", minilm)
     assert code == 2
     assert "was built with model 'intfloat/multilingual-e5-small'" in capsys.readouterr().err
 
 
 def test_a_new_collection_searches_cosine_with_search_ef_candidates(ingested):
-    persist, _report, _code = ingested
-    hnsw = open_store(persist, "examples", create=False).index.collection.configuration["hnsw"]
+    persist, _report, _code, backend = ingested
+    if backend != "chroma":
+        pytest.skip("Chroma's HNSW settings: the other stores search exactly")
+    index = open_store(persist, "examples", create=False).index  # a ChromaIndex
+    hnsw = index.collection.configuration["hnsw"]
     assert (hnsw["space"], hnsw["ef_search"]) == ("cosine", SEARCH_EF)
     assert SEARCH_EF > 100  # above Chroma's own default, which missed exact top-5 hits
 
 
 @pytest.mark.model
 def test_langchain_app_opens_the_collection_as_a_retriever(ingested):
-    persist, _report, _code = ingested
-    store = open_store(persist, "examples", create=False)
+    persist, _report, _code, backend = ingested
+    store = open_store(persist, "examples", create=False, backend=backend)
     docs = store.as_retriever(search_kwargs={"k": 2}).invoke(QUESTION)
     assert THREE_DAYS in docs[0].page_content
     # on any CPU: the runner-up's cosine distance is larger by the margin

@@ -1,9 +1,10 @@
-"""Scheduled re-indexing, in process: real model, real Chroma in temp dirs.
+"""Scheduled re-indexing, in process: real model, each built-in store (``store_backend``:
+Chroma in temp dirs, the in-memory store) through ``ragingest.ingest``.
 
 Unchanged files are not parsed, identical text is embedded once, a changed file gets only its
 changed texts embedded and its stale chunks deleted, a deleted file's chunks go, a model change
 is refused unless --rebuild, which swaps in a new collection. Interrupted writes (an exception
-between Chroma and the record manager) are finished by the next run.
+between the store and the record manager) are finished by the next run.
 """
 
 from __future__ import annotations
@@ -18,17 +19,20 @@ from typing import Any
 
 import pytest
 
+import ragingest
 from ragingest.cli.main import main
 from ragingest.cli.watch import parse_interval
+from ragingest.errors import CollectionMismatchError
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.pipeline import runlog
 from ragingest.splitters.factory import SplitSettings, base_splitter
 from ragingest.vectorstore import open_store
-from ragingest.vectorstore.chroma.store import chroma_client
+from ragingest.vectorstore.backends import open_backend
 from ragingest.vectorstore.records.aliases import resolve_collection
 from ragingest.vectorstore.records.record_manager import IndexRecords, record_manager
 from tests.conftest import EXAMPLES
 from tests.splitting import split_file
+from tests.stored import stored_rows
 
 pytestmark = pytest.mark.slow
 
@@ -86,19 +90,21 @@ def run_ingest(corpus: Path, persist: Path, *extra: str, collection: str = "kbas
     return data
 
 
-def snapshot(persist: Path, collection: str = "kbase", embeddings: bool = False) -> dict[str, Any]:
+def ingest_into(
+    backend: str, corpus: Path, persist: Path, collection: str = "kbase", **settings: Any
+) -> dict:
+    """``ragingest.ingest`` into the ``backend`` store; the report as ``run_ingest``'s."""
+    report = ragingest.ingest(
+        [corpus], persist_dir=persist, collection=collection, backend=backend, **settings
+    )
+    return {**report.to_dict(), "code": report.exit_code}
+
+
+def snapshot(
+    persist: Path, collection: str = "kbase", embeddings: bool = False, *, backend: str = "chroma"
+) -> dict[str, Any]:
     """id → (text, metadata[, vector]) of the collection serving ``collection``."""
-    physical = resolve_collection(persist, collection)
-    include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
-    got = chroma_client(persist).get_collection(physical).get(include=include)
-    rows = {}
-    for i, key in enumerate(got["ids"]):
-        row = (got["documents"][i], got["metadatas"][i])
-        if embeddings:
-            row += (tuple(float(x) for x in got["embeddings"][i]),)
-        rows[key] = row
-    assert len(rows) == len(got["ids"])  # no duplicate ids
-    return rows
+    return stored_rows(persist, collection, backend, vectors=embeddings)
 
 
 def by_source(rows: dict[str, Any]) -> dict[str, set[str]]:
@@ -117,13 +123,15 @@ def embed_texts(path: Path, root: Path, splitter) -> set[str]:
     return {doc.embed_text for doc in split_file(path, root, splitter)}
 
 
-def test_unchanged_examples_second_run_parses_and_embeds_nothing(tmp_path, count_parses):
+def test_unchanged_examples_second_run_parses_and_embeds_nothing(
+    tmp_path, count_parses, store_backend
+):
     corpus = tmp_path / "examples"
     shutil.copytree(EXAMPLES, corpus)
     persist = tmp_path / "db"
-    first = run_ingest(corpus, persist)
+    first = ingest_into(store_backend, corpus, persist)
     files = sorted(f["path"] for f in first["files"])
-    stored = snapshot(persist)
+    stored = snapshot(persist, backend=store_backend)
     assert first["code"] == 0
     assert [f["status"] for f in first["files"]] == ["ok"] * len(files)
     assert sorted(count_parses) == sorted(Path(f).name for f in files)
@@ -131,13 +139,13 @@ def test_unchanged_examples_second_run_parses_and_embeds_nothing(tmp_path, count
     assert first["embeddings_computed"] == len(stored)
 
     count_parses.clear()
-    second = run_ingest(corpus, persist)
+    second = ingest_into(store_backend, corpus, persist)
     assert count_parses == []
     assert (second["added"], second["deleted"], second["updated"]) == (0, 0, 0)
     assert (second["embeddings_computed"], second["embeddings_cached"]) == (0, 0)
     assert second["skipped"] == len(stored)
     assert [f["status"] for f in second["files"]] == ["unchanged"] * len(files)
-    assert snapshot(persist) == stored
+    assert snapshot(persist, backend=store_backend) == stored
 
     log = runlog.read(persist / runlog.RUN_LOG, "kbase")
     assert len(log) == 2
@@ -156,11 +164,13 @@ def test_unchanged_examples_second_run_parses_and_embeds_nothing(tmp_path, count
     assert log[0]["files_changed"] == len(files) and log[0]["status"] == "ok"
 
 
-def test_editing_one_paragraph_reembeds_only_changed_texts(tmp_path, count_parses, e5_splitter):
+def test_editing_one_paragraph_reembeds_only_changed_texts(
+    tmp_path, count_parses, e5_splitter, store_backend
+):
     corpus = make_corpus(tmp_path / "corpus", 4)
     persist = tmp_path / "db"
-    run_ingest(corpus, persist)
-    before = snapshot(persist)
+    ingest_into(store_backend, corpus, persist)
+    before = snapshot(persist, backend=store_backend)
     old_texts = set().union(*(embed_texts(p, corpus, e5_splitter) for p in corpus.glob("*.md")))
 
     edited = corpus / "doc_02.md"
@@ -172,8 +182,8 @@ def test_editing_one_paragraph_reembeds_only_changed_texts(tmp_path, count_parse
     )
     new_texts = embed_texts(edited, corpus, e5_splitter)
     count_parses.clear()
-    report = run_ingest(corpus, persist)
-    after = snapshot(persist)
+    report = ingest_into(store_backend, corpus, persist)
+    after = snapshot(persist, backend=store_backend)
 
     assert count_parses == ["doc_02.md"]
     assert report["embeddings_computed"] == len(new_texts - old_texts) >= 1
@@ -191,15 +201,15 @@ def test_editing_one_paragraph_reembeds_only_changed_texts(tmp_path, count_parse
     assert not any(old_paragraph in text for text, _meta in after.values())
 
 
-def test_deleting_a_file_deletes_its_chunks_only(tmp_path, count_parses):
+def test_deleting_a_file_deletes_its_chunks_only(tmp_path, count_parses, store_backend):
     corpus = make_corpus(tmp_path / "corpus", 4)
     persist = tmp_path / "db"
-    run_ingest(corpus, persist)
-    before = by_source(snapshot(persist))
+    ingest_into(store_backend, corpus, persist)
+    before = by_source(snapshot(persist, backend=store_backend))
     (corpus / "doc_01.md").unlink()
     count_parses.clear()
-    report = run_ingest(corpus, persist)
-    after = snapshot(persist)
+    report = ingest_into(store_backend, corpus, persist)
+    after = snapshot(persist, backend=store_backend)
     assert count_parses == []
     assert by_source(after) == {s: ids for s, ids in before.items() if s != "doc_01.md"}
     assert (report["deleted"], report["files_deleted"]) == (len(before["doc_01.md"]), 1)
@@ -209,65 +219,66 @@ def test_deleting_a_file_deletes_its_chunks_only(tmp_path, count_parses):
     assert "doc_01.md" not in manager.list_groups()
 
 
-def test_identical_text_is_embedded_once_across_files_and_collections(tmp_path):
+def test_identical_text_is_embedded_once_across_files_and_collections(tmp_path, store_backend):
     corpus = make_corpus(tmp_path / "corpus", 2)
     (corpus / "copy_of_doc_00.md").write_bytes((corpus / "doc_00.md").read_bytes())
     persist = tmp_path / "db"
-    report = run_ingest(corpus, persist)
-    rows = snapshot(persist)
+    report = ingest_into(store_backend, corpus, persist)
+    rows = snapshot(persist, backend=store_backend)
     per_source = {s: len(ids) for s, ids in by_source(rows).items()}
     assert per_source["copy_of_doc_00.md"] == per_source["doc_00.md"]
     assert report["added"] == len(rows)
     assert report["embeddings_computed"] == per_source["doc_00.md"] + per_source["doc_01.md"]
     # another collection in the same directory: every vector comes from the cache
-    other = run_ingest(corpus, persist, collection="kbase2")
+    other = ingest_into(store_backend, corpus, persist, collection="kbase2")
     assert (other["embeddings_computed"], other["added"]) == (0, len(rows))
     assert other["embeddings_cached"] == report["embeddings_computed"]
-    vectors = snapshot(persist, "kbase", embeddings=True)
-    assert snapshot(persist, "kbase2", embeddings=True) == vectors
+    vectors = snapshot(persist, "kbase", embeddings=True, backend=store_backend)
+    assert snapshot(persist, "kbase2", embeddings=True, backend=store_backend) == vectors
 
 
-def test_model_change_is_refused_without_rebuild_and_swapped_in_with_it(tmp_path, capsys):
+def test_model_change_is_refused_without_rebuild_and_swapped_in_with_it(
+    tmp_path, capsys, store_backend
+):
     corpus = make_corpus(tmp_path / "corpus", 3)
     persist = tmp_path / "db"
-    run_ingest(corpus, persist)
-    before = snapshot(persist, embeddings=True)
-    capsys.readouterr()
+    ingest_into(store_backend, corpus, persist)
+    before = snapshot(persist, embeddings=True, backend=store_backend)
 
-    refused = main(ingest_args(corpus, persist, "--model", MINILM))
-    assert refused == 2
-    err = capsys.readouterr().err
-    assert "was built with model 'intfloat/multilingual-e5-small'" in err
-    assert "--rebuild" in err
-    assert snapshot(persist, embeddings=True) == before
+    with pytest.raises(CollectionMismatchError) as refused:
+        ingest_into(store_backend, corpus, persist, model=MINILM)
+    assert "was built with model 'intfloat/multilingual-e5-small'" in str(refused.value)
+    assert "--rebuild" in str(refused.value)
+    assert snapshot(persist, embeddings=True, backend=store_backend) == before
 
-    rebuilt = run_ingest(corpus, persist, "--model", MINILM, "--rebuild")
+    rebuilt = ingest_into(store_backend, corpus, persist, model=MINILM, rebuild=True)
     assert rebuilt["code"] == 0 and rebuilt["rebuilt"] is True
     # built as kbase__1, swapped in, then renamed to the typed name (``run.settle``)
     assert rebuilt["collection"] == "kbase" == resolve_collection(persist, "kbase")
-    client = chroma_client(persist)
-    assert [c.name for c in client.list_collections()] == ["kbase"]  # the old one is gone
+    assert open_backend(persist, kind=store_backend).names() == {"kbase"}  # the old one went
     assert record_manager(persist, "kbase__1").count() == 0
-    after = snapshot(persist, embeddings=True)
+    after = snapshot(persist, embeddings=True, backend=store_backend)
     old_vectors = {row[2] for row in before.values()}
     assert not any(row[2] in old_vectors for row in after.values())
 
     clean = tmp_path / "clean"
-    run_ingest(corpus, clean, "--model", MINILM)
-    assert snapshot(persist) == snapshot(clean)
+    ingest_into(store_backend, corpus, clean, model=MINILM)
+    assert snapshot(persist, backend=store_backend) == snapshot(clean, backend=store_backend)
 
-    store = open_store(persist, "kbase", create=False)  # LangChain apps follow the swap
+    # LangChain apps follow the swap
+    store = open_store(persist, "kbase", create=False, backend=store_backend)
     assert store.embeddings.info.name == MINILM
     hits = store.similarity_search("сроки доставки заказа", k=2)
     assert len(hits) == 2 and all(hit.page_content for hit in hits)
+    where = ["--persist-dir", str(persist), "--collection", "kbase", "--backend", store_backend]
     capsys.readouterr()
-    assert main(["query", "заказ", "--persist-dir", str(persist), "--collection", "kbase"]) == 0
+    assert main(["query", "заказ", *where]) == 0
     assert "1. score" in capsys.readouterr().out
 
-    again = run_ingest(corpus, persist, "--model", MINILM, "--rebuild")
+    again = ingest_into(store_backend, corpus, persist, model=MINILM, rebuild=True)
     assert (again["rebuilt"], again["added"], again["embeddings_computed"]) == (False, 0, 0)
     capsys.readouterr()
-    assert main(["status", "--persist-dir", str(persist), "--collection", "kbase", "--json"]) == 0
+    assert main(["status", *where, "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert (status["physical"], status["model"], status["chunks"]) == (
         "kbase",
@@ -283,12 +294,12 @@ class Crash(Exception):
     pass
 
 
-def test_interrupted_add_then_changed_file_leaves_no_orphans(tmp_path, monkeypatch):
-    """Chroma got a file's new chunks, the record manager didn't (the run died); the file
+def test_interrupted_add_then_changed_file_leaves_no_orphans(tmp_path, monkeypatch, store_backend):
+    """The store got a file's new chunks, the record manager didn't (the run died); the file
     changes again before the next run: those chunks must still go."""
     corpus = make_corpus(tmp_path / "corpus", 2)
     persist = tmp_path / "db"
-    run_ingest(corpus, persist)
+    ingest_into(store_backend, corpus, persist)
     path = corpus / "doc_00.md"
     path.write_text(path.read_text(encoding="utf-8") + "\n## Новый\n\nВерсия два.\n", "utf-8")
 
@@ -301,24 +312,26 @@ def test_interrupted_add_then_changed_file_leaves_no_orphans(tmp_path, monkeypat
 
     monkeypatch.setattr(IndexRecords, "update", dying_update)
     with pytest.raises(Crash):
-        main(ingest_args(corpus, persist))
+        ingest_into(store_backend, corpus, persist)
     monkeypatch.undo()
-    assert any("Версия два." in t for t, _m in snapshot(persist).values())  # the orphan
+    assert any(
+        "Версия два." in t for t, _m in snapshot(persist, backend=store_backend).values()
+    )  # the orphan
 
     path.write_text(path.read_text(encoding="utf-8").replace("два", "три"), "utf-8")
-    assert run_ingest(corpus, persist)["code"] == 0
+    assert ingest_into(store_backend, corpus, persist)["code"] == 0
     clean = tmp_path / "clean"
-    run_ingest(corpus, clean)
-    assert snapshot(persist) == snapshot(clean)
-    assert run_ingest(corpus, persist)["added"] == 0
+    ingest_into(store_backend, corpus, clean)
+    assert snapshot(persist, backend=store_backend) == snapshot(clean, backend=store_backend)
+    assert ingest_into(store_backend, corpus, persist)["added"] == 0
 
 
-def test_interrupted_delete_then_reverted_file_loses_nothing(tmp_path, monkeypatch):
-    """Chroma lost a file's stale chunks, the record manager still had them (the run died);
+def test_interrupted_delete_then_reverted_file_loses_nothing(tmp_path, monkeypatch, store_backend):
+    """The store lost a file's stale chunks, the record manager still had them (the run died);
     the file is then reverted to the old text: its chunks must come back."""
     corpus = make_corpus(tmp_path / "corpus", 2)
     persist = tmp_path / "db"
-    run_ingest(corpus, persist)
+    ingest_into(store_backend, corpus, persist)
     path = corpus / "doc_01.md"
     original, stat = path.read_bytes(), path.stat()
     path.write_text("# Другой\n\n## Раздел\n\n" + "Совсем другой текст. " * 30, "utf-8")
@@ -330,15 +343,15 @@ def test_interrupted_delete_then_reverted_file_loses_nothing(tmp_path, monkeypat
 
     monkeypatch.setattr(IndexRecords, "delete_keys", dying_delete)
     with pytest.raises(Crash):
-        main(ingest_args(corpus, persist))
+        ingest_into(store_backend, corpus, persist)
     monkeypatch.setattr(IndexRecords, "delete_keys", real_delete)
 
     path.write_bytes(original)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    assert run_ingest(corpus, persist)["code"] == 0
+    assert ingest_into(store_backend, corpus, persist)["code"] == 0
     clean = tmp_path / "clean"
-    run_ingest(corpus, clean)
-    assert snapshot(persist) == snapshot(clean)
+    ingest_into(store_backend, corpus, clean)
+    assert snapshot(persist, backend=store_backend) == snapshot(clean, backend=store_backend)
 
 
 def test_watch_reruns_on_change(tmp_path):

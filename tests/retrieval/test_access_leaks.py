@@ -1,13 +1,17 @@
 """No read path returns what its caller may not read: random readers on random documents,
 random callers, random queries, through every retrieval path (dense, lexical, hybrid dbsf and
 rrf, MMR, parent expansion, neighbour joining under a budget, auto-merging, ``trace``,
-``query.search``, LangChain's ``Chroma`` methods of ``open_store(principals=...)``), over the
-exact memory store and over Chroma on disk, real model (its vectors
-computed once per module). The world: ``access_world``."""
+``query.search``, the ``query``/``trace`` commands, LangChain's methods of
+``open_store(principals=...)``), over a ``Collection`` of the exact memory index and over a
+collection opened through the public API in each built-in store (``acl``: Chroma on disk, the
+in-memory store), real model (its vectors computed once per module). The world:
+``access_world``."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,10 +24,13 @@ from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import rank_chunks
 from ragingest.vectorstore.access.guarded import GuardedSource
 from ragingest.vectorstore.access.principals import ALL, Principals
+from ragingest.vectorstore.backends import BUILT_IN, use_backend
+from ragingest.vectorstore.collection import Collection
+from ragingest.vectorstore.identity import POLICY_SETTING
 from ragingest.vectorstore.lexical.index import LexicalIndex
-from ragingest.vectorstore.memory import MemoryStore
 from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import ChunkSource
+from tests.in_memory import memory_collection
 from tests.retrieval.access_world import (
     CALLERS,
     DOCS,
@@ -66,13 +73,22 @@ def vectors() -> Precomputed:
     return Precomputed(model, model.info.name, model.info.fingerprint)
 
 
-@pytest.fixture(scope="module")
-def chroma(tmp_path_factory, vectors):
-    """A policy collection on disk: the writer's store and the directory."""
-    root = tmp_path_factory.mktemp("acl")
-    store = open_store(root, "acl", vectors)
-    mark_policy(store.index.collection)
-    return open_store(root, "acl", vectors), root
+@pytest.fixture(scope="module", params=tuple(BUILT_IN))
+def policy_collection(request, tmp_path_factory, vectors) -> tuple[Collection, Path, str]:
+    """A collection made under an access policy in each built-in store: the writer's
+    ``Collection``, the directory, the backend's name."""
+    root, kind = tmp_path_factory.mktemp("acl"), str(request.param)
+    policy = {POLICY_SETTING: True}  # the marker a run under an access policy records
+    open_store(root, "acl", vectors, settings=policy, backend=kind)
+    return open_store(root, "acl", vectors, backend=kind), root, kind
+
+
+@pytest.fixture
+def acl(policy_collection) -> Iterator[tuple[Collection, Path, str]]:
+    """``policy_collection``, with its backend the one every entry point that takes none
+    opens (``use_backend``, as the command line's ``--backend`` chooses it)."""
+    with use_backend(policy_collection[2]):
+        yield policy_collection
 
 
 def retrievers(source: ChunkSource, config: tuple, k: int) -> list:
@@ -115,8 +131,9 @@ def check_source(source: ChunkSource, query: str, config: tuple, allowed: set[in
 def test_no_read_of_the_memory_store_leaks(
     tmp_path_factory, vectors, readers, caller, query, config
 ):
-    memory = MemoryStore(vectors, LexicalIndex(tmp_path_factory.mktemp("lex"), "acl"))
-    memory.policy = True
+    memory = memory_collection(
+        vectors, LexicalIndex(tmp_path_factory.mktemp("lex"), "acl"), policy=True
+    )
     write(memory, readers, vectors)
     allowed = readable(readers, caller)
     check_source(GuardedSource(memory, Principals(tuple(caller))), query, config, allowed)
@@ -125,17 +142,18 @@ def test_no_read_of_the_memory_store_leaks(
 @settings(max_examples=15, deadline=None, suppress_health_check=[FIXTURE])
 @given(readers=readers_st, caller=caller_st, query=st.sampled_from(QUERIES),
        config=st.sampled_from(CONFIGS))  # fmt: skip
-def test_no_read_of_chroma_on_disk_leaks(chroma, vectors, readers, caller, query, config):
+def test_no_read_of_a_stored_collection_leaks(acl, vectors, readers, caller, query, config):
     from ragingest.evaluate.trace import trace
     from ragingest.retrieval.query import search
 
-    writer, root = chroma
+    writer, root, kind = acl
     write(writer, readers, vectors)
     allowed = readable(readers, caller)
     who = Principals(tuple(caller))
-    reader = open_store(root, "acl", vectors, create=False)
+    reader = open_store(root, "acl", vectors, create=False, backend=kind)
     check_source(GuardedSource(reader, who), query, config, allowed)
-    plain = open_store(root, "acl", vectors, create=False, principals=who)  # the README's
+    # the README's
+    plain = open_store(root, "acl", vectors, create=False, principals=who, backend=kind)
     found = [
         *plain.similarity_search(query, k=20),
         *plain.max_marginal_relevance_search(query, k=8, fetch_k=20),
@@ -154,10 +172,15 @@ def test_no_read_of_chroma_on_disk_leaks(chroma, vectors, readers, caller, query
         fusion=fusion, parents=parents, max_context_tokens=budget, auto_merge=merge,
         tokenizer=len, principals=list(caller), second_stage=stage,
     )  # fmt: skip
-    docs = public.invoke(query)
-    ids = [i for d in docs for i in d.metadata.get("chunk_ids", [])]
-    assert not leaks([d.page_content for d in docs], ids, allowed)
-    hits = search(query, root, "acl", k=8, hybrid=hybrid, principals=who)
+    given = HeadingFirstRetriever.from_collection(
+        open_store(root, "acl", vectors, create=False, backend=kind), k=4, search_type=search_type,
+        hybrid=hybrid, fusion=fusion, parents=parents, max_context_tokens=budget,
+        auto_merge=merge, tokenizer=len, principals=list(caller), second_stage=stage,
+    )  # fmt: skip
+    for docs in (public.invoke(query), given.invoke(query)):
+        ids = [i for d in docs for i in d.metadata.get("chunk_ids", [])]
+        assert not leaks([d.page_content for d in docs], ids, allowed)
+    hits = search(query, root, "acl", k=8, hybrid=hybrid, principals=who, backend=kind)
     assert not leaks([h["text"] for h in hits], [h["id"] for h in hits], allowed)
     expect = [f"mark{d:02d}zq" for d in range(0, DOCS, 5)]
     found = trace(query, expect, persist_dir=root, collection="acl", k=4, hybrid=hybrid,
@@ -170,11 +193,11 @@ def test_no_read_of_chroma_on_disk_leaks(chroma, vectors, readers, caller, query
     assert not [d for d in range(DOCS) if d not in allowed and f'"c{d:02d}' in report]
 
 
-def test_every_entry_point_refuses_a_policy_read_naming_nobody(chroma, vectors):
+def test_every_entry_point_refuses_a_policy_read_naming_nobody(acl, vectors):
     from ragingest.evaluate.trace import trace
     from ragingest.retrieval.query import search
 
-    writer, root = chroma
+    writer, root, _kind = acl
     write(writer, [["group:hr"]] * DOCS, vectors)
     with pytest.raises(PrincipalsRequiredError, match="principals=ALL"):
         HeadingFirstRetriever(persist_dir=root, collection="acl")
@@ -191,7 +214,7 @@ def test_every_entry_point_refuses_a_policy_read_naming_nobody(chroma, vectors):
     assert len(hr.invoke("vacation days")) == 2
 
 
-def test_ragingest_exports_who_reads_and_its_retriever_takes_it(chroma, vectors):
+def test_ragingest_exports_who_reads_and_its_retriever_takes_it(acl, vectors):
     import ragingest
     import ragingest.retrieval
     from ragingest import ALL as top_all
@@ -200,7 +223,7 @@ def test_ragingest_exports_who_reads_and_its_retriever_takes_it(chroma, vectors)
 
     assert top_all is ALL is retrieval_all and TopPrincipals is Principals
     assert ragingest.retrieval.Principals is Principals
-    writer, root = chroma
+    writer, root, _kind = acl
     write(writer, [["group:hr"] if d < 3 else ["user:bob"] for d in range(DOCS)], vectors)
     with pytest.raises(PrincipalsRequiredError):
         ragingest.retriever(root, "acl")
@@ -214,25 +237,26 @@ def test_ragingest_exports_who_reads_and_its_retriever_takes_it(chroma, vectors)
         ragingest.retriever(root, "acl", principals="group:hr")
 
 
-def test_the_cli_names_who_reads_or_refuses_with_exit_2(chroma, vectors, capsys):
+def test_the_cli_names_who_reads_or_refuses_with_exit_2(acl, vectors, capsys):
     from ragingest.cli.main import main
     from ragingest.errors import EXIT_OK, EXIT_USAGE
 
-    writer, root = chroma
+    writer, root, kind = acl
     readers = [["group:hr"] if d % 2 else ["user:ann"] for d in range(DOCS)]
     write(writer, readers, vectors)
     where = ["--persist-dir", str(root), "--collection", "acl", "--json"]
+    query = ["query", "--backend", kind]  # trace has none: it opens the enclosing one (acl)
     capsys.readouterr()
-    assert main(["query", "how many vacation days", *where]) == EXIT_USAGE
+    assert main([*query, "how many vacation days", *where]) == EXIT_USAGE
     assert "--as USER --group G" in capsys.readouterr().err
-    assert main(["query", "how many vacation days", *where, "--as", "ann", "-k", "20"]) == EXIT_OK
+    assert main([*query, "how many vacation days", *where, "--as", "ann", "-k", "20"]) == EXIT_OK
     hits = json.loads(capsys.readouterr().out)
     assert hits and {int(h["id"][1:3]) % 2 for h in hits} == {0}
-    assert main(["query", "vacation", *where, "--group", "hr", "--group", "eng"]) == EXIT_OK
+    assert main([*query, "vacation", *where, "--group", "hr", "--group", "eng"]) == EXIT_OK
     assert {int(h["id"][1:3]) % 2 for h in json.loads(capsys.readouterr().out)} == {1}
-    assert main(["query", "vacation", *where, "--all-principals", "-k", "20"]) == EXIT_OK
+    assert main([*query, "vacation", *where, "--all-principals", "-k", "20"]) == EXIT_OK
     assert {int(h["id"][1:3]) % 2 for h in json.loads(capsys.readouterr().out)} == {0, 1}
-    assert main(["query", "vacation", *where, "--all-principals", "--as", "ann"]) == EXIT_USAGE
+    assert main([*query, "vacation", *where, "--all-principals", "--as", "ann"]) == EXIT_USAGE
     trace_args = ["trace", "vacation", "--expect", "mark01zq", *where]
     assert main(trace_args) == EXIT_USAGE
     capsys.readouterr()

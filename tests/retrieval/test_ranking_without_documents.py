@@ -19,9 +19,9 @@ from ragingest.retrieval.heading_first import HeadingFirstRetriever
 from ragingest.retrieval.retriever import ChunkRetriever
 from ragingest.retrieval.search import fill_documents, lexical_page, rank_chunks
 from ragingest.vectorstore.lexical.index import LexicalIndex
-from ragingest.vectorstore.memory import MemoryStore
 from ragingest.vectorstore.opening import open_store
 from tests.fake_embeddings import HashedWordEmbeddings
+from tests.in_memory import memory_collection
 
 WORDS = "alpha beta gamma delta omega sigma kappa lambda theta zeta rho tau".split()
 QUERIES = ["alpha beta", "gamma omega sigma", "kappa", "zeta rho tau theta", "nothing here"]
@@ -75,7 +75,7 @@ def any_store(request, tmp_path):
     """The chunks in Chroma, or in the exact in-memory store with a lexical index."""
     if request.param == "chroma":
         return request.getfixturevalue("store")
-    memory = MemoryStore(NamedEmbeddings(dimensions=64), LexicalIndex(tmp_path, "words"))
+    memory = memory_collection(NamedEmbeddings(dimensions=64), LexicalIndex(tmp_path, "words"))
     docs, parents = _chunks()
     memory.add_documents(docs, ids=[d.id for d in docs], parent_texts=parents)
     return memory

@@ -14,8 +14,9 @@ from ragingest.vectorstore.access.guarded import POOL_CAP, POOL_MIN, GuardedSour
 from ragingest.vectorstore.access.principals import Principals
 from ragingest.vectorstore.access.readable_ids import ReadableIds, readable
 from ragingest.vectorstore.gate import ReadGate
-from ragingest.vectorstore.memory import MemoryStore
+from ragingest.vectorstore.memory.index import MemoryIndex, Table
 from ragingest.vectorstore.opening import open_store
+from tests.in_memory import memory_collection
 from tests.postgres import postgres_server, server_bin
 from tests.vectorstore.test_store_contract import NamedEmbeddings
 from tests.vectorstore.test_store_contract_access import mark_policy
@@ -96,29 +97,30 @@ def test_each_store_write_moves_the_generation(tmp_path):
     assert gate.generation() == before + 6
 
 
-class CountingSource(MemoryStore):
-    """A memory store that counts the filtered id reads the sets are made of."""
+class CountingIndex(MemoryIndex):
+    """An in-memory index that counts the filtered id reads the sets are made of."""
 
     reads = 0
 
-    def chunk_ids(self, where=None):
+    def ids(self, where=None):
         self.reads += 1
-        return super().chunk_ids(where)
+        return super().ids(where)
 
 
 def test_sets_are_read_once_per_principal_per_generation(tmp_path):
-    source = CountingSource(NamedEmbeddings(dimensions=64))
+    counted = CountingIndex(Table("counted", {}))
+    source = memory_collection(NamedEmbeddings(dimensions=64), index=counted)
     source.add_documents(_docs())
     gate = ReadGate(tmp_path, f"x{uuid.uuid4().hex}")
     names = ["*", "group:hr", "user:ann"]
     first = readable(source, gate, names)
-    assert first.ids == {"c0", "c1", "c2", "c5"} and first.total == 6 and source.reads == 3
-    assert readable(source, gate, names) is first and source.reads == 3
+    assert first.ids == {"c0", "c1", "c2", "c5"} and first.total == 6 and counted.reads == 3
+    assert readable(source, gate, names) is first and counted.reads == 3
     assert readable(source, gate, ["*", "group:legal"]).ids == {"c3", "c4", "c5"}
-    assert source.reads == 4  # "*" was kept
+    assert counted.reads == 4  # "*" was kept
     with gate.writing():
         pass
-    assert readable(source, gate, names).ids == first.ids and source.reads == 7
+    assert readable(source, gate, names).ids == first.ids and counted.reads == 7
 
 
 def test_a_revocation_reaches_a_reader_with_warm_sets_at_once(policy_store):
@@ -153,8 +155,8 @@ def test_a_stale_set_never_shows_a_text(policy_store):
 )
 def test_the_dense_pool_holds_three_times_n_readable_chunks(share, n, pool):
     """Deterministic: the pool for a caller reading ``share`` of a 10 000-chunk collection."""
-    memory = MemoryStore(NamedEmbeddings(dimensions=8))
-    memory.policy = True  # principals name readers only under a policy
+    # principals name readers only under a policy
+    memory = memory_collection(NamedEmbeddings(dimensions=8), policy=True)
     guard = GuardedSource(memory, HR)
     ids = ReadableIds(frozenset(str(i) for i in range(int(share * 10_000))), 10_000)
     assert guard.pool(n, ids) == pool

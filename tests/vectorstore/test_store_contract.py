@@ -1,7 +1,7 @@
 """The store seam's contract (``vectorstore.seam``), one suite for every implementation: the
-Chroma store (``open_store``, embedded on disk), its read-only reader (``CollectionReads``) and the
-exact in-memory store (``MemoryStore``). Deterministic vectors (hashed words), so the nearest
-order and the distances are exact numbers computed here with numpy."""
+Chroma store (``open_store``, embedded on disk), its read-only reader (``CollectionReads``) and a
+``Collection`` over the exact in-memory index (``MemoryIndex``). Deterministic vectors (hashed
+words), so the nearest order and the distances are exact numbers computed here with numpy."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from langchain_core.documents import Document
 
 from ragingest.vectorstore.backends import open_backend
 from ragingest.vectorstore.collection_reads import CollectionReads
-from ragingest.vectorstore.memory import MemoryStore
 from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import (
     AllOf,
@@ -23,6 +22,7 @@ from ragingest.vectorstore.seam import (
     parse_filter,
 )
 from tests.fake_embeddings import HashedWordEmbeddings
+from tests.in_memory import memory_collection
 
 WORDS = "alpha beta gamma delta omega sigma kappa lambda theta zeta".split()
 
@@ -69,7 +69,7 @@ def source(request, tmp_path):
     embeddings = NamedEmbeddings(dimensions=64)
     docs = _documents()
     if request.param == "memory":
-        memory = MemoryStore(embeddings)
+        memory = memory_collection(embeddings)
         memory.add_documents(docs, parent_texts=[d.page_content for d in docs])
         return memory
     chroma = open_store(tmp_path, "contract", embeddings)

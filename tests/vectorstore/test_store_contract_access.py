@@ -13,9 +13,9 @@ from ragingest.vectorstore.access.principals import ALL, Principals, access_filt
 from ragingest.vectorstore.backends import open_backend
 from ragingest.vectorstore.chroma.collection_info import ACCESS_POLICY_KEY
 from ragingest.vectorstore.collection_reads import CollectionReads
-from ragingest.vectorstore.memory import MemoryStore
 from ragingest.vectorstore.opening import open_store
 from ragingest.vectorstore.seam import ChunkSource, matches, parse_filter
+from tests.in_memory import memory_collection
 from tests.vectorstore.test_store_contract import NamedEmbeddings, _documents
 
 READERS = [["group:hr"], ["user:ann", "group:legal"], ["*"], ["!nobody"], None]
@@ -36,9 +36,8 @@ def policy_source(request, tmp_path) -> ChunkSource:
     docs = _with_readers()
     parents = [d.page_content for d in docs]
     if request.param == "memory":
-        memory = MemoryStore(embeddings)
+        memory = memory_collection(embeddings, policy=True)
         memory.add_documents(docs, parent_texts=parents)
-        memory.policy = True
         _parent_readers(memory, docs)
         return memory
     chroma = open_store(tmp_path, "contract", embeddings)
@@ -127,7 +126,7 @@ def test_a_policy_read_names_its_principals_or_all(policy_source):
 
 
 def test_without_a_policy_principals_are_refused_and_none_or_all_read_everything(tmp_path):
-    memory = MemoryStore(NamedEmbeddings(dimensions=64))
+    memory = memory_collection(NamedEmbeddings(dimensions=64))
     memory.add_documents(_documents())
     for who in (None, ALL):
         assert GuardedSource(memory, who).count() == 12
