@@ -121,8 +121,8 @@ class Backend(Protocol):
         ...
 
     def rename(self, old: str, new: str) -> None:
-        """Give collection ``old`` the name ``new`` (``new`` must not exist); open indexes of
-        it keep working."""
+        """Give collection ``old`` the name ``new``; open indexes of it keep working and
+        report ``new``. ``ValueError`` naming ``new`` when it exists (nothing changes)."""
         ...
 
     def drop(self, name: str) -> None:

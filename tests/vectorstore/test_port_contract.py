@@ -3,8 +3,7 @@
 place's collections (``port.Backend``) and one collection's reads and writes
 (``port.DenseIndex``). Exact values over deterministic test vectors (``VECTORS``: fixed
 numbers, no model), with the nearest order checked against distances computed here with
-numpy. A point a backend misses is marked on that backend alone (``_misses``), strict, with
-the reason: it fails the day the backend is fixed, so the mark is removed then."""
+numpy. Every backend passes every point: none is marked as a backend's known miss."""
 
 from __future__ import annotations
 
@@ -63,12 +62,6 @@ def _distance(a: list[float], b: list[float]) -> float:
 
 
 EXACT = {i: _distance(QUERY, v) for i, v in zip(IDS, VECTORS, strict=True)}
-
-
-def _misses(request: pytest.FixtureRequest, kind: str, **reasons: str) -> None:
-    """Mark the running test an expected failure on the backends named in ``reasons``."""
-    if kind in reasons:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reasons[kind]))
 
 
 @pytest.fixture(params=list(backends.BUILT_IN))
@@ -135,15 +128,14 @@ def test_rename_keeps_the_data_and_open_indexes_working(backend, index):
     assert set(opened.ids()) == {*IDS, "new"}
 
 
-def test_an_open_index_reads_its_new_name_after_a_rename(request, kind, backend, index):
-    _misses(request, kind, chroma="chromadb's Collection keeps the name it was opened with")
+def test_an_open_index_reads_its_new_name_after_a_rename(backend, index):
     backend.rename(NAME, "renamed")
     assert index.name == "renamed"
 
 
 def test_rename_onto_an_existing_name_is_refused_and_changes_nothing(backend, index):
     other = backend.create("other", {"ragingest_model": "other"})
-    with pytest.raises(Exception):  # noqa: B017 - the port names no type (Chroma: InternalError)
+    with pytest.raises(ValueError, match="collection 'other' exists"):
         backend.rename(NAME, "other")
     assert backend.names() == {NAME, "other"}
     assert index.count() == 10 and other.count() == 0
@@ -171,15 +163,13 @@ def test_add_is_an_upsert_of_text_and_vector(index):
     assert index.nearest(QUERY, 1) == [("c9", pytest.approx(0.0, abs=1e-6))]
 
 
-def test_an_upsert_without_text_forgets_the_old_text(request, kind, index):
-    _misses(request, kind, chroma="Chroma's upsert with no document keeps the old document")
+def test_an_upsert_without_text_forgets_the_old_text(index):
     index.add(["c1"], [VECTORS[1]], [None], [METADATAS[1]])
     assert index.get(["c1"])[0].text is None
     assert "c1" not in [c.id for c, _ in index.nearest_chunks(QUERY, 10)]
 
 
-def test_add_replaces_the_whole_metadata(request, kind, index):
-    _misses(request, kind, chroma="Chroma's upsert merges metadata: a key left out stays")
+def test_add_replaces_the_whole_metadata(index):
     index.add(["c1"], [VECTORS[1]], ["text 1"], [{"source": "moved.md"}])
     assert index.get(["c1"])[0].metadata == {"source": "moved.md"}
 
@@ -210,8 +200,7 @@ def test_update_metadata_touches_nothing_else(index):
     assert index.ids(parse_filter({"access": {"$contains": "user:bob"}})) == ["c4"]
 
 
-def test_update_metadata_replaces_the_whole_metadata(request, kind, index):
-    _misses(request, kind, chroma="Chroma's update merges metadata: a key left out stays")
+def test_update_metadata_replaces_the_whole_metadata(index):
     index.update_metadata(["c5"], [{"source": "f2.md"}])
     assert index.get(["c5"])[0].metadata == {"source": "f2.md"}
 

@@ -10,6 +10,7 @@ text leaves the disk; ``port.StoreUpkeep``), which a server's collections do not
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ class ChromaBackend:
     def __init__(self, client: Any, persist_dir: str | Path | None = None) -> None:
         self.client = client
         self.persist_dir = Path(persist_dir) if persist_dir is not None else None
+        # chromadb's Collection keeps the name it was fetched with: a rename re-fetches these
+        self._opened: weakref.WeakSet[ChromaIndex] = weakref.WeakSet()
 
     @property
     def remote(self) -> bool:
@@ -52,17 +55,28 @@ class ChromaBackend:
         found = self.client.get_or_create_collection(
             name, metadata={**INDEX_SETTINGS, **metadata}
         )
-        return ChromaIndex(found, self.client.get_max_batch_size())
+        return self._index(found)
 
     def open(self, name: str) -> ChromaIndex:
         try:
             found = self.client.get_collection(name)
         except Exception as error:
             raise KeyError(f"no collection {name!r} in the Chroma store") from error
-        return ChromaIndex(found, self.client.get_max_batch_size())
+        return self._index(found)
+
+    def _index(self, collection: Any) -> ChromaIndex:
+        index = ChromaIndex(collection, self.client.get_max_batch_size())
+        self._opened.add(index)
+        return index
 
     def rename(self, old: str, new: str) -> None:
-        self.client.get_collection(old).modify(name=new)
+        if self.metadata(new) is not None:
+            raise ValueError(f"can't rename {old!r}: collection {new!r} exists")
+        handle = self.client.get_collection(old)
+        handle.modify(name=new)
+        for index in list(self._opened):
+            if index.collection.id == handle.id:
+                index.collection = self.client.get_collection(new)
 
     def drop(self, name: str) -> None:
         if self.metadata(name) is not None:

@@ -52,10 +52,16 @@ class ChromaIndex:
         texts: Sequence[str | None],
         metadatas: Sequence[Mapping[str, Any]],
     ) -> None:
+        """Chroma's upsert keeps an id's old text when given none and merges metadata, so the
+        ids already stored are deleted first: each id then holds exactly what was given."""
         step = self._max_batch
         for i in range(0, len(ids), step):
+            part = list(ids[i : i + step])
+            stored = self.held(part)
+            if stored:
+                self.collection.delete(ids=sorted(stored))
             self.collection.upsert(
-                ids=list(ids[i : i + step]),
+                ids=part,
                 embeddings=[list(v) for v in vectors[i : i + step]],
                 metadatas=[dict(m) for m in metadatas[i : i + step]],
                 documents=list(texts[i : i + step]),
@@ -67,10 +73,17 @@ class ChromaIndex:
             self.collection.delete(ids=list(ids[i : i + step]))
 
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
+        """Chroma's update merges metadata: a stored key left out is given as None, which
+        Chroma deletes, so each id holds exactly what was given."""
         step = self._max_batch
         for i in range(0, len(ids), step):
-            part = [dict(m) for m in metadatas[i : i + step]]
-            self.collection.update(ids=list(ids[i : i + step]), metadatas=part)
+            part = list(ids[i : i + step])
+            old = {c.id: c.metadata for c in self.get(part)}
+            found = [(k, m) for k, m in zip(part, metadatas[i : i + step], strict=True) if k in old]
+            if not found:
+                continue
+            replaced = [{**dict.fromkeys(old[k]), **dict(m)} for k, m in found]
+            self.collection.update(ids=[k for k, _ in found], metadatas=replaced)
 
     def count(self) -> int:
         return int(self.collection.count())
