@@ -2,7 +2,7 @@
 **settings)``.
 
 ``sources``: paths (files or folders), LangChain ``BaseLoader``s (ours or any of
-langchain-community's) and iterables of ``Document``s, in any mix (``loaders.source_items``).
+langchain-community's) and iterables of ``Document``s, in any mix (``loaders.inputs.source_items``).
 Every kind gets the same re-indexing: keyed by ``metadata["source"]`` (a file: its path under
 the ingested root, prefixed by the root's name when several are given: ``loaders.walk``), an
 unchanged source is not split or embedded again, a source gone from

@@ -203,7 +203,7 @@ def scan_corpus(
     max_file_bytes: int = MAX_FILE_BYTES,
     parsers: ParserPool | None = None,
 ) -> CorpusCleaner | None:
-    """Copies and boilerplate across files (``loaders.corpus``; cleaning rule
+    """Copies and boilerplate across files (``loaders.cleaning.corpus``; cleaning rule
     ``boilerplate``): a first pass over the tasks digests their documents; the loaded
     documents are kept (within the cache budget, keyed by ``FileTask.name``) so the split
     does not parse a file twice. None when the rule is off."""

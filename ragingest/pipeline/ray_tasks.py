@@ -3,8 +3,8 @@
 Rows between the stages (Ray Data batches of plain columns):
 
 - scan: ``{"path", "root", "identity"}`` in → ``{"path", "digests", "ok", "scan_s"}`` out: the
-  pickled ``(task name, FileDigest)`` of a file (``loaders.corpus``: block digests, not text),
-  ``ok`` False when it can't load (the split names the failure);
+  pickled ``(task name, FileDigest)`` of a file (``loaders.cleaning.corpus``: block digests,
+  not text), ``ok`` False when it can't load (the split names the failure);
 - split: ``{"path", "root", "source", "base", "identity", "access"}`` in (``access``: the
   file's readers as JSON, "" without a policy) → per file a header row (``seq`` -1, ``count``
   its records, ``blob`` the pickled ``(error, (cleaning, notes, lost, removed, copies))``)

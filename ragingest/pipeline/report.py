@@ -31,7 +31,7 @@ class FileResult:
     kind: str = ""  # the error or skip kind (ragingest.errors, loaders.walk), empty when ok
     cleaning: dict[str, int] = field(default_factory=dict)  # what cleaning removed (non-zero)
     notes: list[str] = field(default_factory=list)  # what the loader changed or lost, and why
-    # what cleaning removed: {"rule", "start", "end", "page", "text"} each (loaders.cleaning)
+    # what cleaning removed: {"rule", "start", "end", "page", "text"} each (loaders.cleaning.rules)
     removed: list[dict[str, object]] = field(default_factory=list)
     copies: list[str] = field(default_factory=list)  # the other files of its group of copies
 
@@ -105,7 +105,7 @@ class RunReport:
 
     @property
     def cleaning(self) -> dict[str, int]:
-        """Cleaning counts summed over the files (loaders.cleaning.COUNTERS)."""
+        """Cleaning counts summed over the files (loaders.cleaning.rules.COUNTERS)."""
         total: dict[str, int] = {}
         for result in self.files:
             for key, value in result.cleaning.items():

@@ -1,7 +1,7 @@
 """Document sources in the plan of a run: a LangChain loader's or given documents, as tasks
 like a walked file's.
 
-``plan_sources`` loads every ``DocumentSource`` once (``loaders.sources``) and gives each of
+``plan_sources`` loads every ``DocumentSource`` once (``loaders.inputs.sources``) and gives each of
 its ``SourceTask``s one ``PlanItem``, keyed by the task's group (``GROUP_PREFIX`` + its
 ``metadata["source"]``): ``unchanged`` when the content hash and code version match the
 recorded state (the documents are then not split or embedded), else ``parse`` with the
@@ -10,7 +10,7 @@ mtime_ns=0, sha256=content hash)``, so the run's skip rule (``plan.is_unchanged`
 for files too.
 
 Loaders run in a parser worker process under the per-file bounds (``--file-timeout``,
-``--file-memory-mb``; ``loaders.sources``). A source that failed (its loader raised or ran
+``--file-memory-mb``; ``loaders.inputs.sources``). A source that failed (its loader raised or ran
 past a bound, or its documents clash with another source's key)
 is reported with the reason, and ``SourcePlan.keep`` keeps the chunks of every document
 source recorded before: what vanished from a failed loader's output is deleted only by the
@@ -65,9 +65,9 @@ def plan_sources(
 ) -> SourcePlan:
     """The plan items of ``sources`` (module docstring), in source order. Loaders run in a
     parser worker under ``file_timeout`` seconds and ``file_memory_mb`` each, as files do
-    (``loaders.bounded``; None: unbounded, here). Under an access ``policy`` each item carries
-    its readers (``source_access``); a source whose documents name bad readers, or name
-    readers in a run without a policy, fails (named) and the others go on."""
+    (``loaders.process.bounded``; None: unbounded, here). Under an access ``policy`` each
+    item carries its readers (``source_access``); a source whose documents name bad readers,
+    or name readers in a run without a policy, fails (named) and the others go on."""
     plan = SourcePlan()
     tasks: list[SourceTask] = []
     loaders = any(not source.given for source in sources)
