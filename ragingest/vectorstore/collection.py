@@ -10,7 +10,7 @@ Writes: ``add_documents`` embeds ``embed_texts`` (default: the contents; the bre
 the model without changing the stored text that offsets refer to) unless ``vectors`` has one
 (given vectors enter the embedding cache when the embeddings are one: ``store_vectors``),
 stores ``parent_texts`` as parent sections, and never stores underscore metadata keys (a
-loader's hints). A Document without an id gets ``ids.chroma_id`` (its content hash). Each
+loader's hints). A Document without an id gets ``ids.stored_id`` (its content hash). Each
 write holds the read gate exclusively; ``journal`` (set by the run's writer) is called with
 the ids and "add"/"delete" before the index is written, so a killed run's half-done writes can
 be found and finished (``delete(ids, journal=False)`` is the recovery's). The index is written
@@ -32,7 +32,7 @@ from langchain_core.embeddings import Embeddings
 from ragingest.vectorstore.access.principals import Access
 from ragingest.vectorstore.access.write import chunk_access, parent_access, stored_access
 from ragingest.vectorstore.collection_reads import CollectionReads
-from ragingest.vectorstore.ids import chroma_id
+from ragingest.vectorstore.ids import stored_id
 from ragingest.vectorstore.langchain_reads import LangChainReads
 from ragingest.vectorstore.lexical.index import lexical_text
 from ragingest.vectorstore.parent_links import parent_ids, referenced_parents
@@ -93,7 +93,7 @@ class Collection(CollectionReads, LangChainReads):
     ) -> list[str]:
         """Store ``documents`` (module docstring); ids from ``ids=``, the documents or their
         content. Returns the ids."""
-        ids = list(kwargs.get("ids") or [doc.id or chroma_id(doc) for doc in documents])
+        ids = list(kwargs.get("ids") or [doc.id or stored_id(doc) for doc in documents])
         if not documents:
             return ids
         texts = list(embed_texts or [doc.page_content for doc in documents])

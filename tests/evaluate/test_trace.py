@@ -26,7 +26,7 @@ def collections(tmp_path_factory):
     """A persist dir with the memo ingested by default (``memo``) and cut by fixed 120/0
     character windows (``fixed``, written through the same store)."""
     from ragingest.splitters.fixed import FixedSizeSplitter
-    from ragingest.vectorstore.ids import chroma_id
+    from ragingest.vectorstore.ids import stored_id
     from ragingest.vectorstore.opening import open_store
 
     root = tmp_path_factory.mktemp("trace")
@@ -40,7 +40,7 @@ def collections(tmp_path_factory):
         [text], [{"source": "library_memo.md"}]
     )
     store = open_store(persist, "fixed", create=True)
-    store.add_documents(documents, ids=[chroma_id(d) for d in documents])
+    store.add_documents(documents, ids=[stored_id(d) for d in documents])
     return source, persist
 
 

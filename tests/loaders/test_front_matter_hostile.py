@@ -28,13 +28,13 @@ IDS = """
 import json
 from langchain_core.documents import Document
 from ragingest.splitters import HeadingFirstSplitter
-from ragingest.vectorstore.ids import chroma_id
+from ragingest.vectorstore.ids import stored_id
 
 page = open("page.md", encoding="utf-8").read()
 chunks = HeadingFirstSplitter(200, 0, 0, unit="chars").split_documents(
     [Document(page_content=page, metadata={"source": "page.md"})]
 )
-print(json.dumps([chroma_id(chunk) for chunk in chunks]))
+print(json.dumps([stored_id(chunk) for chunk in chunks]))
 """
 
 

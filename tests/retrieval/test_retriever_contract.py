@@ -10,7 +10,6 @@ import pytest
 
 import ragingest
 from ragingest.retrieval.query import search
-from ragingest.vectorstore.ids import chroma_id
 from ragingest.vectorstore.opening import open_store
 from tests.helpers import ingest_cli
 
@@ -136,9 +135,9 @@ def test_a_document_added_by_hand_gets_its_content_id(tmp_path):
 
     store = open_store(tmp_path, "hand", model=MINILM)
     doc = Document(page_content="A note added by an app.", metadata={"source": "app"})
-    (stored_id,) = store.add_documents([doc])
-    assert stored_id == chroma_id(doc) and len(stored_id) == 64
-    assert [d.page_content for d in store.get_by_ids([stored_id])] == [doc.page_content]
+    (added,) = store.add_documents([doc])
+    assert added == stored_id(doc) and len(added) == 64
+    assert [d.page_content for d in store.get_by_ids([added])] == [doc.page_content]
 
 
 def test_ainvoke_gives_what_invoke_gives(rentals):
