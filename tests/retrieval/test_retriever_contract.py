@@ -10,6 +10,7 @@ import pytest
 
 import ragingest
 from ragingest.retrieval.query import search
+from ragingest.vectorstore.ids import stored_id
 from ragingest.vectorstore.opening import open_store
 from tests.helpers import ingest_cli
 
