@@ -37,8 +37,9 @@ if [ "$LOCK" = requirements-runtime.lock ] && [ "${RAGINGEST_PIP_ONLY:-}" != 1 ]
   pip_install uv==0.13.9 && UV=.venv/bin/uv || echo "setup: no uv; pip installs the lock" >&2
 fi
 lock_install() {
-  if [ -n "$UV" ] && "$UV" pip install --quiet --python .venv/bin/python "$@"; then
-    return
+  if [ -n "$UV" ]; then
+    if "$UV" pip install --quiet --python .venv/bin/python "$@"; then return; fi
+    echo "setup: uv could not install; pip installs the same pins" >&2
   fi
   pip_install "$@"
 }
