@@ -104,7 +104,7 @@ class _Pieces:
         return self.piece(self.order[rank])
 
     def find(self, piece: str) -> int | None:
-        rank = bisect_right(self, piece) - 1  # type: ignore[call-overload]
+        rank = bisect_right(self, piece) - 1
         return self.order[rank] if rank >= 0 and self[rank] == piece else None
 
 
