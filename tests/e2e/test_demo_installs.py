@@ -79,6 +79,10 @@ def test_the_demo_runs_no_test_only_system_package(sandbox):
     assert "python -m ragingest.models.prepare" in calls
     setup = [line for line in trace.splitlines() if re.match(r"\+ (BUILD=|lock_install )", line)]
     assert re.match(r"\+ BUILD=\d+$", setup[-2]) and setup[-1] == f"+ lock_install -r {LOCK}"
+    # the build reads ragingest from the checkout: it does not wait for pip to install it
+    lines = trace.splitlines()
+    editable = lines.index("+ pip_install --no-deps --config-settings editable_mode=compat -e .")
+    assert lines.index(setup[-2]) < editable
 
 
 def test_without_uv_pip_installs_the_same_lock(sandbox):
