@@ -17,7 +17,6 @@ Contract: ``read_config`` returns the parsed table or raises ``ConfigError`` nam
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -36,6 +35,8 @@ class ConfigError(RagIngestError, ValueError):
 
 def read_config(path: str | Path) -> dict[str, Any]:
     """The parsed TOML of ``path``; ``ConfigError`` naming the file when it can't be read."""
+    import tomllib  # only where a config file is there: a query that reads none skips it
+
     try:
         return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -21,8 +21,6 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock
-
 from ragingest.models.kernels import build_kernel, choose_kernel
 
 log = logging.getLogger(__name__)
@@ -38,6 +36,8 @@ def export_int8(folder: str | Path, target: Path) -> Path:
     final = target / MODEL_FILE
     if final.is_file():
         return mapped_copy(final)
+    from filelock import FileLock  # the export alone: a query's model is there
+
     target.mkdir(parents=True, exist_ok=True)
     # processes starting at once (parallel test workers, two first ingests) wait for one
     # export instead of each spending a minute of CPU on the same file

@@ -4,7 +4,11 @@ Loading XLM-R's ``tokenizer.json`` costs ~1 s of CPU (building its 250 002-piece
 parsing the JSON is a small part), more than importing Chroma. A query needs the pieces of one
 short text, so ``SubsetTokenizer`` keeps the vocabulary as a flat cache (pieces and scores, read
 in ~0.05 s) and, per text, builds a Unigram tokenizer of only the pieces that occur in it, with
-the file's own normalizer, pre-tokenizer, added tokens and post-processor.
+the file's own normalizer, pre-tokenizer, added tokens and post-processor. A piece is looked up
+by bisection in the cache's sorted order (a dict of the 250 002 pieces costs ~0.2 s to build:
+more than a query's few hundred lookups), and the dict is built once a process has made
+``DICT_AFTER`` lookups (long texts, many texts), so no caller pays more than about twice the
+cheaper of the two.
 
 Contract: ``model_inputs(text, max_length)`` returns exactly the ids and type ids that the full
 tokenizer gives for ``text`` with ``truncation=True, max_length=max_length`` (special tokens
@@ -25,10 +29,12 @@ import os
 import pickle
 import re
 from array import array
+from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
-_FORMAT = 1  # bump when the cache layout changes
+_FORMAT = 2  # bump when the cache layout changes
+DICT_AFTER = 20_000  # lookups by bisection (~0.2 s) before the dict of every piece is built
 
 
 def _cache_file(tokenizer_json: Path, cache_root: Path) -> Path:
@@ -57,11 +63,21 @@ def _build_cache(tokenizer_json: Path, target: Path) -> dict[str, Any] | None:
     else:
         vocab = data["model"].pop("vocab")
         data["model"]["vocab"] = []
+        pieces = [piece for piece, _ in vocab]
+        scores = array("d", (score for _, score in vocab))
+        starts = array("I", [0])
+        for piece in pieces:
+            starts.append(starts[-1] + len(piece) + 1)
         cached = {
             "supported": True,
             "skeleton": data,
-            "pieces": "\0".join(piece for piece, _ in vocab),
-            "scores": array("d", (score for _, score in vocab)),
+            "pieces": "\0".join(pieces),
+            "starts": starts,  # piece i is pieces[starts[i]:starts[i + 1] - 1]
+            # ids by piece, equal pieces by id (the last of them is the dict's)
+            "order": array("I", sorted(range(len(pieces)), key=lambda i: (pieces[i], i))),
+            "scores": scores,
+            "min_id": scores.index(min(scores)),  # the first lowest, as min(key=)
+            "longest": max(map(len, pieces)),
         }
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".{os.getpid()}.tmp")
@@ -71,6 +87,27 @@ def _build_cache(tokenizer_json: Path, target: Path) -> dict[str, Any] | None:
     return cached
 
 
+class _Pieces:
+    """The vocabulary as the cache holds it: one string, each piece's start, the ids in the
+    pieces' sorted order. As a sequence: the pieces in sorted order (what ``bisect`` reads)."""
+
+    def __init__(self, joined: str, starts: array, order: array) -> None:
+        self.joined, self.starts, self.order = joined, starts, order
+
+    def piece(self, piece_id: int) -> str:
+        return self.joined[self.starts[piece_id] : self.starts[piece_id + 1] - 1]
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, rank: int) -> str:
+        return self.piece(self.order[rank])
+
+    def find(self, piece: str) -> int | None:
+        rank = bisect_right(self, piece) - 1
+        return self.order[rank] if rank >= 0 and self[rank] == piece else None
+
+
 class SubsetTokenizer:
     """See the module docstring. Thread-safe: each call builds its own small tokenizer."""
 
@@ -78,15 +115,15 @@ class SubsetTokenizer:
         from tokenizers import Tokenizer
 
         self.skeleton: dict[str, Any] = cached["skeleton"]
-        pieces = cached["pieces"].split("\0")
         self.scores: array = cached["scores"]
-        self.ids = dict(zip(pieces, range(len(pieces)), strict=True))  # C loops: 250k pieces
-        self.pieces = pieces
+        self.pieces = _Pieces(cached["pieces"], cached["starts"], cached["order"])
+        self._ids: dict[str, int] | None = None  # built after DICT_AFTER lookups
+        self._lookups = 0
         self.unk_id = int(self.skeleton["model"]["unk_id"])
-        self.min_id = self.scores.index(min(self.scores))  # the first lowest, as min(key=)
-        self.longest = max(map(len, pieces))
+        self.min_id: int = cached["min_id"]
+        self.longest: int = cached["longest"]
         added = self.skeleton.get("added_tokens") or []
-        self.added_ids = [int(t["id"]) for t in added if int(t["id"]) < len(pieces)]
+        self.added_ids = [int(t["id"]) for t in added if int(t["id"]) < len(self.scores)]
         post = self.skeleton.get("post_processor") or {}
         for special in post.get("special_tokens", {}).values():
             self.added_ids.extend(int(i) for i in special["ids"])
@@ -130,10 +167,20 @@ class SubsetTokenizer:
             for word in words:
                 for start in range(len(word)):
                     for end in range(start + 1, min(len(word), start + self.longest) + 1):
-                        piece_id = self.ids.get(word[start:end])
+                        piece_id = self.piece_id(word[start:end])
                         if piece_id is not None:
                             found.add(piece_id)
         return found
+
+    def piece_id(self, piece: str) -> int | None:
+        """The file's id of ``piece`` (of equal pieces the last), or None."""
+        if self._ids is None:
+            self._lookups += 1
+            if self._lookups <= DICT_AFTER:
+                return self.pieces.find(piece)
+            names = self.pieces.joined.split("\0")
+            self._ids = dict(zip(names, range(len(names)), strict=True))  # C loops
+        return self._ids.get(piece)
 
     def _tokenizer_json(self, ids: list[int]) -> tuple[str, list[int]]:
         """A tokenizer.json with only the pieces ``ids`` (file ids), and the file id of each of
@@ -144,7 +191,7 @@ class SubsetTokenizer:
         data["model"] = {
             **self.skeleton["model"],
             "unk_id": local[self.unk_id],
-            "vocab": [[self.pieces[i], self.scores[i]] for i in chosen],
+            "vocab": [[self.pieces.piece(i), self.scores[i]] for i in chosen],
         }
         data["added_tokens"] = [
             {**t, "id": local.get(int(t["id"]), int(t["id"]))}

@@ -33,7 +33,7 @@ def sandbox(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
     shutil.copytree(ROOT / "scripts", root / "scripts")
     (root / ".venv" / "bin").mkdir(parents=True)
     tools.mkdir()
-    stubs = {root / ".venv" / "bin" / n: n for n in ("python", "ragingest", "ruff")}
+    stubs = {root / ".venv" / "bin" / n: n for n in ("python", "ragingest", "ruff", "uv")}
     stubs |= {tools / n: n for n in ("apt-get", "sudo", "python3")}
     for path, name in stubs.items():
         path.write_text(STUB.format(name=name, log=log), encoding="utf-8")
@@ -64,19 +64,40 @@ def test_the_demo_runs_no_test_only_system_package(sandbox):
     calls = log.read_text(encoding="utf-8").splitlines()
     assert not [c for c in calls if c.split()[0] in ("apt-get", "sudo")]
     # it still installs ragingest, ingests examples/ and asks the memo's question
-    installs = [c for c in calls if c.startswith("python -m pip install")]
+    installs = [c for c in calls if c.startswith(("python -m pip install", "uv pip install"))]
     # the runtime pins only: no dev tools, no ray or bench extras (tests/test_locks.py)
     assert [c.split()[-1] for c in installs if " -r " in c] == [LOCK]
     assert [c.split()[1] for c in calls if c.startswith("ragingest ")] == ["ingest", "query"]
-    # the model is built while pip installs the rest: started (in the background, so only the
+    # the model is built while the rest is installed: started (in the background, so only the
     # setup shell's own trace orders it) after what the build imports, before the lock
     # no torch: the core builds the model without it (a full setup installs its CPU wheel)
-    assert [c.split()[-1] for c in installs] == ["filelock", ".", LOCK]
+    assert [c.split()[-1] for c in installs] == ["uv==0.13.9", "filelock", ".", LOCK]
     assert not [c for c in installs if "torch" in c]
-    assert "-c requirements-runtime.lock" in installs[0]
+    # uv installs the lock's pins (what the build imports, then the lock), pip ragingest itself
+    assert [c.split()[0] for c in installs] == ["python", "uv", "python", "uv"]
+    assert "-c requirements-runtime.lock" in installs[1]
     assert "python -m ragingest.models.prepare" in calls
-    setup = [line for line in trace.splitlines() if re.match(r"\+ (BUILD=|pip_install )", line)]
-    assert re.match(r"\+ BUILD=\d+$", setup[-2]) and setup[-1] == f"+ pip_install -r {LOCK}"
+    setup = [line for line in trace.splitlines() if re.match(r"\+ (BUILD=|lock_install )", line)]
+    assert re.match(r"\+ BUILD=\d+$", setup[-2]) and setup[-1] == f"+ lock_install -r {LOCK}"
+    # the build reads ragingest from the checkout: it does not wait for pip to install it
+    lines = trace.splitlines()
+    editable = lines.index("+ pip_install --no-deps --config-settings editable_mode=compat -e .")
+    assert lines.index(setup[-2]) < editable
+
+
+def test_without_uv_pip_installs_the_same_lock(sandbox):
+    root, env, log = sandbox
+    (root / ".venv" / "bin" / "uv").unlink()  # pip "installed" it, yet it is not there
+    traced(root, env, "demo.sh")
+    calls = log.read_text(encoding="utf-8").splitlines()
+    installs = [c for c in calls if c.startswith(("python -m pip install", "uv pip install"))]
+    assert [c.split()[-1] for c in installs] == ["uv==0.13.9", "filelock", ".", LOCK]
+    assert [c.split()[0] for c in installs] == ["python"] * 4
+    log.write_text("", encoding="utf-8")
+    traced(root, {**env, "RAGINGEST_PIP_ONLY": "1"}, "demo.sh")  # uv not even installed
+    calls = log.read_text(encoding="utf-8").splitlines()
+    installs = [c for c in calls if c.startswith(("python -m pip install", "uv pip install"))]
+    assert [c.split()[-1] for c in installs] == ["filelock", ".", LOCK]
 
 
 def test_a_failed_model_build_fails_the_setup_with_its_reason(sandbox):

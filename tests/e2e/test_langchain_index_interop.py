@@ -13,13 +13,14 @@ from langchain_classic.indexes import SQLRecordManager
 from langchain_core.documents import Document
 from langchain_core.indexing import index
 
+from ragingest import defaults
 from ragingest.cli.main import main
 from ragingest.cli.status import collection_status, render
 from ragingest.models.embeddings import SentenceTransformerEmbeddings
 from ragingest.vectorstore.chroma.store import chroma_client
 from ragingest.vectorstore.records.record_manager import record_manager
 
-MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+MODEL = defaults.MODEL  # the ONNX e5 model: the core runs it (no torch)
 APP_DOCS = [
     Document(page_content="Beta note from the app.", metadata={"source": "app/notes.txt"}),
     Document(page_content="Gamma note from the app.", metadata={"source": "app/more.txt"}),
@@ -37,7 +38,7 @@ def ingested(tmp_path) -> tuple[Path, Path]:
 
 
 def ingest(docs: Path, persist: Path, *extra: str, collection: str = "examples") -> list[str]:
-    store = ["--persist-dir", str(persist), "--collection", collection, "--model", MINILM]
+    store = ["--persist-dir", str(persist), "--collection", collection, "--model", MODEL]
     return ["ingest", str(docs), *store, "--no-progress", *extra]
 
 
@@ -46,7 +47,7 @@ def langchain_index(persist: Path, namespace: str, collection: str = "examples",
     store = Chroma(
         collection_name=collection,
         persist_directory=str(persist),
-        embedding_function=SentenceTransformerEmbeddings(MINILM),
+        embedding_function=SentenceTransformerEmbeddings(MODEL),
     )
     manager = SQLRecordManager(namespace, db_url=f"sqlite:///{persist}/ragingest_records.sqlite")
     manager.create_schema()
@@ -109,7 +110,7 @@ def test_a_collection_other_code_made_is_refused_then_rebuilt(ingested, capsys):
     assert chroma_count(persist, "notes") == 2  # nothing written, nothing deleted
     assert main(ingest(docs, persist, "--rebuild", collection="notes")) == 0
     status = collection_status(persist, "notes")
-    assert (status["model"], status["settings"]["chunk_size"]) == (MINILM, None)
+    assert (status["model"], status["settings"]["chunk_size"]) == (MODEL, None)
     assert (status["chunks"], status["consistent"], status["not_by_ragingest"]) == (1, True, None)
     capsys.readouterr()
     assert main(ingest(docs, persist, "--chunk-size", "150", collection="notes")) == 2

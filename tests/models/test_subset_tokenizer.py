@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer
 
-from ragingest.models.subset_tokenizer import SubsetTokenizer
+from ragingest.models.subset_tokenizer import DICT_AFTER, SubsetTokenizer
 from tests.conftest import EXAMPLES
 
 
@@ -61,3 +61,21 @@ def test_a_model_without_a_unigram_tokenizer_gets_none(tmp_path):
 
     folder = Path(resolve_model_path(MINILM))
     assert SubsetTokenizer.load(folder / "tokenizer.json", tmp_path) is None
+
+
+def test_a_piece_found_by_bisection_is_the_dicts(e5_info, tmp_path):
+    # a query's few lookups bisect the sorted cache; after DICT_AFTER the dict answers: the same
+    path = Path(e5_info.path) / "tokenizer.json"
+    subset = SubsetTokenizer.load(path, tmp_path)
+    assert subset is not None
+    names = subset.pieces.joined.split("\0")
+    rng = random.Random(3)
+    probes = [*rng.sample(names, 3000), "", "\u0301", "несуществующеесловоxyz", names[-1]]
+    by_bisection = [subset.piece_id(probe) for probe in probes]
+    assert subset._ids is None  # still no dict: a query's cold path
+    subset._lookups = DICT_AFTER
+    by_dict = [subset.piece_id(probe) for probe in probes]
+    assert subset._ids is not None
+    expected = {name: i for i, name in enumerate(names)}
+    assert by_bisection == by_dict == [expected.get(probe) for probe in probes]
+    assert None in by_bisection and subset.pieces.piece(subset.unk_id) == names[subset.unk_id]
