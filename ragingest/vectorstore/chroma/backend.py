@@ -13,12 +13,14 @@ from __future__ import annotations
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragingest.defaults import SEARCH_EF
 from ragingest.vectorstore.chroma.collection_info import chroma_client, is_remote
 from ragingest.vectorstore.chroma.index import ChromaIndex
-from ragingest.vectorstore.chroma.retention import ChromaRetention
+
+if TYPE_CHECKING:  # imported by ``upkeep``: a reader never needs the records database
+    from ragingest.vectorstore.chroma.retention import ChromaRetention
 
 INDEX_SETTINGS = {"hnsw:space": "cosine", "hnsw:search_ef": SEARCH_EF}
 
@@ -40,6 +42,8 @@ class ChromaBackend:
         """The retention of an embedded directory (``retention``); None on a server."""
         if self.persist_dir is None or self.remote:
             return None
+        from ragingest.vectorstore.chroma.retention import ChromaRetention
+
         return ChromaRetention(self.persist_dir, self.client)
 
     def names(self) -> set[str]:
