@@ -25,11 +25,12 @@ from langchain_core.documents import Document
 from langchain_core.vectorstores import VectorStore
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
+from ragingest.defaults import LAMBDA_MULT, MIN_CANDIDATES, TOP_K
 from ragingest.vectorstore.seam import ChunkSource, Filter, parse_filter
 
-DEFAULT_K = 4  # langchain_chroma's defaults, kept so a LangChain app's results do not move
-DEFAULT_FETCH_K = 20
-DEFAULT_LAMBDA = 0.5
+# ragingest's defaults are LangChain's own (k=4, fetch_k=20, lambda_mult=0.5, as
+# langchain_chroma's), so a LangChain app's results do not move; tests hold them equal
+DEFAULT_K, DEFAULT_FETCH_K, DEFAULT_LAMBDA = TOP_K, MIN_CANDIDATES, LAMBDA_MULT
 
 
 def _known_only(kwargs: Mapping[str, Any]) -> None:
