@@ -15,7 +15,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from ragingest.cli import faults
-from ragingest.cli.args import build_parser
+from ragingest.cli.args import build_parser, command_of
 from ragingest.cli.commands import COMMANDS
 from ragingest.errors import (
     EXIT_UNREACHABLE,
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     returns its exit status."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)  # systemd's stop: handled like Ctrl-C
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_of(argv))
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     from ragingest.cli.server_watch import watched
