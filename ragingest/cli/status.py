@@ -13,7 +13,13 @@ from ragingest.errors import CollectionMismatchError
 from ragingest.pipeline import runlog
 from ragingest.pipeline.lock import Holder, lock_holder
 from ragingest.pipeline.state import FileStates
-from ragingest.vectorstore.backends import active_kind, open_backend, server_options, store_files
+from ragingest.vectorstore.backends import (
+    active_kind,
+    claim_place,
+    open_backend,
+    server_options,
+    store_files,
+)
 from ragingest.vectorstore.identity import FINGERPRINT_KEY, MODEL_KEY, SETTINGS_KEY
 from ragingest.vectorstore.names import safe_name
 from ragingest.vectorstore.records.aliases import read_alias
@@ -83,6 +89,7 @@ def collection_status(
     persist = Path(persist_dir) if persist_dir is not None else None
     if persist is None and server is None:
         raise ValueError("give --persist-dir (the Chroma directory) or a Chroma server")
+    claim_place(persist, kind)  # another kind's directory: said before its files are asked for
     if persist is not None and files is not None:
         files.require(persist)
     store = open_backend(persist, kind=kind)

@@ -87,8 +87,42 @@ def use_backend(kind: str | None) -> Iterator[str]:
 def open_backend(
     persist_dir: str | Path | None, server: Any = None, kind: str | None = None
 ) -> Backend:
-    """The ``kind`` backend (default: ``active_kind()``) of ``persist_dir`` / ``server``."""
-    return backend_factory(active_kind(kind))(persist_dir, server)
+    """The ``kind`` backend (default: ``active_kind()``) of ``persist_dir`` / ``server``;
+    ``CollectionMismatchError`` when ``persist_dir`` belongs to another kind (``claim_place``)."""
+    chosen = active_kind(kind)
+    claim_place(persist_dir, chosen)
+    return backend_factory(chosen)(persist_dir, server)
+
+
+KIND_FILE = "ragingest_backend.txt"  # the kind of a directory's side stores, when not DEFAULT
+
+
+def claim_place(persist_dir: str | Path | None, kind: str) -> None:
+    """Refuse ``persist_dir`` when its records, parents and lexical index belong to another
+    kind's collections: a run of one kind finds the other kind's collections absent and would
+    drop what is kept beside them. A directory's kind is ``KIND_FILE``'s (written here by the
+    first open of a kind other than ``DEFAULT``), else ``DEFAULT`` where it holds records
+    (every directory before backends existed), else none yet."""
+    if persist_dir is None:
+        return
+    from ragingest.vectorstore.records.location import RECORDS_FILE
+
+    folder = Path(persist_dir)
+    marker = folder / KIND_FILE
+    found = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
+    if found is None and (folder / RECORDS_FILE).is_file():
+        found = DEFAULT
+    if found is not None and found != kind:
+        from ragingest.errors import CollectionMismatchError
+
+        raise CollectionMismatchError(
+            f"{folder} holds the collections of the {found!r} backend, not {kind!r}: give "
+            f"--backend {found}, or another --persist-dir for the {kind!r} backend"
+        )
+    if found is None and kind != DEFAULT:
+        with contextlib.suppress(OSError):  # a read-only place stays unclaimed
+            folder.mkdir(parents=True, exist_ok=True)
+            marker.write_text(kind + "\n", encoding="utf-8")
 
 
 def server_options(kind: str | None = None) -> ServerOptions | None:

@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ragingest.vectorstore.access.principals import Access
-from ragingest.vectorstore.backends import active_kind, open_backend, server_options, store_files
+from ragingest.vectorstore.backends import (
+    active_kind,
+    claim_place,
+    open_backend,
+    server_options,
+    store_files,
+)
 from ragingest.vectorstore.collection_reads import CollectionReads
 from ragingest.vectorstore.gate import read_gate
 from ragingest.vectorstore.identity import (
@@ -72,6 +78,7 @@ def open_place(
     if backend is not None and not isinstance(backend, str):
         return Place(backend, persist_dir)
     kind = active_kind(backend)
+    claim_place(persist_dir, kind)  # another kind's directory: said before its files are asked for
     options, files = server_options(kind), store_files(kind)
     server = server or (options.active() if options is not None else None)
     keep: object = None

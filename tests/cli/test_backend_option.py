@@ -5,6 +5,7 @@ source, so a new backend needs its folder and one registry entry."""
 from __future__ import annotations
 
 import ast
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from ragingest.cli.args import build_parser
 from ragingest.cli.main import main
 from ragingest.cli.run_options import ingest_options
 from ragingest.vectorstore import backends
-from tests.conftest import ROOT
+from tests.conftest import EXAMPLES, ROOT
 
 STORE = ["--persist-dir", "db", "--collection", "kb"]
 
@@ -69,3 +70,22 @@ def test_the_run_and_the_command_line_import_nothing_of_chroma():
         for p in files
     }
     assert {path: names for path, names in naming.items() if names} == {}
+
+
+@pytest.mark.slow
+def test_a_directory_of_one_backend_is_refused_to_another(tmp_path, capsys):
+    """A memory run in a Chroma directory would find Chroma's collections absent and drop
+    their lexical indexes, records and parents: it is refused (exit 2), and the reverse too."""
+    chroma, memory = tmp_path / "chroma_db", tmp_path / "memory_db"
+    memo = str(EXAMPLES / "library_memo.md")
+    assert main(["ingest", memo, "--persist-dir", str(chroma), "--collection", "kb"]) == 0
+    lexical = sqlite3.connect(chroma / "ragingest_lexical.sqlite")
+    tables = lexical.execute("SELECT name FROM sqlite_master").fetchall()
+    argv = ["ingest", memo, "--collection", "other", "--backend", "memory", "--persist-dir"]
+    assert main([*argv, str(chroma)]) == 2
+    assert "holds the collections of the 'chroma' backend, not 'memory'" in capsys.readouterr().err
+    assert lexical.execute("SELECT name FROM sqlite_master").fetchall() == tables
+    assert main([*argv, str(memory)]) == 0
+    assert (memory / "ragingest_backend.txt").read_text() == "memory\n"
+    assert main(["status", "--persist-dir", str(memory), "--collection", "other"]) == 2
+    assert "holds the collections of the 'memory' backend, not 'chroma'" in capsys.readouterr().err
