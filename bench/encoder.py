@@ -1,6 +1,6 @@
 """The encoder per CPU class: ONNX int8 and fp32 against torch, texts/s and recall.
 
-``python -m bench.encoder [--quick] [--repeat 3] [--out FILE]``
+``python -m bench.encoder [--quick] [--repeat 3] [--rows a,b] [--out FILE]``
 
 Every row embeds the same heading-first chunks of the eval corpora (``--quick``: the two
 smallest) with the document prompt; the rows are timed in turn on three interleaved thirds
@@ -15,6 +15,8 @@ the flags that pick MLAS's and oneDNN's kernels, and the load average around it.
 Rows:
 - ``onnx int8, N streams``: the default: each text alone, N runs at once on one thread each
   (``OnnxSentenceEncoder(streams=N)``), N = 1 and the process's cores;
+- ``onnx int8 before the rewrite``: the same int8 graph without ``models.onnx_rewrite`` (fused
+  ``SkipLayerNormalization``, masked ``Attention``), built under ``$RAGINGEST_CACHE_DIR/bench/``;
 - ``onnx int8, 1 run x 2 intra-op threads``: the default before (one run at a time, its ops
   on two threads);
 - ``onnx fp32, N streams``: the same fused graph, not quantized (``RAGINGEST_ONNX_KERNEL``);
@@ -94,6 +96,25 @@ def _onnx(kernel: str, streams: int, intra_op: int = 1) -> Any:
     return encoder
 
 
+def _onnx_before_rewrite(streams: int) -> Any:
+    """The default model's int8 graph as revision 1 built it (fused ``SkipLayerNormalization``,
+    masked ``Attention``: no ``onnx_rewrite``), kept under ``$RAGINGEST_CACHE_DIR/bench/``."""
+    from ragingest.models.kernels import build_kernel
+    from ragingest.models.locate import cache_dir
+    from ragingest.models.onnx_backend import OnnxSentenceEncoder
+    from ragingest.models.onnx_graph import build_bert_graph
+    from ragingest.models.resolve import load_model_info
+
+    info = load_model_info(None, "onnx")
+    target = cache_dir() / "bench" / "onnx-r1" / "model_int8.onnx"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fused = build_bert_graph(Path(info.path), target.with_name("fused.onnx"))
+        build_kernel(fused, target, "int8")
+        fused.unlink()
+    return OnnxSentenceEncoder(info.path, target, info.max_seq_length, info, streams)
+
+
 def _torch(bf16: bool) -> Callable[..., np.ndarray]:
     import torch
 
@@ -114,6 +135,9 @@ def rows_to_measure(cores: int, flags: list[str]) -> dict[str, Callable[[], Any]
     """Row name → a factory of its encoder (``encode(texts, prompt=...)``)."""
     rows: dict[str, Callable[[], Any]] = {
         f"onnx int8, {cores} streams": lambda: _onnx("int8", cores).encode,
+        f"onnx int8 before the rewrite, {cores} streams": (
+            lambda: _onnx_before_rewrite(cores).encode
+        ),
         "onnx int8, 1 run x 2 intra-op threads (before)": lambda: _onnx("int8", 1, 2).encode,
         "onnx int8, 1 stream": lambda: _onnx("int8", 1).encode,
         f"onnx fp32, {cores} streams": lambda: _onnx("fp32", cores).encode,
@@ -124,7 +148,9 @@ def rows_to_measure(cores: int, flags: list[str]) -> dict[str, Callable[[], Any]
     return rows
 
 
-def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
+def run(
+    quick: bool, repeat: int, say: Any = print, only: str | None = None
+) -> dict[str, Any]:
     from bench.backend import QUICK_CORPORA, K, _questions, scores, split_corpus
     from bench.common import corpus_texts
     from ragingest.models.resolve import load_model_info
@@ -140,7 +166,13 @@ def run(quick: bool, repeat: int, say: Any = print) -> dict[str, Any]:
     questions = _questions({stem for stem, _ in docs})
     say(f"encoder: {cpu['cpu']} ({cpu['class']}: {' '.join(cpu['flags'])}), {cpu['cores']} cores")
     say(f"  {len(texts)} chunks, {len(questions)} questions, load {os.getloadavg()[0]:.2f}")
-    encoders = {name: make() for name, make in rows_to_measure(cpu["cores"], cpu["flags"]).items()}
+    makers = rows_to_measure(cpu["cores"], cpu["flags"])
+    wanted = [w.strip() for w in only.split(",")] if only else None
+    encoders = {
+        name: make()
+        for i, (name, make) in enumerate(makers.items())
+        if wanted is None or i == 0 or any(w in name for w in wanted)
+    }
     passage, query = info.document_prompt, info.query_prompt
     for encode in encoders.values():
         encode(texts[:4], prompt=passage)  # warm up
@@ -197,13 +229,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="rounds over the thirds")
     parser.add_argument("--torch-isa", choices=["avx2"], help="cap torch's kernels (not ORT's)")
     parser.add_argument("--out", type=Path, help="write the result as JSON here")
+    parser.add_argument(
+        "--rows", help="comma-separated parts of row names to run (the default row always runs)"
+    )
     args = parser.parse_args(argv)
     if args.torch_isa and "torch" in sys.modules:
         raise SystemExit("--torch-isa must be set before torch is imported")
     if args.torch_isa:
         os.environ["ATEN_CPU_CAPABILITY"] = args.torch_isa
         os.environ["ONEDNN_MAX_CPU_ISA"] = args.torch_isa.upper()
-    result = run(args.quick, args.repeat)
+    result = run(args.quick, args.repeat, only=args.rows)
     if args.out:
         args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     return 0

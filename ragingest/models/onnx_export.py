@@ -25,8 +25,12 @@ from ragingest.models.kernels import build_kernel, choose_kernel
 
 log = logging.getLogger(__name__)
 
-MODEL_FILE = "model_int8.onnx"  # fused (BERT-like), int8 per channel
-MAPPED_FILE = "model_int8.mapped.onnx"  # the same, its weights in MAPPED_FILE + ".data"
+# the graph's revision: a new one is built beside an older file (same vectors up to rounding,
+# so the model fingerprint stays), and the older files are removed once it is in place
+REVISION = 2  # 2: rewritten for one text per run (``onnx_rewrite``)
+MODEL_FILE = f"model_r{REVISION}.onnx"  # fused (BERT-like), built as ``kernels.choose_kernel``
+MAPPED_FILE = f"model_r{REVISION}.mapped.onnx"  # the same, its weights in MAPPED_FILE + ".data"
+_OLDER_FILES = ("model_int8.onnx", "model_int8.mapped.onnx", "model_int8.mapped.onnx.data")
 
 
 def export_int8(folder: str | Path, target: Path) -> Path:
@@ -44,7 +48,16 @@ def export_int8(folder: str | Path, target: Path) -> Path:
     with FileLock(target / ".export.lock"):
         if not final.is_file():
             _export_in_child(folder, target)
+        _remove_older(target)
         return mapped_copy(final)
+
+
+def _remove_older(target: Path) -> None:
+    """Drop the files of an older revision of this model (ragingest's own cache; a process
+    still mapping one keeps its pages until it exits)."""
+    for name in _OLDER_FILES:
+        with contextlib.suppress(OSError):
+            (target / name).unlink()
 
 
 def _export_in_child(folder: str | Path, target: Path) -> None:
@@ -104,14 +117,16 @@ def _export(folder: str | Path, target: Path) -> Path:
 def float_graph(folder: Path, tmp: Path) -> Path:
     """``folder``'s transformer as a fused float32 ONNX file under ``tmp``: built from the
     weights for a plain BERT encoder (``onnx_graph``: the default model; no torch), else
-    exported by torch (``torch_export``: the ``[torch]`` extra)."""
+    exported by torch (``torch_export``: the ``[torch]`` extra); then rewritten for one
+    unpadded text per run (``onnx_rewrite``)."""
     from ragingest.models import onnx_graph
+    from ragingest.models.onnx_rewrite import for_one_text
 
     if onnx_graph.supports(folder):
-        return onnx_graph.build_bert_graph(folder, tmp / "fused.onnx")
+        return for_one_text(onnx_graph.build_bert_graph(folder, tmp / "fused.onnx"))
     from ragingest.models.torch_export import export_fused
 
-    return export_fused(folder, tmp)
+    return for_one_text(export_fused(folder, tmp))
 
 
 @contextlib.contextmanager

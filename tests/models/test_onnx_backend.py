@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from ragingest.models import locate as models
+from ragingest.models import onnx_export
 from ragingest.models.onnx_backend import omp_threads, pooling_config
 
 pytestmark = pytest.mark.slow
@@ -68,7 +69,8 @@ def test_onnx_int8_embeddings_close_to_torch(e5_info, monkeypatch):
     assert (np.sum(a * b, axis=1) > 0.95).all()
     query = np.asarray(onnx_emb.embed_query("Сколько дней выдают альбом?"))
     assert int(np.argmax(b @ query)) == int(np.argmax(a @ query))
-    assert (models.cache_dir() / "onnx" / onnx_emb.info.fingerprint / "model_int8.onnx").is_file()
+    folder = models.cache_dir() / "onnx" / onnx_emb.info.fingerprint
+    assert (folder / onnx_export.MODEL_FILE).is_file()
 
 
 def test_onnx_vector_of_a_text_does_not_depend_on_its_batch(monkeypatch):

@@ -9,6 +9,7 @@ import pytest
 
 from ragingest.models import prepare
 from ragingest.models.locate import cache_dir
+from ragingest.models.onnx_export import MAPPED_FILE
 from ragingest.models.resolve import load_model_info
 
 pytestmark = pytest.mark.slow  # builds the default model when the cache lacks it
@@ -18,7 +19,7 @@ def test_prepare_builds_the_onnx_file_the_loader_runs(monkeypatch):
     monkeypatch.delenv("RAGINGEST_BACKEND", raising=False)
     built = Path(prepare.prepare())
     info = load_model_info()
-    assert built == cache_dir() / "onnx" / info.fingerprint / "model_int8.mapped.onnx"
+    assert built == cache_dir() / "onnx" / info.fingerprint / MAPPED_FILE
     assert built.is_file() and built.with_name(built.name + ".data").is_file()
 
 
