@@ -78,15 +78,20 @@ def kernel_note(flags: frozenset[str] | None = None) -> str:
     return f"onnx kernel: {kernel} ({how})"
 
 
-def build_kernel(fused: Path, target: Path, kernel: str) -> None:
+def build_kernel(fused: Path, target: Path, kernel: str, folder: Path | None = None) -> None:
     """Write the fused fp32 model ``fused`` as ``kernel`` to ``target``: int8 weights per
-    channel, activations quantized per run (cosine to torch 0.996 on the eval corpora; per
-    tensor 0.98), or fp32 as is."""
+    channel, activations quantized per run, the down projections smoothed first with
+    ``folder``'s tokenizer (``int8_smoothing``; ``None``: not smoothed, as revision 1 built it;
+    cosine to the float model 0.9985, unsmoothed 0.9965), or fp32 as is."""
     if kernel == "fp32":
         os.replace(fused, target)
         return
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    if folder is not None:
+        from ragingest.models.int8_smoothing import smooth_down_projections
+
+        smooth_down_projections(fused, folder)
     quantize_dynamic(
         str(fused),
         str(target),

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # the graph's revision: a new one is built beside an older file (same vectors up to rounding,
 # so the model fingerprint stays), and the older files are removed once it is in place
-REVISION = 2  # 2: rewritten for one text per run (``onnx_rewrite``)
+REVISION = 2  # 2: rewritten for one text per run (``onnx_rewrite``), int8 smoothed
 MODEL_FILE = f"model_r{REVISION}.onnx"  # fused (BERT-like), built as ``kernels.choose_kernel``
 MAPPED_FILE = f"model_r{REVISION}.mapped.onnx"  # the same, its weights in MAPPED_FILE + ".data"
 _OLDER_FILES = ("model_int8.onnx", "model_int8.mapped.onnx", "model_int8.mapped.onnx.data")
@@ -109,7 +109,8 @@ def _export(folder: str | Path, target: Path) -> Path:
     with tempfile.TemporaryDirectory(dir=target) as tmp, _quiet():
         fused = float_graph(Path(folder), Path(tmp))
         quantized = Path(tmp) / MODEL_FILE
-        build_kernel(fused, quantized, choose_kernel())  # int8 unless this CPU says fp32
+        # int8 unless this CPU says fp32; smoothed with the folder's tokenizer
+        build_kernel(fused, quantized, choose_kernel(), Path(folder))
         os.replace(quantized, final)  # another process exporting too: the same file wins
     return final
 
