@@ -1,22 +1,25 @@
-"""The feed-forward's down projection smoothed per channel before int8 quantization (the
-SmoothQuant migration, Xiao et al. 2023), so that dynamic int8 loses half as much.
+"""The int8 model's linear layers smoothed per input channel before quantization (the
+SmoothQuant migration, Xiao et al. 2023), so that dynamic int8 loses a third as much.
 
-Why: ONNX Runtime's dynamic quantization gives each activation tensor one scale. The GELU
-output that feeds a layer's down projection has a few channels far above the rest (e5-small,
-layer 0: largest 33, median 0.7), so one scale spends most of int8's range on them. That
-MatMul was the int8 model's largest error: 1 − cos to the float model 0.0035, 0.0009 with it
-left in float (but 2× slower). Dividing channel ``j`` by ``s_j = a_j^α / w_j^(1−α)`` (``a_j``:
-its largest activation over the calibration texts; ``w_j``: the largest weight of its row) and
-multiplying that row of the weight by ``s_j`` computes the same product in float and evens the
-channels out: 0.0035 → 0.0015 at α = 0.7 (its worst text 0.011 → 0.004), for one elementwise
-``Mul`` per layer; the result hardly depends on the texts (the package's examples, Russian
-prose or English: 0.0015-0.0018; bench/docs/speed.md, "Encoder per CPU class").
+Why: ONNX Runtime's dynamic quantization gives each activation tensor one scale. A few
+channels sit far above the rest (e5-small, layer 0's GELU output: largest 33, median 0.7), so
+one scale spends most of int8's range on them. Dividing input channel ``j`` of a linear layer by
+``s_j = a_j^α / w_j^(1−α)`` (``a_j``: its largest activation over the calibration texts;
+``w_j``: the largest weight of its row) and multiplying that row of the weight by ``s_j``
+computes the same product in float and evens the channels out. 1 − cos to the float model, 60
+chunks each of chroma_general and docs_ru_grammy (bench/docs/speed.md, "Encoder per CPU class"):
+unsmoothed 0.0035 / 0.0036; the down projection (after GELU, the largest error) 0.0018 / 0.0014;
+with the up and the query-key-value projections too 0.0012 / 0.0008 (worst text 0.011 → 0.002);
+the attention output's projection adds nothing and is left alone. Cost: one elementwise ``Mul``
+per smoothed layer. The result hardly depends on the texts (the package's examples, Russian prose
+or English: within 0.0003).
 
-Contract: ``smooth_down_projections(graph, folder)`` rewrites the float32 ONNX file ``graph`` in
-place (the same outputs up to float rounding) and returns how many MatMuls it smoothed: each
-``MatMul`` whose input is a ``BiasGelu``/``Gelu``/``FastGelu`` output and whose weight is an
-initializer. The calibration texts (``calibration.md``: the project's sample documents) are
-tokenized with ``folder``'s ``tokenizer.json``, one text per run, as the encoder runs them.
+Contract: ``smooth_linear_inputs(graph, folder)`` rewrites the float32 ONNX file ``graph`` in
+place (the same outputs up to float rounding) and returns how many layers it smoothed: each
+``Attention`` (its packed query-key-value weight) and each ``MatMul`` with an initializer weight
+whose input is not an ``Attention`` output. The calibration texts (``calibration.md``: the
+project's sample documents) are tokenized with ``folder``'s ``tokenizer.json``, one text per run,
+as the encoder runs them.
 """
 
 from __future__ import annotations
@@ -26,28 +29,30 @@ from typing import Any
 
 import numpy as np
 
-ALPHA = 0.7  # 0.6 / 0.7 / 0.8 measured: 0.0019 / 0.0015 / 0.0019 (grammy, 60 chunks)
-_GELUS = {"BiasGelu", "Gelu", "FastGelu"}
+ALPHA = 0.7  # down projection alone, 0.6 / 0.7 / 0.8: 0.0018 / 0.0015 / 0.0019; all, 0.5: 0.0029
 CALIBRATION = Path(__file__).with_name("calibration.md")
 _TEXT_CHARS = 1200  # calibration texts of a chunk's size (~200 tokens)
 _MAX_TOKENS = 512
 
 
-def smooth_down_projections(graph: Path, folder: Path) -> int:
-    """Smooth ``graph``'s down projections (module doc), in place; how many were smoothed."""
+def smooth_linear_inputs(graph: Path, folder: Path) -> int:
+    """Smooth ``graph``'s linear layers (module doc), in place; how many were smoothed."""
     import onnx
     from onnx import helper, numpy_helper
 
     model = onnx.load(str(graph))
     weights = {init.name: init for init in model.graph.initializer}
-    gelu_outputs = {o for n in model.graph.node if n.op_type in _GELUS for o in n.output}
+    contexts = {o for n in model.graph.node if n.op_type == "Attention" for o in n.output}
     targets = [
         n for n in model.graph.node
-        if n.op_type == "MatMul" and n.input[0] in gelu_outputs and n.input[1] in weights
+        if len(n.input) > 1 and n.input[1] in weights and (
+            n.op_type == "Attention" or (n.op_type == "MatMul" and n.input[0] not in contexts)
+        )
     ]  # fmt: skip
     if not targets:
         return 0
-    largest = _largest_activations(model, [n.input[0] for n in targets], folder)
+    inputs = list(dict.fromkeys(n.input[0] for n in targets))
+    largest = _largest_activations(model, inputs, folder)
     nodes: list[Any] = []
     for node in model.graph.node:
         if node in targets:
@@ -55,7 +60,8 @@ def smooth_down_projections(graph: Path, folder: Path) -> int:
             scale = _scales(largest[node.input[0]], np.abs(weight).max(axis=1))
             smoothed = (weight * scale[:, None]).astype(np.float32)
             weights[node.input[1]].CopyFrom(numpy_helper.from_array(smoothed, node.input[1]))
-            divisor, evened = f"{node.input[0]}/smoothing", f"{node.input[0]}/smoothed"
+            layer = node.name or node.output[0]  # an input feeds several layers, each its own
+            divisor, evened = f"{layer}/smoothing", f"{layer}/smoothed"
             model.graph.initializer.append(
                 numpy_helper.from_array((1.0 / scale).astype(np.float32), divisor)
             )

@@ -1,5 +1,5 @@
-"""``int8_smoothing``: the down projection smoothed per channel computes the same in float and
-loses less in int8 where one GELU channel is far above the rest (deterministic test vectors:
+"""``int8_smoothing``: linear layers smoothed per input channel compute the same in float and
+lose less in int8 where one channel is far above the rest (deterministic test vectors:
 a small seeded graph over the default model's tokenizer)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from ragingest.models.int8_smoothing import calibration_texts, smooth_down_projections
+from ragingest.models.int8_smoothing import calibration_texts, smooth_linear_inputs
 from ragingest.models.kernels import build_kernel
 
 HIDDEN, INNER = 16, 64
@@ -59,10 +59,10 @@ def test_smoothing_keeps_the_float_output_and_halves_the_int8_error(e5_info, tmp
     smoothed = _graph(tmp_path / "smoothed.onnx", vocabulary)
     exact = _run(plain, ids)
 
-    assert smooth_down_projections(smoothed, folder) == 1
+    assert smooth_linear_inputs(smoothed, folder) == 2  # up and down
 
     ops = [n.op_type for n in onnx.load(str(smoothed)).graph.node]
-    assert ops == ["Gather", "MatMul", "BiasGelu", "Mul", "MatMul"]
+    assert ops == ["Gather", "Mul", "MatMul", "BiasGelu", "Mul", "MatMul"]
     np.testing.assert_allclose(_run(smoothed, ids), exact, rtol=1e-4, atol=1e-4)
     build_kernel(plain, tmp_path / "plain_int8.onnx", "int8")
     again = _graph(tmp_path / "again.onnx", vocabulary)
