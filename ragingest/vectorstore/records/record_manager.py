@@ -10,7 +10,9 @@ through) over a ``SQLRecordManager`` plus:
   record manager's keys;
 - a refresh that keeps sources: ``SQLRecordManager.update`` under ``index()`` refreshes
   unchanged keys with ``group_ids=None``, which would blank their source until the second
-  update of the batch (a crash window); here a refresh only moves timestamps.
+  update of the batch (a crash window); here a refresh only moves timestamps;
+- an update that writes ``SQLRecordManager.update``'s rows and clears their journal entries in
+  one transaction (one commit, one disk sync, a batch).
 
 LangChain's table model comes through the adapter ``vectorstore.langchain_sql``.
 """
