@@ -60,6 +60,7 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
     return found
 
 
+@lru_cache(maxsize=65536)  # a corpus repeats its words: each part is stemmed once
 def _word_term(word: str) -> str:
     if any(ch.isdigit() for ch in word):
         return word
@@ -70,7 +71,7 @@ def _word_term(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=65536)  # a corpus repeats its words: each is split and stemmed once
+@lru_cache(maxsize=65536)  # and each whole word is split once
 def _word_terms(word: str) -> tuple[str, ...]:
     """The terms of one ``_WORD`` match: its parts' terms, then (a joined code) the whole."""
     parts = _SPLIT.split(word)
