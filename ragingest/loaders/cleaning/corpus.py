@@ -247,14 +247,16 @@ def _copy_groups(digests: dict[str, FileDigest]) -> dict[str, tuple[str, ...]]:
         values: list[bytes | int] = [found.whole, *found.sketch, *found.shingles]
         for value in values:
             by_value.setdefault(value, []).append(i)
+    compared: set[tuple[int, int]] = set()  # two files share many values: compared once
     for members in by_value.values():
         if len(members) < 2 or len(members) > COMMON_SKETCH_VALUE:
             continue
         for j, one in enumerate(members):
             for other in members[max(0, j - COMPARED_PER_VALUE) : j]:
                 a, b = root(one), root(other)
-                if a == b:
+                if a == b or (other, one) in compared:
                     continue
+                compared.add((other, one))
                 if are_copies(digests[keys[one]], digests[keys[other]]):
                     parent[max(a, b)] = min(a, b)
     members_of: dict[int, list[str]] = {}
