@@ -222,7 +222,8 @@ class Writer:
         """Delete the sources recorded before (records or states) that this run did not see,
         except one whose records all carry other code's ids and no file state (written by
         LangChain's ``index()`` through this record manager: ragingest has no file for it)."""
-        ours = ragingest_sources(self.manager, known)
+        # the kept sources stay whoever wrote them: their records need no reading
+        ours = ragingest_sources(self.manager, set(known) | keep)
         for source in sorted(set(self.manager.list_groups()) - ours - keep):
             log.info("%s: written by other code (not ragingest's ids), left alone", source)
         for source in sorted(ours - keep):

@@ -94,3 +94,27 @@ def test_a_group_is_one_store_write_and_stores_what_write_sized_batches_store(
     ragingest.ingest([str(docs)], persist_dir=tmp_path / "sized", **settings)
     assert max(writes) == 8 and len(writes) > len(grouped)
     assert _stored(tmp_path / "grouped") == _stored(tmp_path / "sized")
+
+
+def test_the_end_of_a_run_reads_no_records_of_the_sources_it_keeps(tmp_path, monkeypatch):
+    """Deleting what a run did not see reads the records only of sources it did not keep (to
+    tell ragingest's from other code's): a first run reads none."""
+    from ragingest.vectorstore.records.record_manager import IndexRecords
+
+    docs = _corpus(tmp_path / "docs")
+    read: list[list[str]] = []
+    list_keys = IndexRecords.list_keys
+
+    def counted(self: IndexRecords, **kwargs: Any) -> list[str]:
+        if "before" not in kwargs:  # index()'s own cleanup lists by time
+            read.append(list(kwargs.get("group_ids") or []))
+        return list_keys(self, **kwargs)
+
+    monkeypatch.setattr(IndexRecords, "list_keys", counted)
+    settings = dict(persist_dir=tmp_path / "db", collection="c", progress=False)
+    ragingest.ingest([str(docs)], **settings)
+    assert read == []
+    (docs / "f0.md").unlink()
+    report = ragingest.ingest([str(docs)], **settings)
+    assert read == [["f0.md"]]  # its keys, to delete them (its file state says it is ours)
+    assert report.deleted > 0
