@@ -15,7 +15,7 @@ import ragingest
 from ragingest.pipeline import writer
 from ragingest.vectorstore.collection import Collection
 from ragingest.vectorstore.records.aliases import resolve_collection
-from ragingest.vectorstore.records.record_manager import record_manager
+from ragingest.vectorstore.records.record_manager import IndexRecords, record_manager
 from tests.stored import stored_rows
 
 pytestmark = pytest.mark.slow
@@ -99,8 +99,6 @@ def test_a_group_is_one_store_write_and_stores_what_write_sized_batches_store(
 def test_the_end_of_a_run_reads_no_records_of_the_sources_it_keeps(tmp_path, monkeypatch):
     """Deleting what a run did not see reads the records only of sources it did not keep (to
     tell ragingest's from other code's): a first run reads none."""
-    from ragingest.vectorstore.records.record_manager import IndexRecords
-
     docs = _corpus(tmp_path / "docs")
     read: list[list[str]] = []
     list_keys = IndexRecords.list_keys
