@@ -39,6 +39,7 @@ from ragingest.vectorstore.records.record_manager import IndexRecords
 log = logging.getLogger(__name__)
 
 DELETE_BATCH = 1000  # ids per store delete (under Chroma's max batch) and per SQL statement
+INDEX_BATCH_CAP = 10_000  # keys in one record-manager statement (SQLite takes 32 766 variables)
 Group = list[tuple[FileTask, FileChunks]]
 
 
@@ -282,11 +283,13 @@ class Writer:
 
 def index_batch(chunks: int, write_batch_size: int) -> int:
     """``index()``'s batch size for a group of ``chunks``: as few batches as keep each at most
-    twice ``write_batch_size``. A group is whole files, so it runs over the write batch by a
-    file's chunks; a batch of its own for those few would cost a store write and the record
-    manager's round trips (each a commit: a disk sync) again."""
-    batches = max(1, chunks // max(1, write_batch_size))
-    return max(1, -(-chunks // batches))
+    twice ``write_batch_size`` (and at most ``INDEX_BATCH_CAP``, else ``write_batch_size``).
+    A group is whole files, so it runs over the write batch by a file's chunks; a batch of its
+    own for those few would cost a store write and the record manager's round trips (each a
+    commit: a disk sync) again."""
+    size = max(1, write_batch_size)
+    merged = -(-chunks // max(1, chunks // size))
+    return max(1, merged if merged <= max(size, INDEX_BATCH_CAP) else size)
 
 
 def _record_id(document: Document) -> str:

@@ -26,6 +26,9 @@ SECTION = "Правило {n}: заявку на пропуск {f} подают
 def test_index_batches_are_as_few_as_keep_each_under_twice_the_write_batch():
     sizes = [0, 1, 255, 256, 270, 511, 512, 513, 1256]
     assert [writer.index_batch(n, 256) for n in sizes] == [1, 1, 255, 256, 270, 511, 256, 257, 314]
+    # no merged batch over the cap (a record-manager statement's variables): the user's size
+    assert [writer.index_batch(n, 6000) for n in (9000, 11999)] == [9000, 6000]
+    assert writer.index_batch(30000, 20000) == 20000
 
 
 def _corpus(folder: Path) -> Path:
