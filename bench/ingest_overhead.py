@@ -58,7 +58,7 @@ STAGES = (
 )  # fmt: skip
 
 CHILD = r"""
-import cProfile, functools, importlib, json, sys, threading, time, zlib
+import cProfile, functools, importlib, json, pstats, sys, threading, time, zlib
 from pathlib import Path
 import numpy as np
 from ragingest.models.resolve import load_model_info, load_sentence_transformer
@@ -117,9 +117,10 @@ out = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
 if profiler:
     if options["pstats"]:
         profiler.dump_stats(options["pstats"])
-    rows = sorted(cProfile.pstats.Stats(profiler).stats.items(), key=lambda kv: -kv[1][3])
+    rows = sorted(pstats.Stats(profiler).stats.items(), key=lambda kv: -kv[1][3])
     out["top"] = [[f"{Path(f).parent.name}/{Path(f).name}:{n}", round(ct, 3), round(tt, 3), nc]
-                  for (f, _l, n), (_cc, nc, tt, ct, _c) in rows][: options["top"]]
+                  for (f, _l, n), (_cc, nc, tt, ct, _c) in rows
+                  if f != "<string>"][: options["top"]]  # not the stage timers
 print(json.dumps(out))
 """
 
