@@ -39,6 +39,7 @@ from ragingest.vectorstore.records.record_manager import IndexRecords
 log = logging.getLogger(__name__)
 
 DELETE_BATCH = 1000  # ids per store delete (under Chroma's max batch) and per SQL statement
+INDEX_BATCH_CAP = 10_000  # keys in one record-manager statement (SQLite takes 32 766 variables)
 Group = list[tuple[FileTask, FileChunks]]
 
 
@@ -46,9 +47,12 @@ class RecordSink(VectorStore):
     """What ``index()`` writes to for one group: it hands ``index()``'s documents (by id) to
     the store with their records' embedded texts, parent texts and engine vectors."""
 
-    def __init__(self, store: Collection, records: Iterable[ChunkRecord]) -> None:
+    def __init__(
+        self, store: Collection, records: Sequence[ChunkRecord], ids: Sequence[str]
+    ) -> None:
+        """``ids``: the records' ids (``ChunkRecord.id``, a hash: computed once by the caller)."""
         self.store = store
-        self.records = {record.id: record for record in records}
+        self.records = dict(zip(ids, records, strict=True))
 
     @property
     def embeddings(self) -> Embeddings | None:
@@ -113,12 +117,13 @@ class Writer:
         self.embed_new(records)
         with self._gate():  # readers see the group's files all before or all after
             if records:
-                sink = RecordSink(self.store, records)
+                documents = [record.document() for record in records]  # each id hashed once
+                sink = RecordSink(self.store, records, [str(doc.id) for doc in documents])
                 result = index(
-                    [record.document() for record in records],
+                    documents,
                     self.manager,
                     sink,
-                    batch_size=self.write_batch_size,
+                    batch_size=index_batch(len(records), self.write_batch_size),
                     cleanup="scoped_full",
                     source_id_key=lambda doc: sink.records[str(doc.id)].source,
                     key_encoder=_record_id,
@@ -218,7 +223,8 @@ class Writer:
         """Delete the sources recorded before (records or states) that this run did not see,
         except one whose records all carry other code's ids and no file state (written by
         LangChain's ``index()`` through this record manager: ragingest has no file for it)."""
-        ours = ragingest_sources(self.manager, known)
+        # the kept sources stay whoever wrote them: their records need no reading
+        ours = ragingest_sources(self.manager, set(known) | keep)
         for source in sorted(set(self.manager.list_groups()) - ours - keep):
             log.info("%s: written by other code (not ragingest's ids), left alone", source)
         for source in sorted(ours - keep):
@@ -273,6 +279,17 @@ class Writer:
             len(sources),
             pruned,
         )
+
+
+def index_batch(chunks: int, write_batch_size: int) -> int:
+    """``index()``'s batch size for a group of ``chunks``: as few batches as keep each at most
+    twice ``write_batch_size`` (and at most ``INDEX_BATCH_CAP``, else ``write_batch_size``).
+    A group is whole files, so it runs over the write batch by a file's chunks; a batch of its
+    own for those few would cost a store write and the record manager's round trips (each a
+    commit: a disk sync) again."""
+    size = max(1, write_batch_size)
+    merged = -(-chunks // max(1, chunks // size))
+    return max(1, merged if merged <= max(size, INDEX_BATCH_CAP) else size)
 
 
 def _record_id(document: Document) -> str:

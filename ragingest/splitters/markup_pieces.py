@@ -24,10 +24,12 @@ MARKUP_WORDS = 16  # a piece keeping fewer word characters than this is markup
 def markup_only(body: str, reduced: str | None = None) -> bool:
     """Whether ``body`` is almost all markup (module docstring); ``reduced``: ``body`` less
     the parts of opaque link targets that a cut left without their link."""
-    kept = words(body if reduced is None else reduced)
-    letters = sum(1 for ch in kept if ch.isalnum())
-    if letters >= MARKUP_WORDS * 4:  # a paragraph of words is never markup
-        return False
+    letters = 0
+    for ch in words(body if reduced is None else reduced):
+        if ch.isalnum():
+            letters += 1
+            if letters >= MARKUP_WORDS * 4:  # a paragraph of words is never markup
+                return False
     return letters * 5 < sum(1 for ch in body if ch.isalnum())
 
 

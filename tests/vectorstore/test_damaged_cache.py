@@ -74,6 +74,25 @@ def test_a_cache_damaged_while_in_use_starts_over_and_other_stores_raise(tmp_pat
     assert is_damaged(raised.value) and isinstance(other, KVStore)
 
 
+def test_only_a_cache_commits_without_waiting_for_the_disk(tmp_path):
+    """A cache (disposable: computed again) commits with ``synchronous = NORMAL``, also in the
+    file that replaces a damaged one; a store whose rows are no copies waits for the disk."""
+    cache = kv_store(tmp_path, None, "cache.sqlite", "ns", disposable=True)
+    other = kv_store(tmp_path, None, "other.sqlite", "ns")
+
+    def synchronous(store: KVStore) -> int:
+        with store.engine.connect() as connection:
+            return int(connection.exec_driver_sql("PRAGMA synchronous").scalar_one())
+
+    assert (synchronous(cache), synchronous(other)) == (1, 2)  # NORMAL, FULL
+    cache.mset([("a", b"1")])
+    cache.engine.dispose()
+    assert cache.local_file is not None
+    damage(cache.local_file)
+    assert cache.mget(["a"]) == [None] and len(cache.notes) == 1  # a new file
+    assert synchronous(cache) == 1
+
+
 @pytest.mark.slow
 def test_a_damaged_file_of_ragingest_is_named_and_rebuild_repairs_it(tmp_path, capsys):
     """Not a cache (the parent sections): the fault names the file, not Chroma's, and

@@ -39,8 +39,8 @@ def shingle_sketch(text: str) -> tuple[int, ...]:
 def resemblance(a: Sequence[object], b: Sequence[object], size: int = SHINGLE_SKETCH) -> float:
     """The Jaccard similarity of two sets estimated from their bottom-``size`` sketches (sorted
     values): the share of the union's ``size`` smallest values that both hold."""
-    union = sorted(set(a) | set(b))[:size]  # type: ignore[type-var]
+    first, second = set(a), set(b)
+    union = sorted(first | second)[:size]  # type: ignore[type-var]
     if not union:
         return 0.0
-    both = set(a) & set(b)
-    return sum(1 for value in union if value in both) / len(union)
+    return len((first & second).intersection(union)) / len(union)

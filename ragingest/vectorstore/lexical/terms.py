@@ -60,7 +60,7 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
     return found
 
 
-@lru_cache(maxsize=65536)  # a corpus repeats its words: each is stemmed once
+@lru_cache(maxsize=65536)  # a corpus repeats its words: each part is stemmed once
 def _word_term(word: str) -> str:
     if any(ch.isdigit() for ch in word):
         return word
@@ -71,16 +71,18 @@ def _word_term(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)  # and each whole word is split once
+def _word_terms(word: str) -> tuple[str, ...]:
+    """The terms of one ``_WORD`` match: its parts' terms, then (a joined code) the whole."""
+    parts = _SPLIT.split(word)
+    found = tuple(_bounded(_word_term(part)) for part in parts)
+    return (*found, _bounded("_".join(parts))) if len(parts) > 1 else found
+
+
 def terms(text: str) -> list[str]:
     """The index terms of ``text``, in order (see the module docstring)."""
     text = text.lower().replace("ё", "е")
-    out: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group()
-        parts = _SPLIT.split(word)
-        out.extend(_bounded(_word_term(part)) for part in parts)
-        if len(parts) > 1:
-            out.append(_bounded("_".join(parts)))
+    out = [term for word in _WORD.findall(text) for term in _word_terms(word)]
     out.extend(_bounded(re.sub(r"\D", "", m.group())) for m in _GROUPED_NUMBER.finditer(text))
     return out
 

@@ -256,10 +256,18 @@ def has_table(engine: Engine, table: Table) -> bool:
         return inspect(connection).has_table(table.name)
 
 
-def upsert(connection: Connection, table: Table, rows: Iterable[dict[str, Any]]) -> None:
-    """Insert ``rows``, replacing those with the same primary key (the last of duplicates
-    wins), with the dialect's ``INSERT ... ON CONFLICT (pk) DO UPDATE``."""
-    keys = [column.name for column in table.primary_key.columns]
+def upsert(
+    connection: Connection,
+    table: Table,
+    rows: Iterable[dict[str, Any]],
+    conflict: Sequence[str] = (),
+) -> None:
+    """Insert ``rows``, replacing those with the same primary key, or the same ``conflict``
+    columns (a unique constraint; the primary key then is kept), the last of duplicates
+    winning, with the dialect's ``INSERT ... ON CONFLICT (...) DO UPDATE``."""
+    primary = [column.name for column in table.primary_key.columns]
+    keys = list(conflict) or primary
+    fixed = {*primary, *keys}  # what a conflict leaves as it is
     unique = list({tuple(row[k] for k in keys): row for row in rows}.values())
     if not unique:
         return
@@ -276,7 +284,7 @@ def upsert(connection: Connection, table: Table, rows: Iterable[dict[str, Any]])
         raise RecordsURLError(f"no upsert for dialect {connection.dialect.name!r}")
     statement = statement.on_conflict_do_update(
         index_elements=keys,
-        set_={c.name: statement.excluded[c.name] for c in table.columns if not c.primary_key},
+        set_={c.name: statement.excluded[c.name] for c in table.columns if c.name not in fixed},
     )
     for part in chunks_of(unique):
         connection.execute(statement, list(part))

@@ -10,7 +10,9 @@ through) over a ``SQLRecordManager`` plus:
   record manager's keys;
 - a refresh that keeps sources: ``SQLRecordManager.update`` under ``index()`` refreshes
   unchanged keys with ``group_ids=None``, which would blank their source until the second
-  update of the batch (a crash window); here a refresh only moves timestamps.
+  update of the batch (a crash window); here a refresh only moves timestamps;
+- an update that writes ``SQLRecordManager.update``'s rows and clears their journal entries in
+  one transaction (one commit, one disk sync, a batch).
 
 LangChain's table model comes through the adapter ``vectorstore.langchain_sql``.
 """
@@ -23,7 +25,7 @@ from typing import Any
 
 from langchain_core.indexing import RecordManager
 from sqlalchemy import delete, func, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
 from ragingest.vectorstore.records.database import (
@@ -91,20 +93,40 @@ class IndexRecords(RecordManager):
         time_at_least: float | None = None,
     ) -> None:
         """Record ``keys`` (with their ``group_ids``) as written at ``time_at_least`` or later
-        and clear their journal entries; without ``group_ids`` only their times are refreshed."""
+        and clear their journal entries, in one transaction; without ``group_ids`` only their
+        times are refreshed.
+
+        The rows are ``SQLRecordManager.update``'s (its table, its server time, an upsert on
+        ``(key, namespace)``), written here so the journal clears in the same commit: one
+        disk sync a batch, not two, and no moment where a key is recorded but still
+        journaled."""
         if group_ids is None:
             self._refresh(keys, time_at_least)
             return
-        self.sql.update(keys, group_ids=group_ids, time_at_least=time_at_least)
-        self.journal_done(keys)
+        if len(keys) != len(group_ids):
+            raise ValueError(f"{len(keys)} keys but {len(group_ids)} group ids")
+        now = self._now(time_at_least)
+        rows = (
+            {"key": key, "namespace": self.namespace, "updated_at": now, "group_id": group}
+            for key, group in zip(keys, group_ids, strict=True)
+        )
+        with self.engine.begin() as connection:
+            upsert(connection, UPSERTION_RECORD, rows, conflict=("key", "namespace"))
+            self._clear_journal(connection, keys)
+
+    def _now(self, time_at_least: float | None) -> float:
+        """The database server's time, refused when under ``time_at_least`` (as LangChain's
+        ``SQLRecordManager`` refuses it: a clock that went back)."""
+        now = self.get_time()
+        if time_at_least and now < time_at_least:
+            raise AssertionError(f"Time sync issue: {now} < {time_at_least}")
+        return now
 
     def _refresh(self, keys: Sequence[str], time_at_least: float | None) -> None:
         """Move the timestamps of existing records, leaving their source alone."""
         if not keys:
             return
-        now = self.get_time()
-        if time_at_least and now < time_at_least:
-            raise AssertionError(f"Time sync issue: {now} < {time_at_least}")
+        now = self._now(time_at_least)
         t = UPSERTION_RECORD.c
         with Session(self.engine) as session:
             for part in chunks_of(list(keys)):
@@ -164,12 +186,15 @@ class IndexRecords(RecordManager):
         if not keys:
             return
         with self.engine.begin() as connection:
-            for part in chunks_of(list(keys)):
-                connection.execute(
-                    delete(JOURNAL)
-                    .where(JOURNAL.c.namespace == self.namespace)
-                    .where(JOURNAL.c.key.in_(part))
-                )
+            self._clear_journal(connection, keys)
+
+    def _clear_journal(self, connection: Connection, keys: Sequence[str]) -> None:
+        for part in chunks_of(list(keys)):
+            connection.execute(
+                delete(JOURNAL)
+                .where(JOURNAL.c.namespace == self.namespace)
+                .where(JOURNAL.c.key.in_(part))
+            )
 
     def journal_items(self) -> list[tuple[str, str]]:
         """``(key, op)`` of every pending journal entry of this namespace, sorted by key."""
