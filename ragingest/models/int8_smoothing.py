@@ -7,7 +7,7 @@ one scale spends most of int8's range on them. Dividing input channel ``j`` of a
 ``s_j = a_j^α / w_j^(1−α)`` (``a_j``: its largest activation over the calibration texts;
 ``w_j``: the largest weight of its row) and multiplying that row of the weight by ``s_j``
 computes the same product in float and evens the channels out. 1 − cos to the float model, 60
-chunks each of chroma_general and docs_ru_grammy (bench/docs/speed.md, "Encoder per CPU class"):
+chunks each of chroma_general and docs_ru_grammy (bench/README.md, "Encoder per CPU class"):
 unsmoothed 0.0035 / 0.0036; the down projection (after GELU, the largest error) 0.0018 / 0.0014;
 with the up and the query-key-value projections too 0.0012 / 0.0008 (worst text 0.011 → 0.002);
 the attention output's projection adds nothing and is left alone. Cost: one elementwise ``Mul``

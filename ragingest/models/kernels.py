@@ -8,9 +8,10 @@ vectors of two kernels. ONNX Runtime's own kernels (MLAS: AVX2, AVX-512, VNNI, A
 picked at run time by CPUID; what the build decides is the arithmetic.
 
 Measured (bench/README.md, "Encoder per CPU class"): int8 is the fastest everywhere it was
-run, so every class maps to it; ``$RAGINGEST_ONNX_KERNEL`` (``int8`` | ``fp32``) overrides,
-e.g. where int8's recall does not hold (an AVX2 CPU without VNNI multiplies int8 with
-``vpmaddubsw``, which can saturate).
+run (fp16 runs at fp32's speed on ONNX Runtime's CPU provider, even with AVX512-FP16; it has
+no bf16 ``MatMul``), so every class maps to it; ``$RAGINGEST_ONNX_KERNEL`` (``int8`` |
+``fp32``) overrides, e.g. where int8's recall does not hold (an AVX2 CPU without VNNI
+multiplies int8 with ``vpmaddubsw``, which can saturate).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ KERNELS = ("int8", "fp32")
 KERNEL_ENV = "RAGINGEST_ONNX_KERNEL"
 # the fastest kernel that keeps recall (within 0.5 points of torch's), per CPU class
 FASTEST = {
-    "amx": "int8",  # Sapphire Rapids: int8 1.7x fp32 texts/s, recall within 0.2
+    "amx": "int8",  # Sapphire Rapids: int8 2.4x fp32 texts/s, the float model's recall
     "avx512-vnni": "int8",
     "avx-vnni": "int8",
     "avx512": "int8",

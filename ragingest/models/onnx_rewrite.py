@@ -2,7 +2,8 @@
 on ONNX Runtime's CPU kernels. Same arithmetic up to float rounding (outputs 1-3e-6 apart).
 
 Two rewrites, each because ONNX Runtime's fused CPU kernel is slower than plain ops here
-(measured on one ~180-token text, one thread, ONNX Runtime 1.32; bench/docs/speed.md):
+(one ~180-token text, one thread, ONNX Runtime 1.32; bench/README.md, "Encoder per CPU
+class"):
 
 - ``SkipLayerNormalization`` (residual add + LayerNorm) becomes ``Add`` (the dense layer's bias,
   next to its ``MatMul`` so the quantizer folds it in), ``Add`` (the residual), ``ReduceMean``,
