@@ -17,13 +17,15 @@ or English: within 0.0003).
 Contract: ``smooth_linear_inputs(graph, folder)`` rewrites the float32 ONNX file ``graph`` in
 place (the same outputs up to float rounding) and returns how many layers it smoothed: each
 ``Attention`` (its packed query-key-value weight) and each ``MatMul`` with an initializer weight
-whose input is not an ``Attention`` output. The calibration texts (``calibration.md``: the
+(used by no other node) whose input is not an ``Attention`` output; none where ``folder`` has
+no ``tokenizer.json``. The calibration texts (``calibration.md``: the
 project's sample documents) are tokenized with ``folder``'s ``tokenizer.json``, one text per run,
 as the encoder runs them.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +42,16 @@ def smooth_linear_inputs(graph: Path, folder: Path) -> int:
     import onnx
     from onnx import helper, numpy_helper
 
+    if not (folder / "tokenizer.json").is_file():  # nothing to calibrate with: left as is
+        return 0
     model = onnx.load(str(graph))
     weights = {init.name: init for init in model.graph.initializer}
+    uses = Counter(name for n in model.graph.node for name in n.input)
     contexts = {o for n in model.graph.node if n.op_type == "Attention" for o in n.output}
+    # a weight two layers share would be scaled twice: left alone
     targets = [
         n for n in model.graph.node
-        if len(n.input) > 1 and n.input[1] in weights and (
+        if len(n.input) > 1 and n.input[1] in weights and uses[n.input[1]] == 1 and (
             n.op_type == "Attention" or (n.op_type == "MatMul" and n.input[0] not in contexts)
         )
     ]  # fmt: skip

@@ -72,6 +72,21 @@ def test_smoothing_keeps_the_float_output_and_halves_the_int8_error(e5_info, tmp
     assert error_smoothed < 0.5 * error_plain, (error_smoothed, error_plain)  # 0.076 vs 0.236
 
 
+def test_a_shared_weight_and_a_folder_without_a_tokenizer_are_left_alone(e5_info, tmp_path):
+    vocabulary = e5_info.backend_tokenizer.get_vocab_size()
+    graph = _graph(tmp_path / "g.onnx", vocabulary)
+    model = onnx.load(str(graph))
+    model.graph.node[1].input[1] = "down_t"  # up and a second layer share one weight
+    shared = np.ascontiguousarray(numpy_helper.to_array(model.graph.initializer[3]).T)
+    model.graph.initializer.append(numpy_helper.from_array(shared, "down_t"))
+    model.graph.node.append(helper.make_node("MatMul", ["embedded", "down_t"], ["z"]))
+    model.graph.output.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, None))
+    onnx.save_model(model, str(graph))
+
+    assert smooth_linear_inputs(graph, Path(e5_info.path)) == 1  # the down projection only
+    assert smooth_linear_inputs(graph, tmp_path) == 0  # no tokenizer.json to calibrate with
+
+
 def test_calibration_texts_are_chunk_sized_and_cover_the_file():
     texts = calibration_texts()
     assert len(texts) >= 10
