@@ -32,6 +32,17 @@ if os.environ.get("RAGINGEST_TEST_JITTER"):  # the model as another CPU computes
 from ragingest.vectorstore.backends import BUILT_IN  # noqa: E402 - after the environment above
 
 
+@pytest.fixture(scope="module")
+def pg():
+    """A PostgreSQL server of the module's own (``tests.postgres``), skipped without one."""
+    from tests.postgres import postgres_server, server_bin
+
+    if server_bin() is None:
+        pytest.skip("PostgreSQL server binaries not installed (scripts/setup_test_system.sh)")
+    with postgres_server() as server:
+        yield server
+
+
 def memo_path() -> Path:
     """The memo from ../shared/golden, or the copy in tests/data when shared/ is absent."""
     shared = GOLDEN / "library_memo.md"

@@ -42,22 +42,11 @@ from ragingest.vectorstore.records.record_manager import record_manager
 from tests.conftest import EXAMPLES, ROOT
 from tests.pipeline.test_reindex import ingest_args, make_corpus, run_ingest, snapshot
 from tests.pipeline.test_reindex_processes import read_until, start
-from tests.postgres import postgres_server, server_bin
 
 pytestmark = pytest.mark.slow
 
 CLI = [sys.executable, "-m", "ragingest.cli.main"]
 CACHE = "ragingest_embeddings.sqlite"
-
-
-@pytest.fixture(scope="module")
-def pg():
-    if server_bin() is None:
-        pytest.skip(
-            "PostgreSQL server binaries not installed (scripts/setup_test_system.sh installs them)"
-        )
-    with postgres_server() as server:
-        yield server
 
 
 @pytest.fixture

@@ -5,26 +5,15 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
-
 from ragingest.cli.main import main
 from ragingest.vectorstore.lexical.index import LexicalIndex
 from ragingest.vectorstore.lexical.pg import PgLexicalIndex
 from ragingest.vectorstore.lexical.terms import MAX_TERM_BYTES, terms
 from ragingest.vectorstore.records.database import records_engine
 from tests.helpers import ingest_cli
-from tests.postgres import postgres_server, server_bin
 
 BLOB = "QUJD" * 700  # 2800 bytes, one word
 CYRILLIC = "ж" * 1500  # 3000 bytes of UTF-8, one word
-
-
-@pytest.fixture(scope="module")
-def pg():
-    if server_bin() is None:
-        pytest.skip("PostgreSQL server binaries not installed (scripts/setup_test_system.sh)")
-    with postgres_server() as server:
-        yield server
 
 
 def test_terms_are_cut_at_the_limit_on_a_character_boundary():

@@ -13,15 +13,6 @@ from sqlalchemy import event, select
 from ragingest.vectorstore.records.database import ensure_schema, records_engine
 from ragingest.vectorstore.records.langchain_sql import UPSERTION_RECORD, SQLRecordManager
 from ragingest.vectorstore.records.record_manager import IndexRecords
-from tests.postgres import postgres_server, server_bin
-
-
-@pytest.fixture(scope="module")
-def pg():
-    if server_bin() is None:
-        pytest.skip("PostgreSQL server binaries not installed (scripts/setup.sh installs them)")
-    with postgres_server() as server:
-        yield server
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -21,7 +21,6 @@ from ragingest.vectorstore.lexical.location import lexical_index
 from ragingest.vectorstore.lexical.pg import PgLexicalIndex, pg_lexical_collections
 from ragingest.vectorstore.records.database import records_engine
 from ragingest.vectorstore.records.parents import PARENTS_FILE, ParentStore, parent_collections
-from tests.postgres import postgres_server, server_bin
 
 TEXTS = {
     "a": "Код ошибки E-07: засор фильтра. Очистите фильтр и перезапустите посудомоечную машину.",
@@ -44,14 +43,6 @@ QUERIES = [
     "нет такого слова",
     "",
 ]
-
-
-@pytest.fixture(scope="module")
-def pg():
-    if server_bin() is None:
-        pytest.skip("PostgreSQL server binaries not installed (scripts/setup.sh installs them)")
-    with postgres_server() as server:
-        yield server
 
 
 @pytest.fixture
