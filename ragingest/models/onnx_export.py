@@ -25,8 +25,8 @@ from ragingest.models.kernels import build_kernel, choose_kernel
 
 log = logging.getLogger(__name__)
 
-# the graph's revision: a new one is built beside an older file (same vectors up to rounding,
-# so the model fingerprint stays), and the older files are removed once it is in place
+# the graph's revision: a new one is built beside an older file (the same model's vectors, closer
+# to its float ones, so the model fingerprint stays); the older files go once it is in place
 REVISION = 2  # 2: rewritten for one text per run (``onnx_rewrite``), int8 smoothed
 MODEL_FILE = f"model_r{REVISION}.onnx"  # fused (BERT-like), built as ``kernels.choose_kernel``
 MAPPED_FILE = f"model_r{REVISION}.mapped.onnx"  # the same, its weights in MAPPED_FILE + ".data"
