@@ -75,7 +75,9 @@ def test_retriever_with_a_budget_stays_within_it_in_model_tokens(memo_db, e5_inf
     found = ragingest.retriever(
         memo_db, "memo", k=4, parents=False, hybrid=False, max_context_tokens=60
     )
-    query = "На сколько дней выдают альбом с красной наклейкой?"
+    # a query the rule's chunk wins by 0.038 (int8) / 0.039 (float model): the question form
+    # ("На сколько дней выдают...?") by 0.024 / 0.028, under the jitter pass's 0.02 plus noise
+    query = "альбом с красной наклейкой срок выдачи дней"
     docs = found.invoke(query)
     assert docs, "the best chunk fits the budget"
     assert sum(count(d.page_content) for d in docs) <= 60
