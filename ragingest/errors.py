@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 # The command's exit codes (the CLI and ``RunReport.exit_code`` return these).
 EXIT_OK = 0
 EXIT_FILES_FAILED = 1  # some files failed or partly failed; the others are stored
@@ -14,6 +16,17 @@ EXIT_REFUSED = 7  # the run would have deleted most of the collection: nothing w
 EXIT_UNREACHABLE = 8  # a server (Chroma, the records database) can't be reached
 EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C); the next run finishes the work
 EXIT_TERMINATED = 143  # terminated (SIGTERM, 128 + 15); the next run finishes the work
+
+
+def error_chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, the driver's error SQLAlchemy wraps (``orig``), and the errors each was raised
+    from or during, once each."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
 
 
 class RagIngestError(Exception):

@@ -17,7 +17,6 @@ import datetime as dt
 import errno
 import sqlite3
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +27,7 @@ from ragingest.errors import (
     EXIT_INTERRUPTED,
     EXIT_READ_ONLY,
     EXIT_TERMINATED,
+    error_chain,
 )
 from ragingest.vectorstore.backends import store_files
 from ragingest.vectorstore.disk import free_mb, store_writable
@@ -71,18 +71,9 @@ class Fault:
     exit_code: int
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
 def _texts(exc: BaseException) -> list[str]:
     texts = []
-    for item in _chain(exc):
+    for item in error_chain(exc):
         texts.append(str(item).lower())
         original = getattr(item, "orig", None)  # SQLAlchemy wraps the driver's error
         if original is not None:
@@ -91,7 +82,7 @@ def _texts(exc: BaseException) -> list[str]:
 
 
 def _errnos(exc: BaseException) -> set[int]:
-    return {e.errno for e in _chain(exc) if isinstance(e, OSError) and e.errno is not None}
+    return {e.errno for e in error_chain(exc) if isinstance(e, OSError) and e.errno is not None}
 
 
 def classify(

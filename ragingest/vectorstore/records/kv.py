@@ -45,6 +45,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 
+from ragingest.errors import error_chain
 from ragingest.vectorstore.records.database import (
     chunks_of,
     create_tables,
@@ -229,7 +230,7 @@ def is_damaged(exc: BaseException) -> bool:
     """Whether ``exc``, or an error it wraps or was raised from, says a SQLite file is damaged."""
     return any(
         isinstance(e, sqlite3.DatabaseError) and any(m in str(e) for m in DAMAGED)
-        for e in _chain(exc)
+        for e in error_chain(exc)
     )
 
 
@@ -242,23 +243,13 @@ def set_aside_damaged(path: Path, exc: BaseException) -> str:
         part = path.with_name(path.name + suffix)
         if part.exists():
             part.rename(target.with_name(target.name + suffix))
-    cause = next((m for e in _chain(exc) for m in DAMAGED if m in str(e)), str(exc))
+    cause = next((m for e in error_chain(exc) for m in DAMAGED if m in str(e)), str(exc))
     line = (
         f"{path} is damaged ({cause}): a cache, so it was set aside as {target.name} and a new "
         "one built (its vectors are computed again)"
     )
     log.warning("%s", line)
     return line
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc``, the driver's error SQLAlchemy wraps, and the errors it was raised from."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
 
 
 def kv_engine(
