@@ -58,7 +58,7 @@ def smooth_linear_inputs(graph: Path, folder: Path) -> int:
     if not targets:
         return 0
     inputs = list(dict.fromkeys(n.input[0] for n in targets))
-    largest = _largest_activations(model, inputs, folder)
+    largest = _largest_activations(model, inputs, folder, graph.with_suffix(".probe.onnx"))
     nodes: list[Any] = []
     for node in model.graph.node:
         if node in targets:
@@ -86,22 +86,30 @@ def _scales(activations: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return (a**ALPHA / w ** (1 - ALPHA)).astype(np.float32)
 
 
-def _largest_activations(model: Any, names: list[str], folder: Path) -> dict[str, np.ndarray]:
-    """Each tensor's largest absolute value per channel over the calibration texts."""
+def _largest_activations(
+    model: Any, names: list[str], folder: Path, probe: Path
+) -> dict[str, np.ndarray]:
+    """Each tensor's largest absolute value per channel over the calibration texts, read by a
+    session of ``model`` with ``names`` as extra outputs, saved at ``probe`` (a file, not a
+    copy in memory: the float model is ~470 MB) and removed after."""
     import onnx
     import onnxruntime as ort
     from onnx import helper
     from tokenizers import Tokenizer
 
-    probe = onnx.ModelProto()
-    probe.CopyFrom(model)
+    outputs = len(model.graph.output)
     for name in names:
-        probe.graph.output.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+        model.graph.output.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    try:
+        onnx.save_model(model, str(probe))
+    finally:
+        del model.graph.output[outputs:]
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    session = ort.InferenceSession(
-        probe.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
+    try:
+        session = ort.InferenceSession(str(probe), options, providers=["CPUExecutionProvider"])
+    finally:
+        probe.unlink(missing_ok=True)  # the session holds what it needs
     inputs = [i.name for i in session.get_inputs()]
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.enable_truncation(_MAX_TOKENS)
